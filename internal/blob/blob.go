@@ -1,0 +1,76 @@
+// Package blob defines where Ostium keeps object bytes: immutable blobs named
+// by fresh ids. A blob is written once, read by range and deleted once no
+// catalog record refers to it; it is never overwritten.
+//
+// Drivers (fs, memory, and later s3) implement Store and must pass the
+// conformance suite in blobtest.
+package blob
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"io"
+	"time"
+)
+
+// ErrNotFound is returned by Get for a blob that does not exist.
+var ErrNotFound = errors.New("blob: not found")
+
+// ErrExists is returned by Put when the id is already taken.
+var ErrExists = errors.New("blob: already exists")
+
+// Info describes a stored blob during a walk.
+type Info struct {
+	ID      string
+	Size    int64
+	ModTime time.Time // last write; the sweeper spares young blobs
+}
+
+// Store is the blob driver contract.
+type Store interface {
+	// Put writes all of r to a new blob named id and returns the bytes
+	// written. When it returns nil the bytes are on stable storage (fsync on
+	// disk, acknowledged by a platform). On error nothing need be cleaned up
+	// by the caller: a partial blob is never referenced and the sweeper
+	// removes it. size is a hint (-1 if unknown).
+	Put(ctx context.Context, id string, r io.Reader, size int64) (int64, error)
+	// Get opens the length bytes at offset off (length < 0: to the end).
+	// ErrNotFound if the blob does not exist.
+	Get(ctx context.Context, id string, off, length int64) (io.ReadCloser, error)
+	// Delete removes a blob. Deleting a missing blob is not an error.
+	Delete(ctx context.Context, id string) error
+	// Walk calls fn for every blob, in no particular order, until fn returns
+	// an error, which Walk returns.
+	Walk(ctx context.Context, fn func(Info) error) error
+	Close() error
+}
+
+// NewID returns a fresh blob id: 32 lower-case hex digits, the first 16 a
+// big-endian nanosecond timestamp (so ids sort by creation time and spread
+// evenly over directory fan-out by their random tail).
+func NewID() string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(time.Now().UnixNano()))
+	if _, err := rand.Read(b[8:]); err != nil {
+		panic("blob: crypto/rand failed: " + err.Error())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// ValidID reports whether id has the form NewID produces; drivers refuse
+// other ids so that an id can never name a path outside the store.
+func ValidID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

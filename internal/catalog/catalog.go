@@ -1,0 +1,223 @@
+// Package catalog defines Ostium's metadata store: buckets, object versions,
+// multipart uploads, access keys and the queue of blobs awaiting collection.
+//
+// The catalog is the single switch point of the write protocol: bytes are
+// written to a fresh blob first, then one catalog call makes them visible and,
+// in the same transaction, queues the blobs it replaces for collection. Every
+// mutating method below is therefore atomic: it either happens entirely or not
+// at all, and a nil error means the change is durable.
+//
+// Drivers (sqlite, postgres) implement Store and must pass the conformance
+// suite in catalogtest.
+package catalog
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// NullVersion is the version id of the only version an unversioned bucket
+// keeps per key, as in S3.
+const NullVersion = "null"
+
+// Errors returned by every driver. Callers test them with errors.Is.
+var (
+	ErrBucketExists       = errors.New("catalog: bucket already exists")
+	ErrNoSuchBucket       = errors.New("catalog: no such bucket")
+	ErrBucketNotEmpty     = errors.New("catalog: bucket not empty")
+	ErrNoSuchObject       = errors.New("catalog: no such object")
+	ErrNoSuchUpload       = errors.New("catalog: no such upload")
+	ErrPreconditionFailed = errors.New("catalog: precondition failed")
+	ErrNoSuchAccessKey    = errors.New("catalog: no such access key")
+	ErrAccessKeyExists    = errors.New("catalog: access key exists")
+)
+
+// Bucket is a bucket's catalog record.
+type Bucket struct {
+	Name      string
+	Owner     string // canonical id of the owner
+	Region    string
+	CreatedAt time.Time
+}
+
+// Meta is what S3 stores with an object besides its bytes.
+type Meta struct {
+	ContentType        string            `json:"ct,omitempty"`
+	ContentEncoding    string            `json:"ce,omitempty"`
+	ContentDisposition string            `json:"cd,omitempty"`
+	ContentLanguage    string            `json:"cl,omitempty"`
+	CacheControl       string            `json:"cc,omitempty"`
+	Expires            string            `json:"ex,omitempty"`
+	User               map[string]string `json:"u,omitempty"` // x-amz-meta-* without the prefix, lower-case names
+	// Checksums maps an algorithm (CRC32, CRC32C, SHA1, SHA256, CRC64NVME)
+	// to its base64 value as S3 returns it.
+	Checksums    map[string]string `json:"ck,omitempty"`
+	ChecksumType string            `json:"cty,omitempty"` // FULL_OBJECT or COMPOSITE
+}
+
+// Part is one contiguous piece of an object's bytes, held in one blob. A
+// single PUT yields one part with Number 0; a multipart upload yields its
+// parts in order, so completing an upload never copies bytes.
+type Part struct {
+	Number       int
+	BlobID       string
+	Size         int64
+	ETag         string // quoted hex MD5 of the part, as S3 returns it
+	LastModified time.Time
+	Checksums    map[string]string // algorithm -> base64 value
+}
+
+// Object is one version of an object.
+type Object struct {
+	Bucket       string
+	Key          string
+	VersionID    string // NullVersion in unversioned buckets
+	IsLatest     bool   // set by the driver on reads
+	DeleteMarker bool
+	Size         int64
+	ETag         string // quoted, as S3 returns it
+	LastModified time.Time
+	Owner        string
+	StorageClass string
+	Meta         Meta
+	Parts        []Part // data layout in order; empty for an empty object
+}
+
+// Upload is a multipart upload in progress.
+type Upload struct {
+	Bucket       string
+	Key          string
+	UploadID     string
+	Initiated    time.Time
+	Owner        string
+	StorageClass string
+	Meta         Meta // metadata the completed object will carry
+	// ChecksumAlgorithm is the algorithm named at creation, if any.
+	ChecksumAlgorithm string
+	ChecksumType      string
+}
+
+// PutOptions are conditions checked atomically with a write.
+type PutOptions struct {
+	// IfNoneMatch fails the write with ErrPreconditionFailed if a current
+	// (non-delete-marker) version of the key exists (If-None-Match: *).
+	IfNoneMatch bool
+	// IfMatch, when set, fails the write with ErrPreconditionFailed unless
+	// the current version exists and has this quoted ETag.
+	IfMatch string
+}
+
+// ListQuery selects current versions of objects in key order (UTF-8 byte
+// order, as S3).
+type ListQuery struct {
+	Prefix string
+	// Start is the key to begin at; it is skipped unless Inclusive.
+	Start     string
+	Inclusive bool
+	Limit     int // at most this many rows; the driver may cap it
+}
+
+// VersionQuery selects versions (and delete markers) in key order and, within
+// a key, newest first.
+type VersionQuery struct {
+	Prefix string
+	// KeyMarker/VersionMarker: resume after this version. With an empty
+	// VersionMarker, resume after every version of KeyMarker.
+	KeyMarker     string
+	VersionMarker string
+	// Start/Inclusive as in ListQuery, applied when KeyMarker is empty.
+	Start     string
+	Inclusive bool
+	Limit     int
+}
+
+// UploadQuery selects multipart uploads in (key, initiation, upload id) order.
+type UploadQuery struct {
+	Prefix         string
+	KeyMarker      string
+	UploadIDMarker string
+	Start          string
+	Inclusive      bool
+	Limit          int
+}
+
+// AccessKey is a stored credential. The secret is stored sealed by the node
+// key (see package iam); the catalog never sees it in the clear.
+type AccessKey struct {
+	AccessKey    string
+	SecretSealed []byte
+	Owner        string // canonical id of the identity it authenticates
+	DisplayName  string
+	CreatedAt    time.Time
+}
+
+// GCEntry is a blob queued for collection.
+type GCEntry struct {
+	BlobID   string
+	Enqueued time.Time
+}
+
+// Store is the catalog driver contract.
+type Store interface {
+	// Buckets.
+	CreateBucket(ctx context.Context, b Bucket) error // ErrBucketExists
+	GetBucket(ctx context.Context, name string) (Bucket, error)
+	ListBuckets(ctx context.Context, owner string) ([]Bucket, error) // owner "" = all, by name
+	// DeleteBucket fails with ErrBucketNotEmpty while any version, delete
+	// marker or multipart upload remains.
+	DeleteBucket(ctx context.Context, name string) error
+
+	// Objects.
+	//
+	// PutObject makes o the current version of its key. In this issue's
+	// unversioned buckets it replaces the version with the same VersionID,
+	// and queues the replaced version's blobs for collection in the same
+	// transaction. ErrNoSuchBucket if the bucket is gone.
+	PutObject(ctx context.Context, o Object, opt PutOptions) error
+	// GetObject returns the version (versionID "" = the current one), Parts
+	// included. ErrNoSuchObject if absent.
+	GetObject(ctx context.Context, bucket, key, versionID string) (Object, error)
+	// DeleteObject removes a version (versionID "" = the current one), queues
+	// its blobs and returns what was removed. ErrNoSuchObject if absent.
+	DeleteObject(ctx context.Context, bucket, key, versionID string) (Object, error)
+	// ListObjects returns current, non-delete-marker versions. Parts are not
+	// filled.
+	ListObjects(ctx context.Context, bucket string, q ListQuery) ([]Object, error)
+	ListVersions(ctx context.Context, bucket string, q VersionQuery) ([]Object, error)
+
+	// Multipart uploads.
+	CreateUpload(ctx context.Context, u Upload) error                            // ErrNoSuchBucket
+	GetUpload(ctx context.Context, bucket, key, uploadID string) (Upload, error) // ErrNoSuchUpload
+	// PutPart records a part, replacing (and queueing the blob of) an earlier
+	// part with the same number. ErrNoSuchUpload if the upload is gone, in
+	// which case the caller deletes the part's blob.
+	PutPart(ctx context.Context, bucket, key, uploadID string, p Part) error
+	// ListParts returns parts with Number > after, by number, at most limit.
+	ListParts(ctx context.Context, bucket, key, uploadID string, after, limit int) ([]Part, error)
+	ListUploads(ctx context.Context, bucket string, q UploadQuery) ([]Upload, error)
+	// CompleteUpload atomically checks the upload still exists, puts o (whose
+	// Parts are a subset of the upload's parts) as PutObject does, deletes
+	// the upload and queues the blobs of the upload's parts not in o.
+	CompleteUpload(ctx context.Context, uploadID string, o Object, opt PutOptions) error
+	// AbortUpload deletes the upload and queues all its parts' blobs.
+	AbortUpload(ctx context.Context, bucket, key, uploadID string) error
+
+	// Access keys.
+	PutAccessKey(ctx context.Context, k AccessKey) error // ErrAccessKeyExists
+	GetAccessKey(ctx context.Context, accessKey string) (AccessKey, error)
+	ListAccessKeys(ctx context.Context, owner string) ([]AccessKey, error)
+
+	// Collection.
+	//
+	// GCPending returns up to limit queued blobs enqueued before the given
+	// time, oldest first.
+	GCPending(ctx context.Context, before time.Time, limit int) ([]GCEntry, error)
+	// GCDone removes blobs from the queue once they are deleted.
+	GCDone(ctx context.Context, blobIDs []string) error
+	// Referenced reports which of ids are referenced by an object version, an
+	// upload part or the collection queue; the sweeper deletes the others.
+	Referenced(ctx context.Context, ids []string) (map[string]bool, error)
+
+	Close() error
+}
