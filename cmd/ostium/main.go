@@ -1,0 +1,26 @@
+// Command ostium is the Ostium object storage gateway: one binary that is
+// the S3 endpoint and, in later releases, the admin tool and benchmark.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+var version = "dev"
+
+var commands = map[string]func(args []string) error{
+	"serve":   serve,
+	"version": func([]string) error { fmt.Println("ostium", version); return nil },
+}
+
+func main() {
+	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
+		fmt.Fprintln(os.Stderr, "usage: ostium <command> [flags]\n\ncommands:\n  serve     run the S3 endpoint\n  version   print the version")
+		os.Exit(2)
+	}
+	if err := commands[os.Args[1]](os.Args[2:]); err != nil {
+		fmt.Fprintln(os.Stderr, "ostium:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,123 @@
+package objects
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/iam"
+)
+
+// CopyInput describes CopyObject.
+type CopyInput struct {
+	SrcBucket, SrcKey, SrcVersion string
+	SrcCond                       Conditions // x-amz-copy-source-if-*
+	Bucket, Key                   string
+	ReplaceMeta                   bool // metadata directive REPLACE
+	Meta                          catalog.Meta
+	StorageClass                  string
+	Cond                          catalog.PutOptions // on the destination
+}
+
+// CopyObject copies an object's bytes into a fresh blob of the destination.
+func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput) (src, dst catalog.Object, err error) {
+	if _, err := s.bucket(ctx, id, in.Bucket, "s3:PutObject"); err != nil {
+		return src, dst, err
+	}
+	if err := validKey(in.Key); err != nil {
+		return src, dst, err
+	}
+	if in.Bucket == in.SrcBucket && in.Key == in.SrcKey && in.SrcVersion == "" && !in.ReplaceMeta && in.StorageClass == "" {
+		return src, dst, errorf(ErrInvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
+	}
+	src, r, err := s.openSource(ctx, id, in.SrcBucket, in.SrcKey, in.SrcVersion, in.SrcCond, nil)
+	if err != nil {
+		return src, dst, err
+	}
+	defer r.Close()
+	meta := src.Meta
+	if in.ReplaceMeta {
+		meta = in.Meta
+	}
+	if err := validMeta(meta); err != nil {
+		return src, dst, err
+	}
+	algos := checksumNames(src.Meta.Checksums)
+	part, sums, err := s.writeBlob(ctx, Payload{Body: r, Size: src.Size, Algorithms: algos})
+	if err != nil {
+		return src, dst, err
+	}
+	meta.Checksums, meta.ChecksumType = sums, ""
+	if len(sums) > 0 {
+		meta.ChecksumType = "FULL_OBJECT"
+	}
+	sc := in.StorageClass
+	if sc == "" && !in.ReplaceMeta {
+		sc = src.StorageClass
+	}
+	dst = catalog.Object{
+		Bucket: in.Bucket, Key: in.Key, VersionID: catalog.NullVersion,
+		Size: part.Size, ETag: part.ETag, LastModified: part.LastModified,
+		Owner: src.Owner, StorageClass: storageClass(sc), Meta: meta,
+	}
+	if b, err := s.cat.GetBucket(ctx, in.Bucket); err == nil {
+		dst.Owner = b.Owner
+	}
+	if part.Size > 0 {
+		dst.Parts = []catalog.Part{part}
+	}
+	if err := s.commit(ctx, dst, in.Cond); err != nil {
+		s.deleteBlobs(ctx, part.BlobID)
+		return src, catalog.Object{}, err
+	}
+	return src, dst, nil
+}
+
+// MaxCopySize is the largest source CopyObject accepts, as S3.
+const MaxCopySize = 5 << 30
+
+// openSource authorizes reading a copy source, checks its conditions and
+// opens the (ranged) bytes.
+func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange) (catalog.Object, *Reader, error) {
+	if _, err := s.bucket(ctx, id, bucket, "s3:GetObject"); err != nil {
+		return catalog.Object{}, nil, err
+	}
+	src, err := s.lookup(ctx, bucket, key, version)
+	if err != nil {
+		return src, nil, err
+	}
+	if err := cond.check(src, false); err != nil {
+		return src, nil, err
+	}
+	start, length := int64(0), src.Size
+	if rng != nil {
+		if rng.Suffix > 0 || rng.Last < 0 || rng.First > rng.Last || rng.Last >= src.Size {
+			return src, nil, errorf(ErrInvalidArgument, fmt.Sprintf("Range specified is not valid for source object of size: %d", src.Size))
+		}
+		start, length = rng.First, rng.Last-rng.First+1
+	}
+	if length > MaxCopySize {
+		return src, nil, errorf(ErrInvalidRequest, fmt.Sprintf("The specified copy source is larger than the maximum allowable size for a copy source: %d", int64(MaxCopySize)))
+	}
+	return src, &Reader{Object: src, Start: start, Length: length, Body: s.open(ctx, src.Parts, start, length)}, nil
+}
+
+func (r *Reader) Close() error {
+	if r.Body == nil {
+		return nil
+	}
+	return r.Body.Close()
+}
+
+// Read reads the opened bytes.
+func (r *Reader) Read(p []byte) (int, error) { return r.Body.Read(p) }
+
+func checksumNames(m map[string]string) []string {
+	var out []string
+	for _, a := range ChecksumAlgorithms() {
+		if _, ok := m[a]; ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}

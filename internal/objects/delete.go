@@ -1,0 +1,58 @@
+package objects
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/iam"
+)
+
+// DeleteObject removes a key (or one version of it). As in S3, deleting a
+// key that does not exist succeeds.
+func (s *Service) DeleteObject(ctx context.Context, id *iam.Identity, bucket, key, versionID string) (catalog.Object, error) {
+	if _, err := s.bucket(ctx, id, bucket, "s3:DeleteObject"); err != nil {
+		return catalog.Object{}, err
+	}
+	return s.deleteObject(ctx, bucket, key, versionID)
+}
+
+func (s *Service) deleteObject(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
+	obj, err := s.cat.DeleteObject(ctx, bucket, key, versionID)
+	if errors.Is(err, catalog.ErrNoSuchObject) {
+		return catalog.Object{Bucket: bucket, Key: key, VersionID: versionID}, nil
+	}
+	if err != nil {
+		return obj, fmt.Errorf("objects: delete %s/%s: %w", bucket, key, err)
+	}
+	return obj, nil
+}
+
+// DeleteTarget names one object of a DeleteObjects request.
+type DeleteTarget struct{ Key, VersionID string }
+
+// DeleteResult is the outcome for one target; Err is nil on success.
+type DeleteResult struct {
+	DeleteTarget
+	Err error
+}
+
+// MaxDeleteKeys is S3's limit on keys per DeleteObjects request.
+const MaxDeleteKeys = 1000
+
+// DeleteObjects removes up to MaxDeleteKeys objects, reporting each.
+func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket string, targets []DeleteTarget) ([]DeleteResult, error) {
+	if _, err := s.bucket(ctx, id, bucket, "s3:DeleteObject"); err != nil {
+		return nil, err
+	}
+	if len(targets) == 0 || len(targets) > MaxDeleteKeys {
+		return nil, errorf(ErrMalformedXML, "The XML you provided was not well-formed or did not validate against our published schema")
+	}
+	out := make([]DeleteResult, len(targets))
+	for i, t := range targets {
+		_, err := s.deleteObject(ctx, bucket, t.Key, t.VersionID)
+		out[i] = DeleteResult{DeleteTarget: t, Err: err}
+	}
+	return out, nil
+}

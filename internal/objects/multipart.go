@@ -1,0 +1,295 @@
+package objects
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/iam"
+)
+
+// Multipart limits, as S3.
+const (
+	MinPartSize = 5 << 20
+	MaxParts    = 10000
+)
+
+// CreateUpload starts a multipart upload and returns its id.
+func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.Upload) (catalog.Upload, error) {
+	b, err := s.bucket(ctx, id, u.Bucket, "s3:PutObject")
+	if err != nil {
+		return u, err
+	}
+	if err := validKey(u.Key); err != nil {
+		return u, err
+	}
+	if err := validMeta(u.Meta); err != nil {
+		return u, err
+	}
+	var raw [24]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return u, fmt.Errorf("objects: upload id: %w", err)
+	}
+	u.UploadID = base64.RawURLEncoding.EncodeToString(raw[:])
+	u.Owner = b.Owner
+	u.Initiated = time.Now().UTC()
+	u.StorageClass = storageClass(u.StorageClass)
+	if u.ChecksumAlgorithm != "" && u.ChecksumType == "" {
+		u.ChecksumType = "COMPOSITE"
+	}
+	if err := s.cat.CreateUpload(ctx, u); err != nil {
+		if errors.Is(err, catalog.ErrNoSuchBucket) {
+			return u, ErrNoSuchBucket
+		}
+		return u, fmt.Errorf("objects: create upload: %w", err)
+	}
+	return u, nil
+}
+
+// upload loads an upload after authorizing action on its bucket.
+func (s *Service) upload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, action iam.Action) (catalog.Upload, error) {
+	if _, err := s.bucket(ctx, id, bucket, action); err != nil {
+		return catalog.Upload{}, err
+	}
+	u, err := s.cat.GetUpload(ctx, bucket, key, uploadID)
+	if errors.Is(err, catalog.ErrNoSuchUpload) {
+		return u, noSuchUpload()
+	}
+	if err != nil {
+		return u, fmt.Errorf("objects: get upload: %w", err)
+	}
+	return u, nil
+}
+
+func noSuchUpload() error {
+	return errorf(ErrNoSuchUpload, "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.")
+}
+
+func validPartNumber(n int) error {
+	if n < 1 || n > MaxParts {
+		return errorf(ErrInvalidArgument, "Part number must be an integer between 1 and 10000, inclusive")
+	}
+	return nil
+}
+
+// PartInput describes UploadPart; with CopySource set it is UploadPartCopy.
+type PartInput struct {
+	Bucket, Key, UploadID string
+	Number                int
+	Payload               Payload
+	Copy                  *CopySource
+}
+
+// CopySource names the source of UploadPartCopy.
+type CopySource struct {
+	Bucket, Key, Version string
+	Cond                 Conditions
+	Range                *ByteRange
+}
+
+// UploadPart stores one part and returns it (with its ETag).
+func (s *Service) UploadPart(ctx context.Context, id *iam.Identity, in PartInput) (catalog.Part, error) {
+	if err := validPartNumber(in.Number); err != nil {
+		return catalog.Part{}, err
+	}
+	u, err := s.upload(ctx, id, in.Bucket, in.Key, in.UploadID, "s3:PutObject")
+	if err != nil {
+		return catalog.Part{}, err
+	}
+	p := in.Payload
+	if in.Copy != nil {
+		_, r, err := s.openSource(ctx, id, in.Copy.Bucket, in.Copy.Key, in.Copy.Version, in.Copy.Cond, in.Copy.Range)
+		if err != nil {
+			return catalog.Part{}, err
+		}
+		defer r.Close()
+		p = Payload{Body: r, Size: r.Length}
+	}
+	if u.ChecksumAlgorithm != "" && !slices.Contains(p.Algorithms, u.ChecksumAlgorithm) {
+		p.Algorithms = append(p.Algorithms, u.ChecksumAlgorithm)
+	}
+	part, _, err := s.writeBlob(ctx, p)
+	if err != nil {
+		return part, err
+	}
+	part.Number = in.Number
+	if err := s.cat.PutPart(ctx, in.Bucket, in.Key, in.UploadID, part); err != nil {
+		s.deleteBlobs(ctx, part.BlobID)
+		if errors.Is(err, catalog.ErrNoSuchUpload) {
+			return part, noSuchUpload()
+		}
+		return part, fmt.Errorf("objects: put part: %w", err)
+	}
+	return part, nil
+}
+
+// CompletePart is one entry of a CompleteMultipartUpload request.
+type CompletePart struct {
+	Number    int
+	ETag      string
+	Checksums map[string]string
+}
+
+// CompleteUpload assembles the listed parts into the object. No bytes are
+// copied: the object's layout is the parts' blobs.
+func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, cond catalog.PutOptions) (catalog.Object, error) {
+	u, err := s.upload(ctx, id, bucket, key, uploadID, "s3:PutObject")
+	if err != nil {
+		return catalog.Object{}, err
+	}
+	if len(list) == 0 {
+		return catalog.Object{}, errorf(ErrMalformedXML, "The XML you provided was not well-formed or did not validate against our published schema")
+	}
+	stored, err := s.allParts(ctx, u)
+	if err != nil {
+		return catalog.Object{}, err
+	}
+	invalid := errorf(ErrInvalidPart, "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not have matched the part's entity tag.")
+	md5s := md5.New()
+	obj := catalog.Object{
+		Bucket: bucket, Key: key, VersionID: catalog.NullVersion, Owner: u.Owner,
+		StorageClass: u.StorageClass, Meta: u.Meta, LastModified: time.Now().UTC(),
+	}
+	var sums []string
+	for i, cp := range list {
+		if i > 0 && cp.Number <= list[i-1].Number {
+			return catalog.Object{}, errorf(ErrInvalidPartOrder, "The list of parts was not in ascending order. Parts must be ordered by part number.")
+		}
+		p, ok := stored[cp.Number]
+		if !ok || strings.Trim(cp.ETag, `"`) != strings.Trim(p.ETag, `"`) {
+			return catalog.Object{}, invalid
+		}
+		if i < len(list)-1 && p.Size < MinPartSize {
+			return catalog.Object{}, errorf(ErrEntityTooSmall, "Your proposed upload is smaller than the minimum allowed object size.")
+		}
+		raw, err := hex.DecodeString(strings.Trim(p.ETag, `"`))
+		if err != nil {
+			return catalog.Object{}, invalid
+		}
+		md5s.Write(raw)
+		if u.ChecksumAlgorithm != "" {
+			sums = append(sums, p.Checksums[u.ChecksumAlgorithm])
+		}
+		obj.Size += p.Size
+		if p.Size > 0 {
+			obj.Parts = append(obj.Parts, p)
+		}
+	}
+	obj.ETag = fmt.Sprintf(`"%s-%d"`, hex.EncodeToString(md5s.Sum(nil)), len(list))
+	obj.Meta.Checksums, obj.Meta.ChecksumType = nil, ""
+	if sum, ok := compositeChecksum(u.ChecksumAlgorithm, sums); ok {
+		obj.Meta.Checksums = map[string]string{u.ChecksumAlgorithm: sum}
+		obj.Meta.ChecksumType = "COMPOSITE"
+	}
+	err = s.cat.CompleteUpload(ctx, uploadID, obj, cond)
+	switch {
+	case errors.Is(err, catalog.ErrNoSuchUpload):
+		return obj, noSuchUpload()
+	case errors.Is(err, catalog.ErrPreconditionFailed):
+		return obj, ErrPreconditionFailed
+	case errors.Is(err, catalog.ErrNoSuchBucket):
+		return obj, ErrNoSuchBucket
+	case err != nil:
+		return obj, fmt.Errorf("objects: complete upload: %w", err)
+	}
+	return obj, nil
+}
+
+func (s *Service) allParts(ctx context.Context, u catalog.Upload) (map[int]catalog.Part, error) {
+	out := map[int]catalog.Part{}
+	after := 0
+	for {
+		ps, err := s.cat.ListParts(ctx, u.Bucket, u.Key, u.UploadID, after, 1000)
+		if err != nil {
+			return nil, fmt.Errorf("objects: list parts: %w", err)
+		}
+		for _, p := range ps {
+			out[p.Number] = p
+			after = p.Number
+		}
+		if len(ps) < 1000 {
+			return out, nil
+		}
+	}
+}
+
+// AbortUpload discards an upload and its parts.
+func (s *Service) AbortUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string) error {
+	if _, err := s.upload(ctx, id, bucket, key, uploadID, "s3:AbortMultipartUpload"); err != nil {
+		return err
+	}
+	err := s.cat.AbortUpload(ctx, bucket, key, uploadID)
+	if errors.Is(err, catalog.ErrNoSuchUpload) {
+		return noSuchUpload()
+	}
+	if err != nil {
+		return fmt.Errorf("objects: abort upload: %w", err)
+	}
+	return nil
+}
+
+// ListParts returns a page of an upload's parts after the marker.
+func (s *Service) ListParts(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, marker, max int) (catalog.Upload, []catalog.Part, bool, error) {
+	u, err := s.upload(ctx, id, bucket, key, uploadID, "s3:ListMultipartUploadParts")
+	if err != nil {
+		return u, nil, false, err
+	}
+	if max < 0 || max > MaxKeys {
+		max = MaxKeys
+	}
+	ps, err := s.cat.ListParts(ctx, bucket, key, uploadID, marker, max+1)
+	if err != nil {
+		return u, nil, false, fmt.Errorf("objects: list parts: %w", err)
+	}
+	if len(ps) > max {
+		return u, ps[:max], true, nil
+	}
+	return u, ps, false, nil
+}
+
+// UploadsOutput is a page of ListMultipartUploads.
+type UploadsOutput struct {
+	Uploads                           []catalog.Upload
+	CommonPrefixes                    []string
+	Truncated                         bool
+	NextKeyMarker, NextUploadIDMarker string
+}
+
+// ListUploads lists the uploads in progress in a bucket.
+func (s *Service) ListUploads(ctx context.Context, id *iam.Identity, in ListInput) (UploadsOutput, error) {
+	if _, err := s.bucket(ctx, id, in.Bucket, "s3:ListBucketMultipartUploads"); err != nil {
+		return UploadsOutput{}, err
+	}
+	start := cursor[catalog.Upload]{start: in.Marker}
+	if in.Marker != "" && in.VersionMarker != "" {
+		start = cursor[catalog.Upload]{after: &catalog.Upload{Key: in.Marker, UploadID: in.VersionMarker}}
+	}
+	f, err := fold(in.Prefix, in.Delimiter, clampKeys(in.MaxKeys), start,
+		func(u catalog.Upload) string { return u.Key },
+		func(c cursor[catalog.Upload], limit int) ([]catalog.Upload, error) {
+			q := catalog.UploadQuery{Prefix: in.Prefix, Start: c.start, Inclusive: c.inclusive, Limit: limit}
+			if c.after != nil {
+				q.KeyMarker, q.UploadIDMarker = c.after.Key, c.after.UploadID
+			}
+			return s.cat.ListUploads(ctx, in.Bucket, q)
+		})
+	if err != nil {
+		return UploadsOutput{}, fmt.Errorf("objects: list uploads: %w", err)
+	}
+	out := UploadsOutput{Uploads: f.items, CommonPrefixes: f.prefixes, Truncated: f.truncated}
+	if f.truncated {
+		out.NextKeyMarker = f.last
+		if f.lastItem != nil {
+			out.NextUploadIDMarker = f.lastItem.UploadID
+		}
+	}
+	return out, nil
+}

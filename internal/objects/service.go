@@ -1,0 +1,167 @@
+// Package objects is the object service: S3 semantics (buckets, objects,
+// multipart uploads, copies, listings) over a catalog and a blob store. It
+// owns the write protocol: bytes go to a fresh blob and are made durable
+// first, then one catalog transaction makes them visible. Nothing here knows
+// about HTTP.
+package objects
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/blob"
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/iam"
+)
+
+// Service implements S3 semantics. Its methods authorize the caller
+// themselves, so every front end (S3, admin, console) decides alike.
+type Service struct {
+	cat    catalog.Store
+	blobs  blob.Store
+	region string
+}
+
+// New returns a Service storing metadata in cat and bytes in blobs.
+func New(cat catalog.Store, blobs blob.Store, region string) *Service {
+	if region == "" {
+		region = "us-east-1"
+	}
+	return &Service{cat: cat, blobs: blobs, region: region}
+}
+
+// Region is the region the service reports for its buckets.
+func (s *Service) Region() string { return s.region }
+
+// bucket loads a bucket and checks that id may perform action on it.
+func (s *Service) bucket(ctx context.Context, id *iam.Identity, name string, action iam.Action) (catalog.Bucket, error) {
+	if id == nil {
+		return catalog.Bucket{}, ErrAccessDenied
+	}
+	b, err := s.cat.GetBucket(ctx, name)
+	if errors.Is(err, catalog.ErrNoSuchBucket) {
+		return b, ErrNoSuchBucket
+	}
+	if err != nil {
+		return b, fmt.Errorf("objects: get bucket %s: %w", name, err)
+	}
+	if err := iam.Authorize(id, action, b.Owner); err != nil {
+		return b, ErrAccessDenied
+	}
+	return b, nil
+}
+
+// CreateBucket creates a bucket owned by id.
+func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, name, region string) error {
+	if err := iam.Authorize(id, "s3:CreateBucket", ""); err != nil {
+		return ErrAccessDenied
+	}
+	if err := ValidBucketName(name); err != nil {
+		return err
+	}
+	if region == "" {
+		region = s.region
+	}
+	err := s.cat.CreateBucket(ctx, catalog.Bucket{Name: name, Owner: id.CanonicalID, Region: region, CreatedAt: time.Now().UTC()})
+	if errors.Is(err, catalog.ErrBucketExists) {
+		if b, gerr := s.cat.GetBucket(ctx, name); gerr == nil && b.Owner == id.CanonicalID {
+			return ErrBucketAlreadyOwned
+		}
+		return ErrBucketAlreadyExists
+	}
+	if err != nil {
+		return fmt.Errorf("objects: create bucket %s: %w", name, err)
+	}
+	return nil
+}
+
+// HeadBucket returns the bucket if id may see it.
+func (s *Service) HeadBucket(ctx context.Context, id *iam.Identity, name string) (catalog.Bucket, error) {
+	return s.bucket(ctx, id, name, "s3:ListBucket")
+}
+
+// DeleteBucket deletes an empty bucket.
+func (s *Service) DeleteBucket(ctx context.Context, id *iam.Identity, name string) error {
+	if _, err := s.bucket(ctx, id, name, "s3:DeleteBucket"); err != nil {
+		return err
+	}
+	err := s.cat.DeleteBucket(ctx, name)
+	switch {
+	case errors.Is(err, catalog.ErrBucketNotEmpty):
+		return ErrBucketNotEmpty
+	case errors.Is(err, catalog.ErrNoSuchBucket):
+		return ErrNoSuchBucket
+	case err != nil:
+		return fmt.Errorf("objects: delete bucket %s: %w", name, err)
+	}
+	return nil
+}
+
+// ListBuckets lists the buckets id owns (all of them for the root).
+func (s *Service) ListBuckets(ctx context.Context, id *iam.Identity) ([]catalog.Bucket, error) {
+	if err := iam.Authorize(id, "s3:ListAllMyBuckets", ""); err != nil {
+		return nil, ErrAccessDenied
+	}
+	owner := id.CanonicalID
+	if id.Root {
+		owner = ""
+	}
+	bs, err := s.cat.ListBuckets(ctx, owner)
+	if err != nil {
+		return nil, fmt.Errorf("objects: list buckets: %w", err)
+	}
+	return bs, nil
+}
+
+// ValidBucketName applies AWS's naming rules for general purpose buckets.
+func ValidBucketName(name string) error {
+	bad := func(why string) error {
+		return errorf(ErrInvalidBucketName, "The specified bucket is not valid: "+why)
+	}
+	if len(name) < 3 || len(name) > 63 {
+		return bad("length must be between 3 and 63")
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			return bad("only lower-case letters, digits, '.' and '-' are allowed")
+		}
+	}
+	first, last := name[0], name[len(name)-1]
+	if first == '.' || first == '-' || last == '.' || last == '-' {
+		return bad("must begin and end with a letter or digit")
+	}
+	if strings.Contains(name, "..") || strings.Contains(name, ".-") || strings.Contains(name, "-.") {
+		return bad("no adjacent periods, or period next to a hyphen")
+	}
+	if net.ParseIP(name) != nil {
+		return bad("must not be formatted as an IP address")
+	}
+	for _, p := range []string{"xn--", "sthree-", "amzn-s3-demo-"} {
+		if strings.HasPrefix(name, p) {
+			return bad("must not start with " + p)
+		}
+	}
+	for _, sfx := range []string{"-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3"} {
+		if strings.HasSuffix(name, sfx) {
+			return bad("must not end with " + sfx)
+		}
+	}
+	return nil
+}
+
+// deleteBlobs removes blobs that were written but will never be committed.
+// Failure is only logged: the sweeper removes what is left.
+func (s *Service) deleteBlobs(ctx context.Context, ids ...string) {
+	ctx = context.WithoutCancel(ctx)
+	for _, id := range ids {
+		if err := s.blobs.Delete(ctx, id); err != nil {
+			slog.Warn("delete uncommitted blob", "blob", id, "err", err)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package s3
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/iam"
+)
+
+type owner struct {
+	ID          string
+	DisplayName string `xml:",omitempty"`
+}
+
+func ownerOf(canonicalID string) *owner {
+	name := ""
+	if canonicalID == iam.RootCanonicalID {
+		name = "root"
+	}
+	return &owner{ID: canonicalID, DisplayName: name}
+}
+
+// s3Time formats a time as S3's XML documents do.
+func s3Time(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func listBuckets(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	bs, err := s.svc.ListBuckets(r.Context(), c.id)
+	if err != nil {
+		return err
+	}
+	type bucket struct {
+		Name         string
+		CreationDate string
+		BucketRegion string `xml:",omitempty"`
+	}
+	var out struct {
+		XMLName xml.Name `xml:"ListAllMyBucketsResult"`
+		NS      string   `xml:"xmlns,attr"`
+		Owner   *owner
+		Buckets []bucket `xml:"Buckets>Bucket"`
+	}
+	out.NS, out.Owner = s3NS, ownerOf(c.id.CanonicalID)
+	for _, b := range bs {
+		out.Buckets = append(out.Buckets, bucket{b.Name, s3Time(b.CreatedAt), b.Region})
+	}
+	writeXML(w, http.StatusOK, out)
+	return nil
+}
+
+func createBucket(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	var conf struct {
+		LocationConstraint string
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxXMLBody))
+	if err != nil {
+		return err
+	}
+	if len(body) > 0 {
+		if err := readXML(bytes.NewReader(body), &conf); err != nil {
+			return err
+		}
+	}
+	if err := s.svc.CreateBucket(r.Context(), c.id, c.Bucket, conf.LocationConstraint); err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/"+c.Bucket)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func deleteBucket(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	if err := s.svc.DeleteBucket(r.Context(), c.id, c.Bucket); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func headBucket(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	b, err := s.svc.HeadBucket(r.Context(), c.id, c.Bucket)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("x-amz-bucket-region", b.Region)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func getBucketLocation(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	b, err := s.svc.HeadBucket(r.Context(), c.id, c.Bucket)
+	if err != nil {
+		return err
+	}
+	region := b.Region
+	if region == "us-east-1" {
+		region = "" // as S3: the classic region is reported empty
+	}
+	writeXML(w, http.StatusOK, struct {
+		XMLName xml.Name `xml:"LocationConstraint"`
+		NS      string   `xml:"xmlns,attr"`
+		Region  string   `xml:",chardata"`
+	}{NS: s3NS, Region: region})
+	return nil
+}
+
+// getBucketVersioning reports a bucket that was never versioned: an empty
+// configuration, as S3 does. Tools ask before listing versions.
+func getBucketVersioning(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	if _, err := s.svc.HeadBucket(r.Context(), c.id, c.Bucket); err != nil {
+		return err
+	}
+	writeXML(w, http.StatusOK, struct {
+		XMLName xml.Name `xml:"VersioningConfiguration"`
+		NS      string   `xml:"xmlns,attr"`
+	}{NS: s3NS})
+	return nil
+}

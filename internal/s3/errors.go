@@ -1,0 +1,106 @@
+package s3
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/s3/sigv4"
+)
+
+// apiError is an S3 error response: status, code and message as AWS sends
+// them.
+type apiError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+
+// domainErrors maps each object-service error to its S3 response. A
+// message carried by an *objects.Error replaces the default one here.
+var domainErrors = map[error]apiError{
+	objects.ErrAccessDenied:        {403, "AccessDenied", "Access Denied"},
+	objects.ErrInvalidBucketName:   {400, "InvalidBucketName", "The specified bucket is not valid."},
+	objects.ErrBucketAlreadyOwned:  {409, "BucketAlreadyOwnedByYou", "Your previous request to create the named bucket succeeded and you already own it."},
+	objects.ErrBucketAlreadyExists: {409, "BucketAlreadyExists", "The requested bucket name is not available. The bucket namespace is shared by all users of the system. Please select a different name and try again."},
+	objects.ErrNoSuchBucket:        {404, "NoSuchBucket", "The specified bucket does not exist"},
+	objects.ErrBucketNotEmpty:      {409, "BucketNotEmpty", "The bucket you tried to delete is not empty"},
+	objects.ErrNoSuchKey:           {404, "NoSuchKey", "The specified key does not exist."},
+	objects.ErrNoSuchVersion:       {404, "NoSuchVersion", "The specified version does not exist."},
+	objects.ErrNoSuchUpload:        {404, "NoSuchUpload", "The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed."},
+	objects.ErrInvalidPart:         {400, "InvalidPart", "One or more of the specified parts could not be found."},
+	objects.ErrInvalidPartOrder:    {400, "InvalidPartOrder", "The list of parts was not in ascending order. Parts must be ordered by part number."},
+	objects.ErrEntityTooSmall:      {400, "EntityTooSmall", "Your proposed upload is smaller than the minimum allowed object size."},
+	objects.ErrEntityTooLarge:      {400, "EntityTooLarge", "Your proposed upload exceeds the maximum allowed size"},
+	objects.ErrPreconditionFailed:  {412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold"},
+	objects.ErrNotModified:         {304, "NotModified", "Not Modified"},
+	objects.ErrInvalidRange:        {416, "InvalidRange", "The requested range is not satisfiable"},
+	objects.ErrBadDigest:           {400, "BadDigest", "The Content-MD5 you specified did not match what we received."},
+	objects.ErrInvalidDigest:       {400, "InvalidDigest", "The Content-MD5 you specified was invalid."},
+	objects.ErrIncompleteBody:      {400, "IncompleteBody", "You did not provide the number of bytes specified by the Content-Length HTTP header."},
+	objects.ErrKeyTooLong:          {400, "KeyTooLongError", "Your key is too long"},
+	objects.ErrInvalidArgument:     {400, "InvalidArgument", "Invalid Argument"},
+	objects.ErrInvalidRequest:      {400, "InvalidRequest", "Invalid Request"},
+	objects.ErrMetadataTooLarge:    {400, "MetadataTooLarge", "Your metadata headers exceed the maximum allowed metadata size."},
+	objects.ErrInvalidStorageClass: {400, "InvalidStorageClass", "The storage class you specified is not valid"},
+	objects.ErrMalformedXML:        {400, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema"},
+}
+
+var errInternal = apiError{500, "InternalError", "We encountered an internal error. Please try again."}
+
+// toAPIError finds the S3 response for any error a handler returns.
+func toAPIError(err error) apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return *ae
+	}
+	var se *sigv4.Error
+	if errors.As(err, &se) {
+		return apiError{se.Status, se.Code, se.Message}
+	}
+	var oe *objects.Error
+	if errors.As(err, &oe) {
+		if e, ok := domainErrors[oe.Kind]; ok {
+			e.Message = oe.Message
+			return e
+		}
+	}
+	for kind, e := range domainErrors {
+		if errors.Is(err, kind) {
+			return e
+		}
+	}
+	return errInternal
+}
+
+// errorBody is S3's XML error document.
+type errorBody struct {
+	XMLName    xml.Name `xml:"Error"`
+	Code       string
+	Message    string
+	BucketName string `xml:",omitempty"`
+	Key        string `xml:",omitempty"`
+	Resource   string
+	RequestID  string `xml:"RequestId"`
+	HostID     string `xml:"HostId"`
+}
+
+// writeError sends err as S3 does; HEAD responses and 304 carry no body.
+func writeError(w http.ResponseWriter, r *http.Request, rt Route, reqID string, err error) {
+	e := toAPIError(err)
+	if e.Status == 500 && !errors.Is(err, context.Canceled) {
+		slog.Error("internal error", "op", rt.Op.String(), "bucket", rt.Bucket, "key", rt.Key, "request_id", reqID, "err", err)
+	}
+	if e.Status == http.StatusNotModified || r.Method == http.MethodHead {
+		w.WriteHeader(e.Status)
+		return
+	}
+	body := errorBody{Code: e.Code, Message: e.Message, BucketName: rt.Bucket, Key: rt.Key,
+		Resource: rt.Resource(), RequestID: reqID, HostID: reqID}
+	writeXML(w, e.Status, body)
+}

@@ -1,0 +1,250 @@
+package s3
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/objects"
+)
+
+// payload describes a write's body: its length (decoded, for aws-chunked)
+// and the digests the client declared in headers or will send in trailers.
+func payload(r *http.Request, c *call) (objects.Payload, error) {
+	algos, declared, err := checksumRequest(r.Header)
+	if err != nil {
+		return objects.Payload{}, err
+	}
+	size := r.ContentLength
+	if c.auth != nil && c.auth.DecodedLength >= 0 {
+		size = c.auth.DecodedLength
+	}
+	if size < 0 {
+		return objects.Payload{}, &apiError{411, "MissingContentLength", "You must provide the Content-Length HTTP header."}
+	}
+	expected := func() map[string]string {
+		if c.auth == nil || c.auth.Trailer == nil {
+			return declared
+		}
+		tr := c.auth.Trailer()
+		if len(tr) == 0 {
+			return declared
+		}
+		m := map[string]string{}
+		for a, v := range declared {
+			m[a] = v
+		}
+		for _, a := range objects.ChecksumAlgorithms() {
+			if v := tr.Get("x-amz-checksum-" + strings.ToLower(a)); v != "" {
+				m[a] = v
+			}
+		}
+		return m
+	}
+	return objects.Payload{Body: r.Body, Size: size, ContentMD5: r.Header.Get("Content-MD5"),
+		Algorithms: algos, Expected: expected}, nil
+}
+
+// putOptions reads the conditional-write headers.
+func putOptions(h http.Header) (catalog.PutOptions, error) {
+	o := catalog.PutOptions{IfMatch: h.Get("If-Match")}
+	switch v := h.Get("If-None-Match"); v {
+	case "":
+	case "*":
+		o.IfNoneMatch = true
+	default:
+		return o, &apiError{501, "NotImplemented", "A header you provided implies functionality that is not implemented"}
+	}
+	return o, nil
+}
+
+func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	p, err := payload(r, c)
+	if err != nil {
+		return err
+	}
+	cond, err := putOptions(r.Header)
+	if err != nil {
+		return err
+	}
+	sc, err := storageClass(r.Header)
+	if err != nil {
+		return err
+	}
+	obj, err := s.svc.PutObject(r.Context(), c.id, objects.PutInput{
+		Bucket: c.Bucket, Key: c.Key, Payload: p, Meta: metaFromHeaders(r.Header),
+		StorageClass: sc, Cond: cond,
+	})
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("ETag", obj.ETag)
+	setChecksumHeaders(h, obj.Meta.Checksums, obj.Meta.ChecksumType)
+	w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+// getObject serves GetObject and HeadObject.
+func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	head := r.Method == http.MethodHead
+	if _, ok := c.Query["partNumber"]; ok {
+		return &apiError{501, "NotImplemented", "GetObject by part number is not implemented"}
+	}
+	in := objects.GetInput{Bucket: c.Bucket, Key: c.Key, VersionID: c.Query.Get("versionId"),
+		Cond: conditions(r.Header, "")}
+	if v := r.Header.Get("Range"); v != "" {
+		in.Range = parseRange(v)
+	}
+	rd, err := s.svc.GetObject(r.Context(), c.id, in, head)
+	if err != nil {
+		if rd != nil && errors.Is(err, objects.ErrNotModified) {
+			w.Header().Set("ETag", rd.Object.ETag)
+			w.Header().Set("Last-Modified", rd.Object.LastModified.UTC().Format(http.TimeFormat))
+		}
+		return err
+	}
+	defer rd.Close()
+	h := w.Header()
+	whole := !rd.Ranged
+	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
+	for q, hn := range responseOverrides {
+		if v := c.Query.Get(q); v != "" {
+			h.Set(hn, v)
+		}
+	}
+	h.Set("Accept-Ranges", "bytes")
+	h.Set("Content-Length", strconv.FormatInt(rd.Length, 10))
+	status := http.StatusOK
+	if rd.Ranged {
+		status = http.StatusPartialContent
+		h.Set("Content-Range", "bytes "+strconv.FormatInt(rd.Start, 10)+"-"+
+			strconv.FormatInt(rd.Start+rd.Length-1, 10)+"/"+strconv.FormatInt(rd.Object.Size, 10))
+	}
+	w.WriteHeader(status)
+	if head || rd.Length == 0 {
+		return nil
+	}
+	// Headers are gone: a failure now can only cut the connection short,
+	// which the client sees as a truncated body.
+	if _, err := io.Copy(w, rd.Body); err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	return nil
+}
+
+func deleteObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	if _, err := s.svc.DeleteObject(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("versionId")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// copySource parses x-amz-copy-source: "bucket/key" or "/bucket/key",
+// URL-encoded, with an optional "?versionId=".
+func copySource(v string) (bucket, key, version string, err error) {
+	bad := &apiError{400, "InvalidArgument", "Invalid copy source object key"}
+	path, query, _ := strings.Cut(v, "?")
+	path, uerr := url.PathUnescape(path)
+	if uerr != nil {
+		return "", "", "", bad
+	}
+	path = strings.TrimPrefix(path, "/")
+	bucket, key, ok := strings.Cut(path, "/")
+	if !ok || bucket == "" || key == "" {
+		return "", "", "", bad
+	}
+	if query != "" {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return "", "", "", bad
+		}
+		version = q.Get("versionId")
+	}
+	return bucket, key, version, nil
+}
+
+func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	sb, sk, sv, err := copySource(r.Header.Get("x-amz-copy-source"))
+	if err != nil {
+		return err
+	}
+	in := objects.CopyInput{SrcBucket: sb, SrcKey: sk, SrcVersion: sv,
+		SrcCond: conditions(r.Header, "x-amz-copy-source-"), Bucket: c.Bucket, Key: c.Key}
+	switch d := r.Header.Get("x-amz-metadata-directive"); d {
+	case "", "COPY":
+	case "REPLACE":
+		in.ReplaceMeta, in.Meta = true, metaFromHeaders(r.Header)
+	default:
+		return &apiError{400, "InvalidArgument", "Unknown metadata directive."}
+	}
+	if in.StorageClass, err = storageClass(r.Header); err != nil {
+		return err
+	}
+	if in.Cond, err = putOptions(r.Header); err != nil {
+		return err
+	}
+	src, dst, err := s.svc.CopyObject(r.Context(), c.id, in)
+	if err != nil {
+		return err
+	}
+	if src.VersionID != "" && src.VersionID != catalog.NullVersion {
+		w.Header().Set("x-amz-copy-source-version-id", src.VersionID)
+	}
+	writeXML(w, http.StatusOK, copyResult("CopyObjectResult", dst.ETag, dst.LastModified, dst.Meta.Checksums))
+	return nil
+}
+
+func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	var req struct {
+		Quiet  bool
+		Object []struct {
+			Key       string
+			VersionID string `xml:"VersionId"`
+		}
+	}
+	if err := readXML(r.Body, &req); err != nil {
+		return err
+	}
+	targets := make([]objects.DeleteTarget, len(req.Object))
+	for i, o := range req.Object {
+		targets[i] = objects.DeleteTarget{Key: o.Key, VersionID: o.VersionID}
+	}
+	results, err := s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets)
+	if err != nil {
+		return err
+	}
+	type deleted struct {
+		Key       string
+		VersionID string `xml:"VersionId,omitempty"`
+	}
+	type failed struct {
+		Key       string
+		VersionID string `xml:"VersionId,omitempty"`
+		Code      string
+		Message   string
+	}
+	var res struct {
+		XMLName xml.Name `xml:"DeleteResult"`
+		NS      string   `xml:"xmlns,attr"`
+		Deleted []deleted
+		Error   []failed
+	}
+	res.NS = s3NS
+	for _, d := range results {
+		if d.Err != nil {
+			e := toAPIError(d.Err)
+			res.Error = append(res.Error, failed{d.Key, d.VersionID, e.Code, e.Message})
+		} else if !req.Quiet {
+			res.Deleted = append(res.Deleted, deleted{d.Key, d.VersionID})
+		}
+	}
+	writeXML(w, http.StatusOK, res)
+	return nil
+}

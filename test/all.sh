@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every test: go vet, the Go suite on SQLite and again on PostgreSQL
+# (when OSTIUM_TEST_POSTGRES is set), and the end-to-end client suites.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "go vet"
+go vet ./...
+
+step "go test (catalog: SQLite)"
+go test -count=1 -timeout 20m ./...
+
+if [ -n "${OSTIUM_TEST_POSTGRES:-}" ]; then
+  step "go test (catalog: PostgreSQL)"
+  OSTIUM_TEST_CATALOG=postgres go test -count=1 -timeout 20m ./...
+else
+  echo "OSTIUM_TEST_POSTGRES is not set: skipping the PostgreSQL run (.ci/run sets it up)"
+fi
+
+step "end-to-end: boto3, aws cli, rclone, s3cmd"
+python3 -m pytest -q test/e2e

@@ -1,0 +1,298 @@
+"""Shared helpers of the end-to-end suite (imported by conftest and tests)."""
+
+import hashlib
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sysconfig
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import boto3
+import pytest
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+REPO = Path(__file__).resolve().parents[2]
+ACCESS_KEY = "e2e-root-access-key"
+SECRET_KEY = "e2e-root-secret-key-0123456789abcdef"
+REGION = "us-east-1"
+DOMAIN = "localhost"
+
+# Servers started by this session, for the failure report hook.
+SERVERS = []
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """A running `ostium serve`."""
+
+    bin: str
+    data_dir: str
+    port: int = 0
+    proc: subprocess.Popen = None
+    log_dir: str = ""
+    access_key: str = ACCESS_KEY
+    secret_key: str = SECRET_KEY
+    region: str = REGION
+    extra_args: list = field(default_factory=list)
+
+    @property
+    def endpoint(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    @property
+    def stderr_path(self):
+        return os.path.join(self.log_dir, "stderr.log")
+
+    def start(self, timeout=30):
+        self.port = free_port()
+        os.makedirs(self.data_dir, exist_ok=True)
+        self.log_dir = self.log_dir or tempfile.mkdtemp(prefix="ostium-e2e-log-")
+        env = dict(os.environ)
+        env.update(OSTIUM_ROOT_ACCESS_KEY=self.access_key, OSTIUM_ROOT_SECRET_KEY=self.secret_key)
+        for k in ("OSTIUM_CATALOG", "OSTIUM_DOMAIN", "OSTIUM_LISTEN", "OSTIUM_DATA"):
+            env.pop(k, None)
+        args = [self.bin, "serve", "--listen", f"127.0.0.1:{self.port}",
+                "--data", self.data_dir, "--domain", DOMAIN, *self.extra_args]
+        self.proc = subprocess.Popen(
+            args, env=env, stdin=subprocess.DEVNULL,
+            stdout=open(os.path.join(self.log_dir, "stdout.log"), "wb"),
+            stderr=open(self.stderr_path, "wb"))
+        SERVERS.append(self)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"ostium exited with {self.proc.returncode}:\n{self.stderr_tail()}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return self
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"ostium did not listen on {self.port} within {timeout}s:\n{self.stderr_tail()}")
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        if self in SERVERS:
+            SERVERS.remove(self)
+
+    def stderr_tail(self, lines=40):
+        try:
+            with open(self.stderr_path, "rb") as f:
+                f.seek(0, 2)
+                f.seek(max(0, f.tell() - 64 * 1024))
+                text = f.read().decode("utf-8", "replace")
+        except OSError:
+            return "(no stderr)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def client(self, endpoint=None, access_key=None, secret_key=None, verify=None, **config):
+        """A boto3 S3 client for this server (path style unless config says
+        otherwise); everything else is boto3's default."""
+        config.setdefault("s3", {"addressing_style": "path"})
+        config.setdefault("retries", {"max_attempts": 1, "mode": "standard"})
+        return boto3.session.Session().client(
+            "s3", endpoint_url=endpoint or self.endpoint, region_name=self.region,
+            aws_access_key_id=access_key or self.access_key,
+            aws_secret_access_key=secret_key or self.secret_key,
+            verify=verify, config=Config(**config))
+
+
+def start_server(ostium_bin, prefix="ostium-e2e-data-", extra_args=()):
+    """Starts a server on a fresh temp data dir (caller stops it and removes
+    the dir)."""
+    data = tempfile.mkdtemp(prefix=prefix)
+    return Server(bin=ostium_bin, data_dir=data, extra_args=list(extra_args)).start()
+
+
+def unique_bucket(hint="b"):
+    hint = "".join(c if c.isalnum() else "-" for c in hint.lower())[:30].strip("-") or "b"
+    return f"e2e-{hint}-{uuid.uuid4().hex[:10]}"
+
+
+def empty_and_delete(client, name):
+    """Removes every upload, object version and the bucket itself; a bucket
+    already gone is fine."""
+    try:
+        for page in client.get_paginator("list_multipart_uploads").paginate(Bucket=name):
+            for u in page.get("Uploads", []):
+                client.abort_multipart_upload(Bucket=name, Key=u["Key"], UploadId=u["UploadId"])
+        for page in client.get_paginator("list_object_versions").paginate(Bucket=name):
+            objs = [{"Key": v["Key"], "VersionId": v["VersionId"]}
+                    for v in page.get("Versions", []) + page.get("DeleteMarkers", [])]
+            if objs:
+                client.delete_objects(Bucket=name, Delete={"Objects": objs, "Quiet": True})
+        client.delete_bucket(Bucket=name)
+    except ClientError as e:
+        if e.response["Error"]["Code"] != "NoSuchBucket":
+            # Fall back to plain listing in case versions listing is what broke.
+            try:
+                for page in client.get_paginator("list_objects_v2").paginate(Bucket=name):
+                    for o in page.get("Contents", []):
+                        client.delete_object(Bucket=name, Key=o["Key"])
+                client.delete_bucket(Bucket=name)
+            except ClientError:
+                pass
+
+
+def script(name):
+    """Path of a console script installed with this interpreter (pyenv
+    shims may not know about a freshly pip-installed one)."""
+    p = os.path.join(sysconfig.get_path("scripts"), name)
+    if os.path.exists(p):
+        return p
+    return shutil.which(name)
+
+
+def require_tool(name, how="pip install -r test/e2e/requirements.txt"):
+    """The tool's path; a missing tool skips the test on a developer's
+    machine but fails it in CI (CI=true), where .ci/run installs it."""
+    path = script(name)
+    if not path:
+        msg = f"{name} is not installed ({how})"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return path
+
+
+def error_code(exc_info):
+    """(HTTP status, S3 error code) of a botocore ClientError."""
+    r = exc_info.value.response
+    return r["ResponseMetadata"]["HTTPStatusCode"], r["Error"]["Code"]
+
+
+def rand_bytes(n, seed=0):
+    """n deterministic pseudo-random bytes."""
+    return random.Random(seed).randbytes(n)
+
+
+def md5_hex(b):
+    return hashlib.md5(b).hexdigest()
+
+
+def signed_request(server, method, path, params=None, headers=None, data=b"", when=None):
+    """Sends a raw SigV4-signed request (exactly the query given, nothing
+    added) with requests; `when` (naive UTC datetime) fakes the signing time."""
+    import unittest.mock
+    from urllib.parse import urlencode, quote
+
+    import requests
+    from botocore.auth import S3SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    url = server.endpoint + quote(path)
+    if params:
+        url += "?" + urlencode(params, quote_via=quote)
+    req = AWSRequest(method=method, url=url, data=data, headers=dict(headers or {}))
+    signer = S3SigV4Auth(Credentials(server.access_key, server.secret_key), "s3", server.region)
+    if when is not None:
+        with unittest.mock.patch("botocore.auth.get_current_datetime", return_value=when):
+            signer.add_auth(req)
+    else:
+        signer.add_auth(req)
+    return requests.request(method, req.url, headers=dict(req.headers.items()), data=data)
+
+
+class TLSProxy:
+    """A TLS-terminating TCP proxy on 127.0.0.1 in front of a server, with a
+    self-signed certificate made by the openssl command. botocore sends
+    aws-chunked bodies with trailing checksums only over https, so this is
+    how the suite gets them onto the wire."""
+
+    def __init__(self, upstream_port, workdir):
+        import ssl
+        import threading
+
+        self.upstream_port = upstream_port
+        self.cert = os.path.join(workdir, "cert.pem")
+        key = os.path.join(workdir, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                        "-out", self.cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+                        "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                       check=True, capture_output=True, timeout=60)
+        self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.ctx.load_cert_chain(self.cert, key)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def endpoint(self):
+        return f"https://127.0.0.1:{self.port}"
+
+    def _accept(self):
+        import threading
+        while not self.closed:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        import threading
+        try:
+            tls = self.ctx.wrap_socket(conn, server_side=True)
+        except OSError:
+            conn.close()
+            return
+        try:
+            up = socket.create_connection(("127.0.0.1", self.upstream_port))
+        except OSError:
+            tls.close()
+            return
+
+        def pump(src, dst):
+            try:
+                while True:
+                    b = src.recv(256 * 1024)
+                    if not b:
+                        break
+                    dst.sendall(b)
+            except OSError:
+                pass
+            finally:
+                for s in (src, dst):
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+
+        t = threading.Thread(target=pump, args=(up, tls), daemon=True)
+        t.start()
+        pump(tls, up)
+        t.join(60)
+        tls.close()
+        up.close()
+
+    def close(self):
+        self.closed = True
+        self.sock.close()
