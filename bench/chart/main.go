@@ -1,0 +1,136 @@
+// Command chart turns the output of the gateway benchmarks (bench/*_test.go)
+// into a table of each figure next to its same-run ceiling and an SVG bar
+// chart of the ratios.
+//
+//	go run ./bench/chart -svg out.svg < bench.txt > table.md
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"html"
+	"io"
+	"log"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// figure is the mean of one metric over the runs of one benchmark target.
+type figure struct {
+	sum float64
+	n   int
+}
+
+func (f figure) mean() float64 { return f.sum / float64(f.n) }
+
+// result holds, per benchmark, the headline metric of each target.
+type result struct {
+	name, unit      string
+	ceiling, ostium figure
+}
+
+func main() {
+	svgPath := flag.String("svg", "", "write the ratio chart to this SVG file")
+	flag.Parse()
+	results, err := parse(os.Stdin)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if len(results) == 0 {
+		log.Fatal("chart: no gateway benchmark results on stdin")
+	}
+	fmt.Println("| benchmark | unit | ceiling | ostium | ratio |")
+	fmt.Println("| --- | --- | ---: | ---: | ---: |")
+	for _, r := range results {
+		fmt.Printf("| %s | %s | %.0f | %.0f | %.2f |\n", r.name, r.unit, r.ceiling.mean(), r.ostium.mean(), r.ratio())
+	}
+	if *svgPath != "" {
+		if err := os.WriteFile(*svgPath, []byte(svg(results)), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+func (r result) ratio() float64 {
+	if r.ceiling.n == 0 || r.ostium.n == 0 {
+		return 0
+	}
+	return r.ostium.mean() / r.ceiling.mean()
+}
+
+// parse reads `go test -bench` lines such as
+// "BenchmarkGet1MiB/target=ostium-2  5000  210000 ns/op  1800 MiB/s  1800 ops/s".
+// The headline metric is MiB/s for the 1 MiB benchmarks, else ops/s.
+func parse(r io.Reader) ([]result, error) {
+	byName := map[string]*result{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name, sub, ok := strings.Cut(f[0], "/target=")
+		if !ok {
+			continue
+		}
+		target := sub
+		if i := strings.LastIndexByte(sub, '-'); i > 0 {
+			target = sub[:i]
+		}
+		name = strings.TrimPrefix(name, "Benchmark")
+		unit := "ops/s"
+		if strings.Contains(name, "MiB") {
+			unit = "MiB/s"
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			if f[i+1] != unit {
+				continue
+			}
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("chart: %q: %w", sc.Text(), err)
+			}
+			res := byName[name]
+			if res == nil {
+				res = &result{name: name, unit: unit}
+				byName[name] = res
+			}
+			fig := &res.ostium
+			if target == "ceiling" {
+				fig = &res.ceiling
+			}
+			fig.sum += v
+			fig.n++
+		}
+	}
+	out := make([]result, 0, len(byName))
+	for _, r := range byName {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, sc.Err()
+}
+
+// svg draws one horizontal bar per benchmark: the ratio to the ceiling, the
+// absolute figures written beside it.
+func svg(results []result) string {
+	const w, rowH, left, barW = 760, 46, 120, 420
+	h := 60 + rowH*len(results)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="13">`, w, h)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/><text x="10" y="22" font-size="15">Ostium as a fraction of the same-run ceiling (16 clients)</text>`)
+	for i, r := range results {
+		y := 40 + i*rowH
+		ratio := r.ratio()
+		fill := min(ratio, 1) * barW
+		fmt.Fprintf(&b, `<text x="10" y="%d">%s</text>`, y+20, html.EscapeString(r.name))
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="26" fill="#eee" stroke="#999"/>`, left, y+4, barW)
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.0f" height="26" fill="#3b7dd8"/>`, left, y+4, fill)
+		fmt.Fprintf(&b, `<text x="%d" y="%d">%.0f%%  (%.0f of %.0f %s)</text>`, left+barW+8, y+22, ratio*100, r.ostium.mean(), r.ceiling.mean(), r.unit)
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
