@@ -121,6 +121,11 @@ func parseRoute(r *http.Request, domains []string) (Route, error) {
 			return rt, errNotImplemented
 		}
 	}
+	if _, ok := rt.Query["versioning"]; ok && r.Method == http.MethodPut {
+		// Reading the versioning state works (never enabled); changing it
+		// is the versioning issue's.
+		return rt, errNotImplemented
+	}
 	rt.Op = operation(r, rt)
 	if rt.Op == OpUnknown {
 		return rt, errMethodNotAllowed
@@ -153,9 +158,6 @@ func operation(r *http.Request, rt Route) Op {
 	case rt.Key == "":
 		switch r.Method {
 		case http.MethodPut:
-			if has("versioning") {
-				return OpUnknown
-			}
 			return OpCreateBucket
 		case http.MethodDelete:
 			return OpDeleteBucket
