@@ -1,0 +1,81 @@
+// Package postgres is the catalog driver for several nodes sharing one
+// PostgreSQL database, through pgx. Writes are ordinary concurrent
+// transactions (PostgreSQL groups their WAL flushes itself); row locks and
+// per-key advisory locks order the writers that touch the same rows.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/catalog/sqldb"
+)
+
+var dialect = sqldb.Dialect{
+	Name: "postgres", Bytes: "BYTEA", Numbered: true,
+	ForShare: "FOR SHARE", ForUpdate: "FOR UPDATE",
+	LockKey: func(ctx context.Context, tx *sql.Tx, hash int64) error {
+		_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, hash)
+		return err
+	},
+}
+
+// migrationLock is the advisory lock that lets one node at a time migrate.
+const migrationLock = 0x6f737469756d // "ostium"
+
+// Open connects to the database at url (postgres://...) and migrates it.
+func Open(ctx context.Context, url string) (catalog.Store, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(32)
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return sqldb.New(db, txWriter{db}, dialect, db.Close), nil
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("postgres: connect: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return fmt.Errorf("postgres: migration lock: %w", err)
+	}
+	if err := sqldb.Migrate(ctx, tx, dialect); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("postgres: commit migrations: %w", err)
+	}
+	return nil
+}
+
+// txWriter runs each write in its own READ COMMITTED transaction.
+type txWriter struct{ db *sql.DB }
+
+func (w txWriter) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := w.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("postgres: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("postgres: commit: %w", err)
+	}
+	return nil
+}
+
+func (txWriter) Close() error { return nil }

@@ -1,0 +1,259 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+)
+
+// storedPart is a Part as kept in an object row's JSON.
+type storedPart struct {
+	Number    int               `json:"n"`
+	BlobID    string            `json:"b"`
+	Size      int64             `json:"s"`
+	ETag      string            `json:"e,omitempty"`
+	Modified  int64             `json:"t,omitempty"`
+	Checksums map[string]string `json:"c,omitempty"`
+}
+
+func encodeParts(ps []catalog.Part) (string, error) {
+	out := make([]storedPart, len(ps))
+	for i, p := range ps {
+		out[i] = storedPart{p.Number, p.BlobID, p.Size, p.ETag, nanos(p.LastModified), p.Checksums}
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
+}
+
+func decodeParts(s string) ([]catalog.Part, error) {
+	var in []storedPart
+	if err := json.Unmarshal([]byte(s), &in); err != nil {
+		return nil, fmt.Errorf("sqldb: decode parts: %w", err)
+	}
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make([]catalog.Part, len(in))
+	for i, p := range in {
+		out[i] = catalog.Part{Number: p.Number, BlobID: p.BlobID, Size: p.Size, ETag: p.ETag, LastModified: fromNanos(p.Modified), Checksums: p.Checksums}
+	}
+	return out, nil
+}
+
+const objectCols = `key, version_id, latest, delete_marker, size, etag, modified, owner, storage_class, meta`
+
+// scanObject reads objectCols (and parts, when withParts) from a row.
+func scanObject(sc interface{ Scan(...any) error }, bucket string, withParts bool) (catalog.Object, error) {
+	o := catalog.Object{Bucket: bucket}
+	var key []byte
+	var latest, dm int
+	var modified int64
+	var meta, parts string
+	dest := []any{&key, &o.VersionID, &latest, &dm, &o.Size, &o.ETag, &modified, &o.Owner, &o.StorageClass, &meta}
+	if withParts {
+		dest = append(dest, &parts)
+	}
+	if err := sc.Scan(dest...); err != nil {
+		return o, err
+	}
+	o.Key, o.IsLatest, o.DeleteMarker, o.LastModified = string(key), latest == 1, dm == 1, fromNanos(modified)
+	if err := json.Unmarshal([]byte(meta), &o.Meta); err != nil {
+		return o, fmt.Errorf("sqldb: decode meta: %w", err)
+	}
+	if withParts {
+		var err error
+		if o.Parts, err = decodeParts(parts); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+func (s *Store) GetObject(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
+	q, args := `SELECT `+objectCols+`, parts FROM objects WHERE bucket = ? AND key = ? AND latest = 1`, []any{[]byte(bucket), []byte(key)}
+	if versionID != "" {
+		q, args = `SELECT `+objectCols+`, parts FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`, append(args, versionID)
+	}
+	o, err := scanObject(s.read.QueryRowContext(ctx, s.q(q), args...), bucket, true)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, catalog.ErrNoSuchObject
+	}
+	if err != nil {
+		return o, fmt.Errorf("sqldb: get object: %w", err)
+	}
+	return o, nil
+}
+
+func (s *Store) PutObject(ctx context.Context, o catalog.Object, opt catalog.PutOptions) error {
+	return s.w.Write(ctx, func(tx *sql.Tx) error { return s.putObject(ctx, tx, o, opt) })
+}
+
+// putObject makes o the latest version of its key, replacing a version with
+// the same id and queueing that version's blobs.
+func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt catalog.PutOptions) error {
+	if err := s.bucketExists(ctx, tx, o.Bucket); err != nil {
+		return err
+	}
+	if err := s.lockKey(ctx, tx, o.Bucket, o.Key); err != nil {
+		return fmt.Errorf("sqldb: lock key: %w", err)
+	}
+	if opt.IfNoneMatch || opt.IfMatch != "" {
+		cur, err := s.current(ctx, tx, o.Bucket, o.Key)
+		if err != nil {
+			return err
+		}
+		exists := cur != nil && !cur.DeleteMarker
+		if opt.IfNoneMatch && exists || opt.IfMatch != "" && (!exists || cur.ETag != opt.IfMatch) {
+			return catalog.ErrPreconditionFailed
+		}
+	}
+	if _, err := s.removeVersion(ctx, tx, o.Bucket, o.Key, o.VersionID); err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1`), []byte(o.Bucket), []byte(o.Key)); err != nil {
+		return fmt.Errorf("sqldb: put object: %w", err)
+	}
+	meta, err := json.Marshal(o.Meta)
+	if err != nil {
+		return fmt.Errorf("sqldb: encode meta: %w", err)
+	}
+	parts, err := encodeParts(o.Parts)
+	if err != nil {
+		return fmt.Errorf("sqldb: encode parts: %w", err)
+	}
+	dm := 0
+	if o.DeleteMarker {
+		dm = 1
+	}
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta), parts)
+	if err != nil {
+		return fmt.Errorf("sqldb: put object: %w", err)
+	}
+	for _, p := range o.Parts {
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO object_blobs (blob_id, bucket, key, version_id) VALUES (?, ?, ?, ?)`),
+			p.BlobID, []byte(o.Bucket), []byte(o.Key), o.VersionID)
+		if err != nil {
+			return fmt.Errorf("sqldb: record blob %s: %w", p.BlobID, err)
+		}
+	}
+	return nil
+}
+
+// current returns the latest version of a key, or nil.
+func (s *Store) current(ctx context.Context, tx *sql.Tx, bucket, key string) (*catalog.Object, error) {
+	o, err := scanObject(tx.QueryRowContext(ctx, s.q(`SELECT `+objectCols+` FROM objects WHERE bucket = ? AND key = ? AND latest = 1`),
+		[]byte(bucket), []byte(key)), bucket, false)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqldb: read current version: %w", err)
+	}
+	return &o, nil
+}
+
+// removeVersion deletes one version, queues its blobs and, if it was the
+// latest, promotes the newest remaining version.
+func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, versionID string) (catalog.Object, error) {
+	q, args := `SELECT `+objectCols+`, parts FROM objects WHERE bucket = ? AND key = ? AND latest = 1`, []any{[]byte(bucket), []byte(key)}
+	if versionID != "" {
+		q, args = `SELECT `+objectCols+`, parts FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`, append(args, versionID)
+	}
+	o, err := scanObject(tx.QueryRowContext(ctx, s.q(q), args...), bucket, true)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, catalog.ErrNoSuchObject
+	}
+	if err != nil {
+		return o, fmt.Errorf("sqldb: read version: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`), []byte(bucket), []byte(key), o.VersionID); err != nil {
+		return o, fmt.Errorf("sqldb: delete version: %w", err)
+	}
+	ids := make([]string, len(o.Parts))
+	for i, p := range o.Parts {
+		ids[i] = p.BlobID
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM object_blobs WHERE blob_id = ?`), p.BlobID); err != nil {
+			return o, fmt.Errorf("sqldb: forget blob: %w", err)
+		}
+	}
+	if err := s.enqueue(ctx, tx, ids); err != nil {
+		return o, err
+	}
+	if o.IsLatest {
+		_, err := tx.ExecContext(ctx, s.q(`UPDATE objects SET latest = 1 WHERE bucket = ? AND key = ? AND version_id = (
+			SELECT version_id FROM objects WHERE bucket = ? AND key = ? ORDER BY modified DESC, version_id DESC LIMIT 1)`),
+			[]byte(bucket), []byte(key), []byte(bucket), []byte(key))
+		if err != nil {
+			return o, fmt.Errorf("sqldb: promote version: %w", err)
+		}
+	}
+	return o, nil
+}
+
+func (s *Store) DeleteObject(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
+	var removed catalog.Object
+	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+		if err := s.lockKey(ctx, tx, bucket, key); err != nil {
+			return fmt.Errorf("sqldb: lock key: %w", err)
+		}
+		var err error
+		removed, err = s.removeVersion(ctx, tx, bucket, key, versionID)
+		return err
+	})
+	return removed, err
+}
+
+func (s *Store) ListObjects(ctx context.Context, bucket string, q catalog.ListQuery) ([]catalog.Object, error) {
+	cond, args := keyRange("key", q.Prefix, q.Start, q.Inclusive, []any{[]byte(bucket)})
+	args = append(args, limit(q.Limit))
+	return s.listObjects(ctx, bucket, `SELECT `+objectCols+` FROM objects WHERE bucket = ? AND latest = 1 AND delete_marker = 0`+cond+` ORDER BY key LIMIT ?`, args)
+}
+
+func (s *Store) ListVersions(ctx context.Context, bucket string, q catalog.VersionQuery) ([]catalog.Object, error) {
+	var cond string
+	args := []any{[]byte(bucket)}
+	switch {
+	case q.KeyMarker != "" && q.VersionMarker != "":
+		var modified int64
+		err := s.read.QueryRowContext(ctx, s.q(`SELECT modified FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`),
+			[]byte(bucket), []byte(q.KeyMarker), q.VersionMarker).Scan(&modified)
+		if errors.Is(err, sql.ErrNoRows) {
+			cond, args = keyRange("key", q.Prefix, q.KeyMarker, false, args)
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sqldb: list versions: %w", err)
+		}
+		cond, args = keyRange("key", q.Prefix, q.KeyMarker, true, args)
+		cond += ` AND (key > ? OR modified < ? OR (modified = ? AND version_id < ?))`
+		args = append(args, []byte(q.KeyMarker), modified, modified, q.VersionMarker)
+	case q.KeyMarker != "":
+		cond, args = keyRange("key", q.Prefix, q.KeyMarker, false, args)
+	default:
+		cond, args = keyRange("key", q.Prefix, q.Start, q.Inclusive, args)
+	}
+	args = append(args, limit(q.Limit))
+	return s.listObjects(ctx, bucket, `SELECT `+objectCols+` FROM objects WHERE bucket = ?`+cond+` ORDER BY key, modified DESC, version_id DESC LIMIT ?`, args)
+}
+
+func (s *Store) listObjects(ctx context.Context, bucket, query string, args []any) ([]catalog.Object, error) {
+	rows, err := s.read.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb: list: %w", err)
+	}
+	defer rows.Close()
+	var out []catalog.Object
+	for rows.Next() {
+		o, err := scanObject(rows, bucket, false)
+		if err != nil {
+			return nil, fmt.Errorf("sqldb: list: %w", err)
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,176 @@
+// Package sqldb implements catalog.Store once over database/sql for every
+// SQL driver. A driver supplies a Dialect (how its SQL differs) and a
+// Writer (how it runs write transactions: SQLite batches many into one
+// commit, PostgreSQL runs them side by side).
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+)
+
+var _ catalog.Store = (*Store)(nil)
+
+// Dialect is what differs between SQL engines.
+type Dialect struct {
+	Name string
+	// Bytes is the column type of binary names and keys.
+	Bytes string
+	// Numbered placeholders ($1, $2, ...) instead of ?.
+	Numbered bool
+	// ForShare and ForUpdate lock rows read in a transaction; empty where a
+	// single writer makes locks moot.
+	ForShare, ForUpdate string
+	// LockKey serialises writers of one object key within a transaction;
+	// nil where a single writer makes it moot.
+	LockKey func(ctx context.Context, tx *sql.Tx, hash int64) error
+}
+
+// Writer runs write transactions. fn may be called inside a transaction
+// shared with other callers (SQLite's group commit); an error from fn undoes
+// fn's changes only. A nil result means the changes are durable.
+type Writer interface {
+	Write(ctx context.Context, fn func(tx *sql.Tx) error) error
+	Close() error
+}
+
+// Store is a catalog over a SQL database.
+type Store struct {
+	read    *sql.DB
+	w       Writer
+	d       Dialect
+	closeDB func() error
+
+	mu    sync.RWMutex
+	bound map[string]string // ?-form query -> dialect form
+}
+
+// New returns a Store reading through read and writing through w. closeDB
+// releases the databases on Close, after the writer.
+func New(read *sql.DB, w Writer, d Dialect, closeDB func() error) *Store {
+	return &Store{read: read, w: w, d: d, closeDB: closeDB, bound: map[string]string{}}
+}
+
+// Close stops the writer and closes the databases.
+func (s *Store) Close() error {
+	err := s.w.Close()
+	if s.closeDB != nil {
+		if cerr := s.closeDB(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// q turns a query written with ? placeholders and {{forshare}} /
+// {{forupdate}} markers into the dialect's form.
+func (s *Store) q(query string) string {
+	s.mu.RLock()
+	b, ok := s.bound[query]
+	s.mu.RUnlock()
+	if ok {
+		return b
+	}
+	b = strings.NewReplacer("{{forshare}}", s.d.ForShare, "{{forupdate}}", s.d.ForUpdate).Replace(query)
+	if s.d.Numbered {
+		var sb strings.Builder
+		n := 0
+		for _, c := range b {
+			if c == '?' {
+				n++
+				sb.WriteString("$" + strconv.Itoa(n))
+				continue
+			}
+			sb.WriteRune(c)
+		}
+		b = sb.String()
+	}
+	s.mu.Lock()
+	s.bound[query] = b
+	s.mu.Unlock()
+	return b
+}
+
+// placeholders returns n comma-separated ? placeholders.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// lockKey serialises concurrent writers of one key, so that each sees the
+// version the other committed and queues its blobs.
+func (s *Store) lockKey(ctx context.Context, tx *sql.Tx, bucket, key string) error {
+	if s.d.LockKey == nil {
+		return nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(bucket))
+	h.Write([]byte{0})
+	h.Write([]byte(key))
+	return s.d.LockKey(ctx, tx, int64(h.Sum64()))
+}
+
+// enqueue queues blobs for collection.
+func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, ids []string) error {
+	now := time.Now().UnixNano()
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO gc_queue (blob_id, enqueued) VALUES (?, ?) ON CONFLICT (blob_id) DO NOTHING`), id, now); err != nil {
+			return fmt.Errorf("queue blob %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func nanos(t time.Time) int64 { return t.UnixNano() }
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// prefixEnd is the smallest key greater than every key starting with
+// prefix, or nil if there is none (the prefix is empty or all 0xff).
+func prefixEnd(prefix string) []byte {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return b[:i+1]
+		}
+	}
+	return nil
+}
+
+// keyRange appends the WHERE conditions and arguments that select keys
+// with prefix, after start (or from it, if inclusive).
+func keyRange(col, prefix, start string, inclusive bool, args []any) (string, []any) {
+	var cond strings.Builder
+	if prefix != "" {
+		cond.WriteString(" AND " + col + " >= ?")
+		args = append(args, []byte(prefix))
+		if end := prefixEnd(prefix); end != nil {
+			cond.WriteString(" AND " + col + " < ?")
+			args = append(args, end)
+		}
+	}
+	if start != "" || inclusive {
+		op := " > ?"
+		if inclusive {
+			op = " >= ?"
+		}
+		cond.WriteString(" AND " + col + op)
+		args = append(args, []byte(start))
+	}
+	return cond.String(), args
+}
+
+func limit(n int) int {
+	if n <= 0 || n > 10000 {
+		return 10000
+	}
+	return n
+}

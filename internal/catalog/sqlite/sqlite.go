@@ -1,0 +1,70 @@
+// Package sqlite is the embedded catalog driver: a SQLite database file
+// through the pure-Go modernc.org/sqlite, in WAL mode with
+// synchronous=FULL, so that a committed write survives power loss.
+//
+// SQLite allows one writer at a time and a durable commit costs a device
+// flush, so one transaction per request would cap writes at the disk's
+// flush rate. All writes therefore go through one goroutine that commits
+// whatever requests are waiting as one transaction (group commit), each
+// request inside its own savepoint. Reads use a separate pool: WAL lets
+// them run beside the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/catalog/sqldb"
+)
+
+var dialect = sqldb.Dialect{Name: "sqlite", Bytes: "BLOB"}
+
+// Open opens (creating if needed) the catalog in the file at path.
+func Open(ctx context.Context, path string) (catalog.Store, error) {
+	dsn := func(extra string) string {
+		v := url.Values{}
+		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(OFF)"} {
+			v.Add("_pragma", p)
+		}
+		return "file:" + path + "?" + v.Encode() + extra
+	}
+	wdb, err := sql.Open("sqlite", dsn("&_txlock=immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
+	wdb.SetConnMaxLifetime(0)
+	tx, err := wdb.BeginTx(ctx, nil)
+	if err == nil {
+		if err = sqldb.Migrate(ctx, tx, dialect); err == nil {
+			err = tx.Commit()
+		} else {
+			tx.Rollback()
+		}
+	}
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", path, err)
+	}
+	rdb, err := sql.Open("sqlite", dsn("&mode=ro"))
+	if err != nil {
+		wdb.Close()
+		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
+	}
+	rdb.SetMaxOpenConns(8)
+	rdb.SetMaxIdleConns(8)
+	closeDBs := func() error {
+		rerr := rdb.Close()
+		if werr := wdb.Close(); werr != nil {
+			return werr
+		}
+		return rerr
+	}
+	return sqldb.New(rdb, newGroupWriter(wdb), dialect, closeDBs), nil
+}
