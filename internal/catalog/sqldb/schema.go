@@ -41,9 +41,9 @@ func Migrate(ctx context.Context, tx *sql.Tx, d Dialect) error {
 		if err != nil {
 			return err
 		}
-		text := strings.ReplaceAll(string(body), "{{bytes}}", d.Bytes)
+		text := stripComments(strings.ReplaceAll(string(body), "{{bytes}}", d.Bytes))
 		for _, stmt := range strings.Split(text, ";") {
-			if strings.TrimSpace(stripComments(stmt)) == "" {
+			if strings.TrimSpace(stmt) == "" {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
