@@ -1,0 +1,251 @@
+package sigv4
+
+import (
+	"context"
+	"crypto/hmac"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	algorithm   = "AWS4-HMAC-SHA256"
+	amzDateForm = "20060102T150405Z"
+	maxExpires  = 7 * 24 * 3600
+
+	unsignedPayload       = "UNSIGNED-PAYLOAD"
+	streamingSigned       = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
+	streamingSignedTrail  = "STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER"
+	streamingUnsignedTail = "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
+)
+
+// scope is a parsed credential: AK/date/region/service/aws4_request.
+type scope struct {
+	accessKey, date, region, service string
+}
+
+func (s scope) String() string { return s.date + "/" + s.region + "/" + s.service + "/aws4_request" }
+
+func parseCredential(c string, fail func(string) *Error) (scope, error) {
+	parts := strings.Split(c, "/")
+	if len(parts) != 5 || parts[0] == "" {
+		return scope{}, fail("The authorization header is malformed; the Credential is mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".")
+	}
+	s := scope{parts[0], parts[1], parts[2], parts[3]}
+	if len(s.date) != 8 || s.region == "" {
+		return s, fail("The authorization header is malformed; the Credential is mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".")
+	}
+	if s.service != "s3" {
+		return s, fail("The authorization header is malformed; incorrect service \"" + s.service + "\". This endpoint belongs to \"s3\".")
+	}
+	if parts[4] != "aws4_request" {
+		return s, fail("The authorization header is malformed; incorrect terminal \"" + parts[4] + "\". This endpoint uses \"aws4_request\".")
+	}
+	return s, nil
+}
+
+// signed is what both forms of V4 yield once parsed.
+type signed struct {
+	scope
+	amzDate   string
+	headers   []string
+	signature string
+}
+
+func verifyV4Header(ctx context.Context, r *http.Request, authz string, lookup LookupFunc, opt Options) (*Auth, error) {
+	var s signed
+	var cred string
+	for _, f := range strings.Split(strings.TrimPrefix(authz, algorithm+" "), ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(f), "=")
+		if !ok {
+			return nil, malformed("The authorization header is malformed; the authorization component \"" + f + "\" is malformed.")
+		}
+		switch k {
+		case "Credential":
+			cred = v
+		case "SignedHeaders":
+			s.headers = strings.Split(v, ";")
+		case "Signature":
+			s.signature = v
+		}
+	}
+	if cred == "" || s.headers == nil || s.signature == "" {
+		return nil, malformed("The authorization header is malformed; it must contain Credential, SignedHeaders and Signature.")
+	}
+	var err error
+	if s.scope, err = parseCredential(cred, malformed); err != nil {
+		return nil, err
+	}
+	t, err := requestTime(r)
+	if err != nil {
+		return nil, err
+	}
+	s.amzDate = t.Format(amzDateForm)
+	if s.date != s.amzDate[:8] {
+		return nil, malformed("The authorization header is malformed; Invalid credential date. Date is not the same as X-Amz-Date.")
+	}
+	if d := opt.now().Sub(t); d > MaxSkew || d < -MaxSkew {
+		return nil, errSkew
+	}
+	payload := r.Header.Get("X-Amz-Content-Sha256")
+	if payload == "" {
+		return nil, errNoSHA256
+	}
+	if err := checkPayloadHash(payload); err != nil {
+		return nil, err
+	}
+	key, err := s.verify(ctx, r, lookup, canonicalQuery(r.URL.Query(), ""), payload)
+	if err != nil {
+		return nil, err
+	}
+	return payloadReader(r, s, key, payload)
+}
+
+// requestTime reads X-Amz-Date, or Date when it is absent.
+func requestTime(r *http.Request) (time.Time, error) {
+	if v := r.Header.Get("X-Amz-Date"); v != "" {
+		t, err := time.Parse(amzDateForm, v)
+		if err != nil {
+			return t, &Error{http.StatusForbidden, "AccessDenied", "AWS authentication requires a valid Date or x-amz-date header"}
+		}
+		return t, nil
+	}
+	if v := r.Header.Get("Date"); v != "" {
+		if t, err := http.ParseTime(v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, &Error{http.StatusForbidden, "AccessDenied", "AWS authentication requires a valid Date or x-amz-date header"}
+}
+
+func checkPayloadHash(p string) error {
+	switch p {
+	case unsignedPayload, streamingSigned, streamingSignedTrail, streamingUnsignedTail:
+		return nil
+	}
+	if len(p) == 64 {
+		if _, err := hex.DecodeString(p); err == nil {
+			return nil
+		}
+	}
+	if strings.HasPrefix(p, "STREAMING-") {
+		return &Error{http.StatusNotImplemented, "NotImplemented", "The payload signing method " + p + " is not implemented"}
+	}
+	return invalidArgument("x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-UNSIGNED-PAYLOAD-TRAILER, STREAMING-AWS4-HMAC-SHA256-PAYLOAD, STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER or a valid sha256 value.")
+}
+
+// verify computes the signature and compares it; it returns the signing
+// key, which streaming payloads keep using.
+func (s signed) verify(ctx context.Context, r *http.Request, lookup LookupFunc, query, payload string) ([]byte, error) {
+	for _, h := range s.headers {
+		if h != strings.ToLower(h) {
+			return nil, malformed("The authorization header is malformed; SignedHeaders must be lower case.")
+		}
+	}
+	if !contains(s.headers, "host") {
+		return nil, malformed("The authorization header is malformed; SignedHeaders must include host.")
+	}
+	sec, err := secret(ctx, lookup, s.accessKey)
+	if err != nil {
+		return nil, err
+	}
+	creq := r.Method + "\n" + canonicalURI(r) + "\n" + query + "\n" +
+		canonicalHeaders(r, s.headers) + "\n" + strings.Join(s.headers, ";") + "\n" + payload
+	sts := algorithm + "\n" + s.amzDate + "\n" + s.scope.String() + "\n" + sha256Hex([]byte(creq))
+	key := signingKey(sec, s.date, s.region, s.service)
+	want := hex.EncodeToString(hmacSHA256(key, sts))
+	if !hmac.Equal([]byte(want), []byte(s.signature)) {
+		return nil, errSignature
+	}
+	return key, nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func verifyV4Query(ctx context.Context, r *http.Request, q url.Values, lookup LookupFunc, opt Options) (*Auth, error) {
+	if a := q.Get("X-Amz-Algorithm"); a != algorithm {
+		return nil, badQuery("X-Amz-Algorithm only supports \"AWS4-HMAC-SHA256\"")
+	}
+	var s signed
+	var err error
+	if s.scope, err = parseCredential(q.Get("X-Amz-Credential"), badQuery); err != nil {
+		return nil, err
+	}
+	s.amzDate = q.Get("X-Amz-Date")
+	t, err := time.Parse(amzDateForm, s.amzDate)
+	if err != nil {
+		return nil, badQuery("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"")
+	}
+	if s.date != s.amzDate[:8] {
+		return nil, badQuery("Invalid credential date. Date is not the same as X-Amz-Date.")
+	}
+	expires, err := strconv.ParseInt(q.Get("X-Amz-Expires"), 10, 64)
+	switch {
+	case err != nil:
+		return nil, badQuery("X-Amz-Expires should be a number")
+	case expires < 0:
+		return nil, badQuery("X-Amz-Expires must be non-negative")
+	case expires > maxExpires:
+		return nil, badQuery("X-Amz-Expires must be less than a week (in seconds) that is; 604800")
+	}
+	now := opt.now()
+	if t.Sub(now) > MaxSkew {
+		return nil, errNotYet
+	}
+	if now.After(t.Add(time.Duration(expires) * time.Second)) {
+		return nil, errExpired
+	}
+	s.headers = strings.Split(q.Get("X-Amz-SignedHeaders"), ";")
+	s.signature = q.Get("X-Amz-Signature")
+	if s.signature == "" {
+		return nil, badQuery("Query-string authentication version 4 requires the X-Amz-Algorithm, X-Amz-Credential, X-Amz-Signature, X-Amz-Date, X-Amz-SignedHeaders, and X-Amz-Expires parameters.")
+	}
+	payload := r.Header.Get("X-Amz-Content-Sha256")
+	if payload == "" {
+		payload = unsignedPayload
+	}
+	if err := checkPayloadHash(payload); err != nil {
+		return nil, err
+	}
+	key, err := s.verify(ctx, r, lookup, canonicalQuery(q, "X-Amz-Signature"), payload)
+	if err != nil {
+		return nil, err
+	}
+	return payloadReader(r, s, key, payload)
+}
+
+// payloadReader wraps the body in what verifies the declared payload.
+func payloadReader(r *http.Request, s signed, key []byte, payload string) (*Auth, error) {
+	a := plain(r, s.accessKey)
+	switch payload {
+	case unsignedPayload:
+		return a, nil
+	case streamingSigned, streamingSignedTrail, streamingUnsignedTail:
+		n, err := strconv.ParseInt(r.Header.Get("X-Amz-Decoded-Content-Length"), 10, 64)
+		if err != nil || n < 0 {
+			return nil, errNoDecodedLength
+		}
+		c := newChunked(r.Body, n, payload != streamingUnsignedTail, payload != streamingSigned)
+		if c.signed {
+			c.key, c.amzDate, c.scope, c.prevSig = key, s.amzDate, s.scope.String(), s.signature
+		}
+		a.Body, a.DecodedLength = c, n
+		if c.trailers {
+			a.Trailer = c.trailer
+		}
+		return a, nil
+	}
+	want, _ := hex.DecodeString(payload)
+	a.Body = newHashing(r.Body, want)
+	return a, nil
+}
