@@ -158,7 +158,9 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 		Bucket: bucket, Key: key, VersionID: catalog.NullVersion, Owner: u.Owner,
 		StorageClass: u.StorageClass, Meta: u.Meta, LastModified: time.Now().UTC(),
 	}
-	var sums []string
+	// Every listed part must exist, in order, before sizes are judged: S3
+	// reports a missing part as InvalidPart even when an earlier one is
+	// too small.
 	for i, cp := range list {
 		if i > 0 && cp.Number <= list[i-1].Number {
 			return catalog.Object{}, errorf(ErrInvalidPartOrder, "The list of parts was not in ascending order. Parts must be ordered by part number.")
@@ -167,6 +169,10 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 		if !ok || strings.Trim(cp.ETag, `"`) != strings.Trim(p.ETag, `"`) {
 			return catalog.Object{}, invalid
 		}
+	}
+	var sums []string
+	for i, cp := range list {
+		p := stored[cp.Number]
 		if i < len(list)-1 && p.Size < MinPartSize {
 			return catalog.Object{}, errorf(ErrEntityTooSmall, "Your proposed upload is smaller than the minimum allowed object size.")
 		}

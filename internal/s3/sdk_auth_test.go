@@ -17,7 +17,7 @@ import (
 )
 
 func TestAddressingStyles(t *testing.T) {
-	srv := nodetest.Start(t, nodetest.Options{TLS: true, Domains: []string{"s3.example.test"}})
+	srv := nodetest.Start(t, nodetest.Options{TLS: true, Domains: []string{"example.com"}})
 	ctx := context.Background()
 	path := client(t, srv, srv.URL, false)
 	if _, err := path.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("styles")}); err != nil {
@@ -32,9 +32,10 @@ func TestAddressingStyles(t *testing.T) {
 	}
 	put(t, root, "styles", "k/two", []byte("via root"))
 
-	// Virtual-hosted style: styles.s3.example.test.
+	// Virtual-hosted style: styles.example.com (the test certificate's
+	// wildcard name).
 	port := srv.URL[strings.LastIndexByte(srv.URL, ':'):]
-	vh := client(t, srv, "https://s3.example.test"+port, true)
+	vh := client(t, srv, "https://example.com"+port, true)
 	if got := get(t, vh, "styles", "k/two"); string(got) != "via root" {
 		t.Fatalf("virtual-hosted: %q", got)
 	}

@@ -40,6 +40,10 @@ func client(t testing.TB, srv *nodetest.Server, endpoint string, virtual bool, c
 		UsePathStyle: !virtual,
 		Credentials:  credentials.NewStaticCredentialsProvider(ak, sk, ""),
 		HTTPClient:   &http.Client{Transport: tr},
+		// What config.LoadDefaultConfig sets, and so what SDK users get:
+		// CRC32 on every upload, sent as an aws-chunked trailer over TLS.
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenSupported,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenSupported,
 	})
 }
 
