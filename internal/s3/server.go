@@ -119,7 +119,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
 // body. Anonymous requests go on with no identity: the object service
 // refuses them (the access issue opens some through ACLs and policies).
 func (s *Server) authenticate(r *http.Request, c *call) error {
-	resource := r.URL.EscapedPath()
+	// Signature V2 signs "/bucket/key", whatever the path it travels under.
+	resource := strings.TrimPrefix(r.URL.EscapedPath(), c.Root)
 	if c.VirtualHost {
 		resource = "/" + c.Bucket + resource
 	}

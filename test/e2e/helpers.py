@@ -193,9 +193,10 @@ def md5_hex(b):
     return hashlib.md5(b).hexdigest()
 
 
-def signed_request(server, method, path, params=None, headers=None, data=b"", when=None):
+def signed_request(server, method, path, params=None, headers=None, data=b"", when=None, send=None):
     """Sends a raw SigV4-signed request (exactly the query given, nothing
-    added) with requests; `when` (naive UTC datetime) fakes the signing time."""
+    added) with requests; `when` (naive UTC datetime) fakes the signing time,
+    `send` replaces the body after it was signed."""
     import unittest.mock
     from urllib.parse import urlencode, quote
 
@@ -214,7 +215,7 @@ def signed_request(server, method, path, params=None, headers=None, data=b"", wh
             signer.add_auth(req)
     else:
         signer.add_auth(req)
-    return requests.request(method, req.url, headers=dict(req.headers.items()), data=data)
+    return requests.request(method, req.url, headers=dict(req.headers.items()), data=data if send is None else send)
 
 
 class TLSProxy:

@@ -65,15 +65,24 @@ func verifyV2(ctx context.Context, r *http.Request, ak, sig, date string, lookup
 	if err != nil {
 		return nil, err
 	}
-	sts := r.Method + "\n" + r.Header.Get("Content-Md5") + "\n" + r.Header.Get("Content-Type") + "\n" + date + "\n" +
-		amzHeadersV2(r.Header) + opt.V2Resource + subResourcesV2(r.URL.Query())
-	mac := hmac.New(sha1.New, []byte(sec))
-	mac.Write([]byte(sts))
-	want := base64.StdEncoding.EncodeToString(mac.Sum(nil))
-	if !hmac.Equal([]byte(want), []byte(sig)) {
-		return nil, errSignature
+	head := r.Method + "\n" + r.Header.Get("Content-Md5") + "\n" + r.Header.Get("Content-Type") + "\n" + date + "\n" +
+		amzHeadersV2(r.Header)
+	sub := subResourcesV2(r.URL.Query())
+	resources := []string{opt.V2Resource}
+	if strings.Count(opt.V2Resource, "/") == 1 {
+		// A bucket's resource is "/bucket/" to AWS (and to botocore), but
+		// "/bucket" to clients that sign the path they send.
+		resources = append(resources, opt.V2Resource+"/")
 	}
-	return plain(r, ak), nil
+	for _, res := range resources {
+		mac := hmac.New(sha1.New, []byte(sec))
+		mac.Write([]byte(head + res + sub))
+		want := base64.StdEncoding.EncodeToString(mac.Sum(nil))
+		if hmac.Equal([]byte(want), []byte(sig)) {
+			return plain(r, ak), nil
+		}
+	}
+	return nil, errSignature
 }
 
 // amzHeadersV2 is "name:value\n" for each x-amz-* header, sorted.

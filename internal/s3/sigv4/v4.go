@@ -107,11 +107,17 @@ func verifyV4Header(ctx context.Context, r *http.Request, authz string, lookup L
 // requestTime reads X-Amz-Date, or Date when it is absent.
 func requestTime(r *http.Request) (time.Time, error) {
 	if v := r.Header.Get("X-Amz-Date"); v != "" {
-		t, err := time.Parse(amzDateForm, v)
-		if err != nil {
-			return t, &Error{http.StatusForbidden, "AccessDenied", "AWS authentication requires a valid Date or x-amz-date header"}
+		if t, err := time.Parse(amzDateForm, v); err == nil {
+			return t, nil
 		}
-		return t, nil
+		// Signature V2 clients send X-Amz-Date as an HTTP date.
+		if t, err := http.ParseTime(v); err == nil {
+			return t.UTC(), nil
+		}
+		if t, err := time.Parse(time.RFC1123Z, v); err == nil {
+			return t.UTC(), nil
+		}
+		return time.Time{}, &Error{http.StatusForbidden, "AccessDenied", "AWS authentication requires a valid Date or x-amz-date header"}
 	}
 	if v := r.Header.Get("Date"); v != "" {
 		if t, err := http.ParseTime(v); err == nil {
