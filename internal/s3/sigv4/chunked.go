@@ -72,10 +72,6 @@ func (c *chunked) Read(p []byte) (int, error) {
 	if c.signed {
 		c.hash.Write(p[:n])
 	}
-	if c.total > c.expected {
-		c.err = errIncompleteBody
-		return n, c.err
-	}
 	if c.left == 0 {
 		c.err = c.endChunk()
 		if c.err == nil {
@@ -106,6 +102,11 @@ func (c *chunked) nextChunk() error {
 	}
 	if c.signed && c.sig == "" {
 		return errSignature
+	}
+	if size > c.expected-c.total {
+		// More than x-amz-decoded-content-length announced: refuse the
+		// chunk before handing out any of it.
+		return errIncompleteBody
 	}
 	c.hash.Reset()
 	if size > 0 {

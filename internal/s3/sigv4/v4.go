@@ -111,18 +111,19 @@ func requestTime(r *http.Request) (time.Time, error) {
 			return t, nil
 		}
 		// Signature V2 clients send X-Amz-Date as an HTTP date.
-		if t, err := http.ParseTime(v); err == nil {
-			return t.UTC(), nil
-		}
-		if t, err := time.Parse(time.RFC1123Z, v); err == nil {
-			return t.UTC(), nil
-		}
-		return time.Time{}, &Error{http.StatusForbidden, "AccessDenied", "AWS authentication requires a valid Date or x-amz-date header"}
+		return httpDate(v)
 	}
-	if v := r.Header.Get("Date"); v != "" {
-		if t, err := http.ParseTime(v); err == nil {
-			return t.UTC(), nil
-		}
+	return httpDate(r.Header.Get("Date"))
+}
+
+// httpDate parses an HTTP date, also in the numeric-zone form that AWS's
+// own examples use.
+func httpDate(v string) (time.Time, error) {
+	if t, err := http.ParseTime(v); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.RFC1123Z, v); err == nil {
+		return t.UTC(), nil
 	}
 	return time.Time{}, &Error{http.StatusForbidden, "AccessDenied", "AWS authentication requires a valid Date or x-amz-date header"}
 }
