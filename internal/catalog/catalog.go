@@ -81,7 +81,12 @@ type Object struct {
 	Owner        string
 	StorageClass string
 	Meta         Meta
-	Parts        []Part // data layout in order; empty for an empty object
+	Parts        []Part // data layout in order; empty for an empty or inline object
+	// Inline holds the bytes of a small object kept in its catalog row
+	// rather than in a blob (Parts is then empty): its write is one durable
+	// catalog commit instead of a blob flush and a commit. Filled by
+	// GetObject only.
+	Inline []byte
 }
 
 // Upload is a multipart upload in progress.

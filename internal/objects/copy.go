@@ -43,10 +43,11 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		return src, dst, err
 	}
 	algos := checksumNames(src.Meta.Checksums)
-	part, sums, err := s.writeBlob(ctx, Payload{Body: r, Size: src.Size, Algorithms: algos})
+	st, err := s.writeBlob(ctx, Payload{Body: r, Size: src.Size, Algorithms: algos}, true)
 	if err != nil {
 		return src, dst, err
 	}
+	part, sums := st.part, st.sums
 	meta.Checksums, meta.ChecksumType = sums, ""
 	if len(sums) > 0 {
 		meta.ChecksumType = "FULL_OBJECT"
@@ -63,9 +64,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	if b, err := s.cat.GetBucket(ctx, in.Bucket); err == nil {
 		dst.Owner = b.Owner
 	}
-	if part.Size > 0 {
-		dst.Parts = []catalog.Part{part}
-	}
+	dst.Parts, dst.Inline = st.layout()
 	if err := s.commit(ctx, dst, in.Cond); err != nil {
 		s.deleteBlobs(ctx, part.BlobID)
 		return src, catalog.Object{}, err
@@ -99,7 +98,7 @@ func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key,
 	if length > MaxCopySize {
 		return src, nil, errorf(ErrInvalidRequest, fmt.Sprintf("The specified copy source is larger than the maximum allowable size for a copy source: %d", int64(MaxCopySize)))
 	}
-	return src, &Reader{Object: src, Start: start, Length: length, Body: s.open(ctx, src.Parts, start, length)}, nil
+	return src, &Reader{Object: src, Start: start, Length: length, Body: s.open(ctx, src, start, length)}, nil
 }
 
 func (r *Reader) Close() error {

@@ -1,6 +1,7 @@
 package objects
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -60,7 +61,7 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 	}
 	r := &Reader{Object: obj, Start: start, Length: length, Ranged: in.Range != nil}
 	if !head {
-		r.Body = s.open(ctx, obj.Parts, start, length)
+		r.Body = s.open(ctx, obj, start, length)
 	}
 	return r, nil
 }
@@ -150,8 +151,11 @@ func resolveRange(r *ByteRange, size int64) (start, length int64, err error) {
 
 // open returns a reader of length bytes from offset start across parts,
 // opening each part's blob only when the reader reaches it.
-func (s *Service) open(ctx context.Context, parts []catalog.Part, start, length int64) io.ReadCloser {
-	return &partsReader{ctx: ctx, s: s, parts: parts, off: start, left: length}
+func (s *Service) open(ctx context.Context, obj catalog.Object, start, length int64) io.ReadCloser {
+	if len(obj.Inline) > 0 {
+		return io.NopCloser(bytes.NewReader(obj.Inline[start : start+length]))
+	}
+	return &partsReader{ctx: ctx, s: s, parts: obj.Parts, off: start, left: length}
 }
 
 type partsReader struct {

@@ -116,10 +116,13 @@ func (s *Service) UploadPart(ctx context.Context, id *iam.Identity, in PartInput
 	if u.ChecksumAlgorithm != "" && !slices.Contains(p.Algorithms, u.ChecksumAlgorithm) {
 		p.Algorithms = append(p.Algorithms, u.ChecksumAlgorithm)
 	}
-	part, _, err := s.writeBlob(ctx, p)
+	// Parts always go to blobs: completing an upload lays them out as they
+	// are.
+	st, err := s.writeBlob(ctx, p, false)
 	if err != nil {
-		return part, err
+		return catalog.Part{}, err
 	}
+	part := st.part
 	part.Number = in.Number
 	if err := s.cat.PutPart(ctx, in.Bucket, in.Key, in.UploadID, part); err != nil {
 		s.deleteBlobs(ctx, part.BlobID)

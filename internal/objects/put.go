@@ -19,6 +19,10 @@ import (
 const (
 	MaxKeyLength     = 1024
 	MaxPutSize       = 5 << 30 // single PUT and each part
+	// InlineMax is the largest object kept in its catalog row instead of a
+	// blob. Small objects are most of a typical store's writes; inline, a
+	// durable PUT costs one group commit and no blob flush.
+	InlineMax = 32 << 10
 	MaxUserMetaBytes = 2 << 10
 )
 
@@ -58,10 +62,11 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 	if err := validMeta(in.Meta); err != nil {
 		return catalog.Object{}, err
 	}
-	part, sums, err := s.writeBlob(ctx, in.Payload)
+	st, err := s.writeBlob(ctx, in.Payload, true)
 	if err != nil {
 		return catalog.Object{}, err
 	}
+	part, sums := st.part, st.sums
 	obj := catalog.Object{
 		Bucket:       in.Bucket,
 		Key:          in.Key,
@@ -77,9 +82,7 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 	if len(sums) > 0 {
 		obj.Meta.ChecksumType = "FULL_OBJECT"
 	}
-	if part.Size > 0 {
-		obj.Parts = []catalog.Part{part}
-	}
+	obj.Parts, obj.Inline = st.layout()
 	if err := s.commit(ctx, obj, in.Cond); err != nil {
 		s.deleteBlobs(ctx, part.BlobID)
 		return catalog.Object{}, err
@@ -101,18 +104,38 @@ func (s *Service) commit(ctx context.Context, obj catalog.Object, cond catalog.P
 	return nil
 }
 
+// stored is a payload written and checked: in a blob, or for a small
+// object kept in memory for its catalog row (part.BlobID is then "").
+type stored struct {
+	part   catalog.Part
+	inline []byte
+	sums   map[string]string
+}
+
+// layout is how an object holds the bytes of its one part.
+func (st stored) layout() ([]catalog.Part, []byte) {
+	switch {
+	case st.part.Size == 0:
+		return nil, nil
+	case st.inline != nil:
+		return nil, st.inline
+	}
+	return []catalog.Part{st.part}, nil
+}
+
 // writeBlob streams a payload into a fresh blob, checking its length and
-// digests; on any failure the blob is deleted and an S3 error returned. The
-// returned part carries the blob id, size, ETag and checksums.
-func (s *Service) writeBlob(ctx context.Context, p Payload) (catalog.Part, map[string]string, error) {
+// digests; on any failure the blob is deleted and an S3 error returned.
+// When inline is allowed and the payload is at most InlineMax bytes, the
+// bytes are kept in memory for the catalog row instead of a blob.
+func (s *Service) writeBlob(ctx context.Context, p Payload, inline bool) (stored, error) {
 	if p.Size > MaxPutSize {
-		return catalog.Part{}, nil, errorf(ErrEntityTooLarge, "Your proposed upload exceeds the maximum allowed size")
+		return stored{}, errorf(ErrEntityTooLarge, "Your proposed upload exceeds the maximum allowed size")
 	}
 	var wantMD5 []byte
 	if p.ContentMD5 != "" {
 		m, err := base64.StdEncoding.DecodeString(p.ContentMD5)
 		if err != nil || len(m) != 16 {
-			return catalog.Part{}, nil, errorf(ErrInvalidDigest, "The Content-MD5 you specified was invalid.")
+			return stored{}, errorf(ErrInvalidDigest, "The Content-MD5 you specified was invalid.")
 		}
 		wantMD5 = m
 	}
@@ -124,11 +147,20 @@ func (s *Service) writeBlob(ctx context.Context, p Payload) (catalog.Part, map[s
 	} else {
 		body = io.LimitReader(body, MaxPutSize+1)
 	}
-	id := blob.NewID()
-	n, err := s.blobs.Put(ctx, id, io.TeeReader(body, d), p.Size)
-	fail := func(e error) (catalog.Part, map[string]string, error) {
-		s.deleteBlobs(ctx, id)
-		return catalog.Part{}, nil, e
+	var st stored
+	var n int64
+	var err error
+	if inline && p.Size > 0 && p.Size <= InlineMax {
+		buf := bytes.NewBuffer(make([]byte, 0, p.Size+1))
+		n, err = io.Copy(buf, io.TeeReader(body, d))
+		st.inline = buf.Bytes()
+	} else {
+		st.part.BlobID = blob.NewID()
+		n, err = s.blobs.Put(ctx, st.part.BlobID, io.TeeReader(body, d), p.Size)
+	}
+	fail := func(e error) (stored, error) {
+		s.deleteBlobs(ctx, st.part.BlobID)
+		return stored{}, e
 	}
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -147,15 +179,16 @@ func (s *Service) writeBlob(ctx context.Context, p Payload) (catalog.Part, map[s
 	if wantMD5 != nil && !bytes.Equal(wantMD5, d.md5Sum()) {
 		return fail(errorf(ErrBadDigest, "The Content-MD5 you specified did not match what we received."))
 	}
-	sums := d.checksums()
+	st.sums = d.checksums()
 	if p.Expected != nil {
 		for algo, want := range p.Expected() {
-			if got, ok := sums[algo]; ok && got != want {
+			if got, ok := st.sums[algo]; ok && got != want {
 				return fail(errorf(ErrBadDigest, fmt.Sprintf("The %s you specified did not match the calculated checksum.", algo)))
 			}
 		}
 	}
-	return catalog.Part{BlobID: id, Size: n, ETag: d.etag(), LastModified: time.Now().UTC(), Checksums: sums}, sums, nil
+	st.part.Size, st.part.ETag, st.part.LastModified, st.part.Checksums = n, d.etag(), time.Now().UTC(), st.sums
+	return st, nil
 }
 
 func validKey(key string) error {

@@ -160,6 +160,9 @@ func ValidBucketName(name string) error {
 func (s *Service) deleteBlobs(ctx context.Context, ids ...string) {
 	ctx = context.WithoutCancel(ctx)
 	for _, id := range ids {
+		if id == "" { // an inline payload has no blob
+			continue
+		}
 		if err := s.blobs.Delete(ctx, id); err != nil {
 			slog.Warn("delete uncommitted blob", "blob", id, "err", err)
 		}

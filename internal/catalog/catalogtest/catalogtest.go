@@ -25,6 +25,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Buckets", testBuckets},
 		{"BucketNotEmpty", testBucketNotEmpty},
 		{"PutReplaceQueuesBlobs", testPutReplace},
+		{"InlineObjects", testInline},
 		{"Conditions", testConditions},
 		{"Delete", testDelete},
 		{"ListOrderIsBytewise", testListOrder},
@@ -185,6 +186,35 @@ func testPutReplace(t *testing.T, s catalog.Store) {
 	must(t, err)
 	if len(got.Parts) != 0 || got.Size != 0 {
 		t.Fatalf("empty object = %+v", got)
+	}
+}
+
+// A small object's bytes live in its row: read back by GetObject, not by
+// listings, and replacing it queues no blob.
+func testInline(t *testing.T, s catalog.Store) {
+	bucket(t, s, "b")
+	data := []byte("small \x00\xff bytes")
+	o := object("b", "k", int64(len(data)))
+	o.Parts, o.Inline = nil, data
+	put(t, s, o)
+	got, err := s.GetObject(ctx, "b", "k", "")
+	must(t, err)
+	if string(got.Inline) != string(data) || len(got.Parts) != 0 {
+		t.Fatalf("inline object read back as %q with %d parts", got.Inline, len(got.Parts))
+	}
+	listed, err := s.ListObjects(ctx, "b", catalog.ListQuery{Limit: 10})
+	must(t, err)
+	if len(listed) != 1 || listed[0].Inline != nil || listed[0].Size != int64(len(data)) {
+		t.Fatalf("ListObjects = %+v", listed)
+	}
+	blobbed := put(t, s, object("b", "k", 100))
+	if q := queued(t, s); len(q) != 0 {
+		t.Fatalf("replacing an inline object queued %v", q)
+	}
+	got, err = s.GetObject(ctx, "b", "k", "")
+	must(t, err)
+	if len(got.Inline) != 0 || got.Parts[0].BlobID != blobbed.Parts[0].BlobID {
+		t.Fatalf("blob object after inline one: %+v", got)
 	}
 }
 

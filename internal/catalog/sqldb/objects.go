@@ -55,7 +55,7 @@ func scanObject(sc interface{ Scan(...any) error }, bucket string, withParts boo
 	var meta, parts string
 	dest := []any{&key, &o.VersionID, &latest, &dm, &o.Size, &o.ETag, &modified, &o.Owner, &o.StorageClass, &meta}
 	if withParts {
-		dest = append(dest, &parts)
+		dest = append(dest, &parts, &o.Inline)
 	}
 	if err := sc.Scan(dest...); err != nil {
 		return o, err
@@ -74,9 +74,9 @@ func scanObject(sc interface{ Scan(...any) error }, bucket string, withParts boo
 }
 
 func (s *Store) GetObject(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
-	q, args := `SELECT `+objectCols+`, parts FROM objects WHERE bucket = ? AND key = ? AND latest = 1`, []any{[]byte(bucket), []byte(key)}
+	q, args := `SELECT `+objectCols+`, parts, inline FROM objects WHERE bucket = ? AND key = ? AND latest = 1`, []any{[]byte(bucket), []byte(key)}
 	if versionID != "" {
-		q, args = `SELECT `+objectCols+`, parts FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`, append(args, versionID)
+		q, args = `SELECT `+objectCols+`, parts, inline FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`, append(args, versionID)
 	}
 	o, err := scanObject(s.read.QueryRowContext(ctx, s.q(q), args...), bucket, true)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -129,8 +129,8 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	if o.DeleteMarker {
 		dm = 1
 	}
-	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta), parts)
+	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta), parts, o.Inline)
 	if err != nil {
 		return fmt.Errorf("sqldb: put object: %w", err)
 	}
@@ -160,9 +160,9 @@ func (s *Store) current(ctx context.Context, tx *sql.Tx, bucket, key string) (*c
 // removeVersion deletes one version, queues its blobs and, if it was the
 // latest, promotes the newest remaining version.
 func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, versionID string) (catalog.Object, error) {
-	q, args := `SELECT `+objectCols+`, parts FROM objects WHERE bucket = ? AND key = ? AND latest = 1`, []any{[]byte(bucket), []byte(key)}
+	q, args := `SELECT `+objectCols+`, parts, inline FROM objects WHERE bucket = ? AND key = ? AND latest = 1`, []any{[]byte(bucket), []byte(key)}
 	if versionID != "" {
-		q, args = `SELECT `+objectCols+`, parts FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`, append(args, versionID)
+		q, args = `SELECT `+objectCols+`, parts, inline FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`, append(args, versionID)
 	}
 	o, err := scanObject(tx.QueryRowContext(ctx, s.q(q), args...), bucket, true)
 	if errors.Is(err, sql.ErrNoRows) {

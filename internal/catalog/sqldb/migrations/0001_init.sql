@@ -23,6 +23,7 @@ CREATE TABLE objects (
     storage_class TEXT NOT NULL,
     meta          TEXT NOT NULL,
     parts         TEXT NOT NULL,
+    inline        {{bytes}},
     PRIMARY KEY (bucket, key, version_id)
 );
 CREATE INDEX objects_current ON objects (bucket, key) WHERE latest = 1 AND delete_marker = 0;
