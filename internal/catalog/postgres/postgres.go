@@ -78,4 +78,6 @@ func (w txWriter) Write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
+func (w txWriter) DB() *sql.DB { return w.db }
+
 func (txWriter) Close() error { return nil }

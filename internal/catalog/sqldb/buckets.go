@@ -11,7 +11,7 @@ import (
 
 func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 	return s.w.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO buckets (name, owner, region, created) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, region, created) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
 			[]byte(b.Name), b.Owner, b.Region, nanos(b.CreatedAt))
 		if err != nil {
 			return fmt.Errorf("sqldb: create bucket: %w", err)
@@ -26,7 +26,7 @@ func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 func (s *Store) GetBucket(ctx context.Context, name string) (catalog.Bucket, error) {
 	b := catalog.Bucket{Name: name}
 	var created int64
-	err := s.read.QueryRowContext(ctx, s.q(`SELECT owner, region, created FROM buckets WHERE name = ?`), []byte(name)).
+	err := s.row(ctx, nil, s.q(`SELECT owner, region, created FROM buckets WHERE name = ?`), []byte(name)).
 		Scan(&b.Owner, &b.Region, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, catalog.ErrNoSuchBucket
@@ -66,7 +66,7 @@ func (s *Store) ListBuckets(ctx context.Context, owner string) ([]catalog.Bucket
 func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 	return s.w.Write(ctx, func(tx *sql.Tx) error {
 		var one int
-		err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM buckets WHERE name = ? {{forupdate}}`), []byte(name)).Scan(&one)
+		err := s.row(ctx, tx, s.q(`SELECT 1 FROM buckets WHERE name = ? {{forupdate}}`), []byte(name)).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return catalog.ErrNoSuchBucket
 		}
@@ -74,7 +74,7 @@ func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 			return fmt.Errorf("sqldb: delete bucket: %w", err)
 		}
 		for _, q := range []string{`SELECT 1 FROM objects WHERE bucket = ? LIMIT 1`, `SELECT 1 FROM uploads WHERE bucket = ? LIMIT 1`} {
-			err := tx.QueryRowContext(ctx, s.q(q), []byte(name)).Scan(&one)
+			err := s.row(ctx, tx, s.q(q), []byte(name)).Scan(&one)
 			if err == nil {
 				return catalog.ErrBucketNotEmpty
 			}
@@ -82,7 +82,7 @@ func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 				return fmt.Errorf("sqldb: delete bucket: %w", err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM buckets WHERE name = ?`), []byte(name)); err != nil {
+		if _, err := s.exec(ctx, tx, s.q(`DELETE FROM buckets WHERE name = ?`), []byte(name)); err != nil {
 			return fmt.Errorf("sqldb: delete bucket: %w", err)
 		}
 		return nil
@@ -93,7 +93,7 @@ func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 // it there (a shared lock where the engine has them) until commit.
 func (s *Store) bucketExists(ctx context.Context, tx *sql.Tx, name string) error {
 	var one int
-	err := tx.QueryRowContext(ctx, s.q(`SELECT 1 FROM buckets WHERE name = ? {{forshare}}`), []byte(name)).Scan(&one)
+	err := s.row(ctx, tx, s.q(`SELECT 1 FROM buckets WHERE name = ? {{forshare}}`), []byte(name)).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return catalog.ErrNoSuchBucket
 	}

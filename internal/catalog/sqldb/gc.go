@@ -34,7 +34,7 @@ func (s *Store) GCDone(ctx context.Context, ids []string) error {
 		batch := ids[:n]
 		ids = ids[n:]
 		err := s.w.Write(ctx, func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, s.q(`DELETE FROM gc_queue WHERE blob_id IN (`+placeholders(len(batch))+`)`), strArgs(batch)...)
+			_, err := s.exec(ctx, tx, s.q(`DELETE FROM gc_queue WHERE blob_id IN (`+placeholders(len(batch))+`)`), strArgs(batch)...)
 			return err
 		})
 		if err != nil {

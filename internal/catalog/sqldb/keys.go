@@ -11,7 +11,7 @@ import (
 
 func (s *Store) PutAccessKey(ctx context.Context, k catalog.AccessKey) error {
 	return s.w.Write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO access_keys (access_key, secret_sealed, owner, display_name, created) VALUES (?, ?, ?, ?, ?)
+		res, err := s.exec(ctx, tx, s.q(`INSERT INTO access_keys (access_key, secret_sealed, owner, display_name, created) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT (access_key) DO NOTHING`), k.AccessKey, k.SecretSealed, k.Owner, k.DisplayName, nanos(k.CreatedAt))
 		if err != nil {
 			return fmt.Errorf("sqldb: put access key: %w", err)
@@ -34,7 +34,7 @@ func scanKey(sc interface{ Scan(...any) error }) (catalog.AccessKey, error) {
 }
 
 func (s *Store) GetAccessKey(ctx context.Context, accessKey string) (catalog.AccessKey, error) {
-	k, err := scanKey(s.read.QueryRowContext(ctx, s.q(`SELECT `+keyCols+` FROM access_keys WHERE access_key = ?`), accessKey))
+	k, err := scanKey(s.row(ctx, nil, s.q(`SELECT `+keyCols+` FROM access_keys WHERE access_key = ?`), accessKey))
 	if errors.Is(err, sql.ErrNoRows) {
 		return k, catalog.ErrNoSuchAccessKey
 	}

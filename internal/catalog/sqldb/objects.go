@@ -78,7 +78,7 @@ func (s *Store) GetObject(ctx context.Context, bucket, key, versionID string) (c
 	if versionID != "" {
 		q, args = `SELECT `+objectCols+`, parts, inline FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`, append(args, versionID)
 	}
-	o, err := scanObject(s.read.QueryRowContext(ctx, s.q(q), args...), bucket, true)
+	o, err := scanObject(s.row(ctx, nil, s.q(q), args...), bucket, true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, catalog.ErrNoSuchObject
 	}
@@ -114,7 +114,7 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	if _, err := s.removeVersion(ctx, tx, o.Bucket, o.Key, o.VersionID); err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, s.q(`UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1`), []byte(o.Bucket), []byte(o.Key)); err != nil {
+	if _, err := s.exec(ctx, tx, s.q(`UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1`), []byte(o.Bucket), []byte(o.Key)); err != nil {
 		return fmt.Errorf("sqldb: put object: %w", err)
 	}
 	meta, err := json.Marshal(o.Meta)
@@ -129,13 +129,13 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	if o.DeleteMarker {
 		dm = 1
 	}
-	_, err = tx.ExecContext(ctx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+	_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta), parts, o.Inline)
 	if err != nil {
 		return fmt.Errorf("sqldb: put object: %w", err)
 	}
 	for _, p := range o.Parts {
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO object_blobs (blob_id, bucket, key, version_id) VALUES (?, ?, ?, ?)`),
+		_, err := s.exec(ctx, tx, s.q(`INSERT INTO object_blobs (blob_id, bucket, key, version_id) VALUES (?, ?, ?, ?)`),
 			p.BlobID, []byte(o.Bucket), []byte(o.Key), o.VersionID)
 		if err != nil {
 			return fmt.Errorf("sqldb: record blob %s: %w", p.BlobID, err)
@@ -146,7 +146,7 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 
 // current returns the latest version of a key, or nil.
 func (s *Store) current(ctx context.Context, tx *sql.Tx, bucket, key string) (*catalog.Object, error) {
-	o, err := scanObject(tx.QueryRowContext(ctx, s.q(`SELECT `+objectCols+` FROM objects WHERE bucket = ? AND key = ? AND latest = 1`),
+	o, err := scanObject(s.row(ctx, tx, s.q(`SELECT `+objectCols+` FROM objects WHERE bucket = ? AND key = ? AND latest = 1`),
 		[]byte(bucket), []byte(key)), bucket, false)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -164,20 +164,20 @@ func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, vers
 	if versionID != "" {
 		q, args = `SELECT `+objectCols+`, parts, inline FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`, append(args, versionID)
 	}
-	o, err := scanObject(tx.QueryRowContext(ctx, s.q(q), args...), bucket, true)
+	o, err := scanObject(s.row(ctx, tx, s.q(q), args...), bucket, true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, catalog.ErrNoSuchObject
 	}
 	if err != nil {
 		return o, fmt.Errorf("sqldb: read version: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`), []byte(bucket), []byte(key), o.VersionID); err != nil {
+	if _, err := s.exec(ctx, tx, s.q(`DELETE FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`), []byte(bucket), []byte(key), o.VersionID); err != nil {
 		return o, fmt.Errorf("sqldb: delete version: %w", err)
 	}
 	ids := make([]string, len(o.Parts))
 	for i, p := range o.Parts {
 		ids[i] = p.BlobID
-		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM object_blobs WHERE blob_id = ?`), p.BlobID); err != nil {
+		if _, err := s.exec(ctx, tx, s.q(`DELETE FROM object_blobs WHERE blob_id = ?`), p.BlobID); err != nil {
 			return o, fmt.Errorf("sqldb: forget blob: %w", err)
 		}
 	}
@@ -185,7 +185,7 @@ func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, vers
 		return o, err
 	}
 	if o.IsLatest {
-		_, err := tx.ExecContext(ctx, s.q(`UPDATE objects SET latest = 1 WHERE bucket = ? AND key = ? AND version_id = (
+		_, err := s.exec(ctx, tx, s.q(`UPDATE objects SET latest = 1 WHERE bucket = ? AND key = ? AND version_id = (
 			SELECT version_id FROM objects WHERE bucket = ? AND key = ? ORDER BY modified DESC, version_id DESC LIMIT 1)`),
 			[]byte(bucket), []byte(key), []byte(bucket), []byte(key))
 		if err != nil {
@@ -220,7 +220,7 @@ func (s *Store) ListVersions(ctx context.Context, bucket string, q catalog.Versi
 	switch {
 	case q.KeyMarker != "" && q.VersionMarker != "":
 		var modified int64
-		err := s.read.QueryRowContext(ctx, s.q(`SELECT modified FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`),
+		err := s.row(ctx, nil, s.q(`SELECT modified FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`),
 			[]byte(bucket), []byte(q.KeyMarker), q.VersionMarker).Scan(&modified)
 		if errors.Is(err, sql.ErrNoRows) {
 			cond, args = keyRange("key", q.Prefix, q.KeyMarker, false, args)

@@ -39,6 +39,8 @@ type Dialect struct {
 // fn's changes only. A nil result means the changes are durable.
 type Writer interface {
 	Write(ctx context.Context, fn func(tx *sql.Tx) error) error
+	// DB is the database the transactions run on.
+	DB() *sql.DB
 	Close() error
 }
 
@@ -46,6 +48,8 @@ type Writer interface {
 type Store struct {
 	read    *sql.DB
 	w       Writer
+	rstmts  *stmts // prepared on read
+	wstmts  *stmts // prepared on w.DB()
 	d       Dialect
 	closeDB func() error
 
@@ -56,12 +60,15 @@ type Store struct {
 // New returns a Store reading through read and writing through w. closeDB
 // releases the databases on Close, after the writer.
 func New(read *sql.DB, w Writer, d Dialect, closeDB func() error) *Store {
-	return &Store{read: read, w: w, d: d, closeDB: closeDB, bound: map[string]string{}}
+	return &Store{read: read, w: w, d: d, closeDB: closeDB, bound: map[string]string{},
+		rstmts: newStmts(read), wstmts: newStmts(w.DB())}
 }
 
 // Close stops the writer and closes the databases.
 func (s *Store) Close() error {
 	err := s.w.Close()
+	s.rstmts.close()
+	s.wstmts.close()
 	if s.closeDB != nil {
 		if cerr := s.closeDB(); err == nil {
 			err = cerr
@@ -121,7 +128,7 @@ func (s *Store) lockKey(ctx context.Context, tx *sql.Tx, bucket, key string) err
 func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, ids []string) error {
 	now := time.Now().UnixNano()
 	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO gc_queue (blob_id, enqueued) VALUES (?, ?) ON CONFLICT (blob_id) DO NOTHING`), id, now); err != nil {
+		if _, err := s.exec(ctx, tx, s.q(`INSERT INTO gc_queue (blob_id, enqueued) VALUES (?, ?) ON CONFLICT (blob_id) DO NOTHING`), id, now); err != nil {
 			return fmt.Errorf("queue blob %s: %w", id, err)
 		}
 	}

@@ -19,7 +19,7 @@ func (s *Store) CreateUpload(ctx context.Context, u catalog.Upload) error {
 		if err := s.bucketExists(ctx, tx, u.Bucket); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO uploads (upload_id, bucket, key, initiated, owner, storage_class, meta, checksum_algorithm, checksum_type)
+		_, err := s.exec(ctx, tx, s.q(`INSERT INTO uploads (upload_id, bucket, key, initiated, owner, storage_class, meta, checksum_algorithm, checksum_type)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			u.UploadID, []byte(u.Bucket), []byte(u.Key), nanos(u.Initiated), u.Owner, u.StorageClass, string(meta), u.ChecksumAlgorithm, u.ChecksumType)
 		if err != nil {
@@ -47,13 +47,13 @@ func scanUpload(sc interface{ Scan(...any) error }, bucket string) (catalog.Uplo
 }
 
 func (s *Store) GetUpload(ctx context.Context, bucket, key, uploadID string) (catalog.Upload, error) {
-	return s.getUpload(ctx, s.read.QueryRowContext, bucket, key, uploadID, "")
+	return s.getUpload(ctx, nil, bucket, key, uploadID, "")
 }
 
 // getUpload reads an upload through query (a DB's or a transaction's),
 // with an optional locking suffix.
-func (s *Store) getUpload(ctx context.Context, query func(context.Context, string, ...any) *sql.Row, bucket, key, uploadID, lock string) (catalog.Upload, error) {
-	u, err := scanUpload(query(ctx, s.q(`SELECT `+uploadCols+` FROM uploads WHERE upload_id = ? AND bucket = ? AND key = ? `+lock),
+func (s *Store) getUpload(ctx context.Context, tx *sql.Tx, bucket, key, uploadID, lock string) (catalog.Upload, error) {
+	u, err := scanUpload(s.row(ctx, tx, s.q(`SELECT `+uploadCols+` FROM uploads WHERE upload_id = ? AND bucket = ? AND key = ? `+lock),
 		uploadID, []byte(bucket), []byte(key)), bucket)
 	if errors.Is(err, sql.ErrNoRows) {
 		return u, catalog.ErrNoSuchUpload
@@ -72,11 +72,11 @@ func (s *Store) PutPart(ctx context.Context, bucket, key, uploadID string, p cat
 	return s.w.Write(ctx, func(tx *sql.Tx) error {
 		// The upload row's lock orders this part against a concurrent
 		// replacement of the same number and against complete and abort.
-		if _, err := s.getUpload(ctx, tx.QueryRowContext, bucket, key, uploadID, "{{forupdate}}"); err != nil {
+		if _, err := s.getUpload(ctx, tx, bucket, key, uploadID, "{{forupdate}}"); err != nil {
 			return err
 		}
 		var old string
-		err := tx.QueryRowContext(ctx, s.q(`SELECT blob_id FROM upload_parts WHERE upload_id = ? AND number = ?`), uploadID, p.Number).Scan(&old)
+		err := s.row(ctx, tx, s.q(`SELECT blob_id FROM upload_parts WHERE upload_id = ? AND number = ?`), uploadID, p.Number).Scan(&old)
 		switch {
 		case err == nil:
 			if err := s.enqueue(ctx, tx, []string{old}); err != nil {
@@ -85,7 +85,7 @@ func (s *Store) PutPart(ctx context.Context, bucket, key, uploadID string, p cat
 		case !errors.Is(err, sql.ErrNoRows):
 			return fmt.Errorf("sqldb: read part: %w", err)
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO upload_parts (upload_id, number, blob_id, size, etag, modified, checksums) VALUES (?, ?, ?, ?, ?, ?, ?)
+		_, err = s.exec(ctx, tx, s.q(`INSERT INTO upload_parts (upload_id, number, blob_id, size, etag, modified, checksums) VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (upload_id, number) DO UPDATE SET blob_id = excluded.blob_id, size = excluded.size, etag = excluded.etag,
 			modified = excluded.modified, checksums = excluded.checksums`),
 			uploadID, p.Number, p.BlobID, p.Size, p.ETag, nanos(p.LastModified), string(checksums))
@@ -129,7 +129,7 @@ func (s *Store) ListUploads(ctx context.Context, bucket string, q catalog.Upload
 	switch {
 	case q.KeyMarker != "" && q.UploadIDMarker != "":
 		var initiated int64
-		err := s.read.QueryRowContext(ctx, s.q(`SELECT initiated FROM uploads WHERE upload_id = ? AND bucket = ? AND key = ?`),
+		err := s.row(ctx, nil, s.q(`SELECT initiated FROM uploads WHERE upload_id = ? AND bucket = ? AND key = ?`),
 			q.UploadIDMarker, []byte(bucket), []byte(q.KeyMarker)).Scan(&initiated)
 		if errors.Is(err, sql.ErrNoRows) {
 			cond, args = keyRange("key", q.Prefix, q.KeyMarker, false, args)
@@ -165,7 +165,7 @@ func (s *Store) ListUploads(ctx context.Context, bucket string, q catalog.Upload
 
 func (s *Store) CompleteUpload(ctx context.Context, uploadID string, o catalog.Object, opt catalog.PutOptions) error {
 	return s.w.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := s.getUpload(ctx, tx.QueryRowContext, o.Bucket, o.Key, uploadID, "{{forupdate}}"); err != nil {
+		if _, err := s.getUpload(ctx, tx, o.Bucket, o.Key, uploadID, "{{forupdate}}"); err != nil {
 			return err
 		}
 		used := map[string]bool{}
@@ -181,7 +181,7 @@ func (s *Store) CompleteUpload(ctx context.Context, uploadID string, o catalog.O
 
 func (s *Store) AbortUpload(ctx context.Context, bucket, key, uploadID string) error {
 	return s.w.Write(ctx, func(tx *sql.Tx) error {
-		if _, err := s.getUpload(ctx, tx.QueryRowContext, bucket, key, uploadID, "{{forupdate}}"); err != nil {
+		if _, err := s.getUpload(ctx, tx, bucket, key, uploadID, "{{forupdate}}"); err != nil {
 			return err
 		}
 		return s.dropUpload(ctx, tx, uploadID, nil)
@@ -214,7 +214,7 @@ func (s *Store) dropUpload(ctx context.Context, tx *sql.Tx, uploadID string, kee
 		return err
 	}
 	for _, q := range []string{`DELETE FROM upload_parts WHERE upload_id = ?`, `DELETE FROM uploads WHERE upload_id = ?`} {
-		if _, err := tx.ExecContext(ctx, s.q(q), uploadID); err != nil {
+		if _, err := s.exec(ctx, tx, s.q(q), uploadID); err != nil {
 			return fmt.Errorf("sqldb: drop upload: %w", err)
 		}
 	}

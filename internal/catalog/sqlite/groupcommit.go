@@ -52,6 +52,8 @@ func (g *groupWriter) Write(ctx context.Context, fn func(tx *sql.Tx) error) (err
 	return <-r.done
 }
 
+func (g *groupWriter) DB() *sql.DB { return g.db }
+
 // Close stops the writer after the requests already queued.
 func (g *groupWriter) Close() error {
 	close(g.queue)

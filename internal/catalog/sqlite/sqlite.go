@@ -37,8 +37,10 @@ func Open(ctx context.Context, path string) (catalog.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	wdb.SetMaxOpenConns(1)
-	wdb.SetMaxIdleConns(1)
+	// One connection writes (only the group writer begins transactions);
+	// a second lets statements be prepared while a batch holds the first.
+	wdb.SetMaxOpenConns(2)
+	wdb.SetMaxIdleConns(2)
 	wdb.SetConnMaxLifetime(0)
 	tx, err := wdb.BeginTx(ctx, nil)
 	if err == nil {
