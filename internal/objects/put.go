@@ -17,12 +17,12 @@ import (
 
 // S3's limits.
 const (
-	MaxKeyLength     = 1024
-	MaxPutSize       = 5 << 30 // single PUT and each part
+	MaxKeyLength = 1024
+	MaxPutSize   = 5 << 30 // single PUT and each part
 	// InlineMax is the largest object kept in its catalog row instead of a
 	// blob. Small objects are most of a typical store's writes; inline, a
 	// durable PUT costs one group commit and no blob flush.
-	InlineMax = 32 << 10
+	InlineMax        = 32 << 10
 	MaxUserMetaBytes = 2 << 10
 )
 

@@ -73,11 +73,18 @@ func scanObject(sc interface{ Scan(...any) error }, bucket string, withParts boo
 	return o, nil
 }
 
-func (s *Store) GetObject(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
-	q, args := `SELECT `+objectCols+`, parts, inline FROM objects WHERE bucket = ? AND key = ? AND latest = 1`, []any{[]byte(bucket), []byte(key)}
-	if versionID != "" {
-		q, args = `SELECT `+objectCols+`, parts, inline FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`, append(args, versionID)
+// versionQuery selects one version whole, or the latest when versionID is
+// empty.
+func versionQuery(bucket, key, versionID string) (string, []any) {
+	const q = `SELECT ` + objectCols + `, parts, inline FROM objects WHERE bucket = ? AND key = ? AND `
+	if versionID == "" {
+		return q + `latest = 1`, []any{[]byte(bucket), []byte(key)}
 	}
+	return q + `version_id = ?`, []any{[]byte(bucket), []byte(key), versionID}
+}
+
+func (s *Store) GetObject(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
+	q, args := versionQuery(bucket, key, versionID)
 	o, err := scanObject(s.row(ctx, nil, s.q(q), args...), bucket, true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, catalog.ErrNoSuchObject
@@ -160,10 +167,7 @@ func (s *Store) current(ctx context.Context, tx *sql.Tx, bucket, key string) (*c
 // removeVersion deletes one version, queues its blobs and, if it was the
 // latest, promotes the newest remaining version.
 func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, versionID string) (catalog.Object, error) {
-	q, args := `SELECT `+objectCols+`, parts, inline FROM objects WHERE bucket = ? AND key = ? AND latest = 1`, []any{[]byte(bucket), []byte(key)}
-	if versionID != "" {
-		q, args = `SELECT `+objectCols+`, parts, inline FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`, append(args, versionID)
-	}
+	q, args := versionQuery(bucket, key, versionID)
 	o, err := scanObject(s.row(ctx, tx, s.q(q), args...), bucket, true)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, catalog.ErrNoSuchObject
@@ -215,27 +219,13 @@ func (s *Store) ListObjects(ctx context.Context, bucket string, q catalog.ListQu
 }
 
 func (s *Store) ListVersions(ctx context.Context, bucket string, q catalog.VersionQuery) ([]catalog.Object, error) {
-	var cond string
-	args := []any{[]byte(bucket)}
-	switch {
-	case q.KeyMarker != "" && q.VersionMarker != "":
-		var modified int64
-		err := s.row(ctx, nil, s.q(`SELECT modified FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`),
-			[]byte(bucket), []byte(q.KeyMarker), q.VersionMarker).Scan(&modified)
-		if errors.Is(err, sql.ErrNoRows) {
-			cond, args = keyRange("key", q.Prefix, q.KeyMarker, false, args)
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("sqldb: list versions: %w", err)
-		}
-		cond, args = keyRange("key", q.Prefix, q.KeyMarker, true, args)
-		cond += ` AND (key > ? OR modified < ? OR (modified = ? AND version_id < ?))`
-		args = append(args, []byte(q.KeyMarker), modified, modified, q.VersionMarker)
-	case q.KeyMarker != "":
-		cond, args = keyRange("key", q.Prefix, q.KeyMarker, false, args)
-	default:
-		cond, args = keyRange("key", q.Prefix, q.Start, q.Inclusive, args)
+	// Versions of a key run newest first: after the marker come older ones.
+	cond, args, err := s.resume(ctx, resumeFrom{
+		table: "objects", timeCol: "modified", idCol: "version_id", older: true,
+		bucket: bucket, prefix: q.Prefix, key: q.KeyMarker, id: q.VersionMarker, start: q.Start, inclusive: q.Inclusive,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqldb: list versions: %w", err)
 	}
 	args = append(args, limit(q.Limit))
 	return s.listObjects(ctx, bucket, `SELECT `+objectCols+` FROM objects WHERE bucket = ?`+cond+` ORDER BY key, modified DESC, version_id DESC LIMIT ?`, args)

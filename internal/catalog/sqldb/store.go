@@ -7,6 +7,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
@@ -180,4 +181,47 @@ func limit(n int) int {
 		return 10000
 	}
 	return n
+}
+
+// resumeFrom describes where a listing of rows ordered by (key, time, id)
+// resumes.
+type resumeFrom struct {
+	table, timeCol, idCol string
+	older                 bool // within a key, rows run newest first
+	bucket, prefix        string
+	key, id               string // resume after this row; id "" = after every row of key
+	start                 string // with no key: from here
+	inclusive             bool
+}
+
+// resume returns the WHERE conditions (after "bucket = ?") and arguments
+// that select the rows after the marker. A marker row that no longer
+// exists resumes after its whole key.
+func (s *Store) resume(ctx context.Context, r resumeFrom) (string, []any, error) {
+	args := []any{[]byte(r.bucket)}
+	switch {
+	case r.key == "":
+		cond, args := keyRange("key", r.prefix, r.start, r.inclusive, args)
+		return cond, args, nil
+	case r.id == "":
+		cond, args := keyRange("key", r.prefix, r.key, false, args)
+		return cond, args, nil
+	}
+	var t int64
+	err := s.row(ctx, nil, s.q(`SELECT `+r.timeCol+` FROM `+r.table+` WHERE bucket = ? AND key = ? AND `+r.idCol+` = ?`),
+		[]byte(r.bucket), []byte(r.key), r.id).Scan(&t)
+	if errors.Is(err, sql.ErrNoRows) {
+		cond, args := keyRange("key", r.prefix, r.key, false, args)
+		return cond, args, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	cmp := ">"
+	if r.older {
+		cmp = "<"
+	}
+	cond, args := keyRange("key", r.prefix, r.key, true, args)
+	cond += ` AND (key > ? OR ` + r.timeCol + ` ` + cmp + ` ? OR (` + r.timeCol + ` = ? AND ` + r.idCol + ` ` + cmp + ` ?))`
+	return cond, append(args, []byte(r.key), t, t, r.id), nil
 }

@@ -124,27 +124,12 @@ func (s *Store) ListParts(ctx context.Context, bucket, key, uploadID string, aft
 }
 
 func (s *Store) ListUploads(ctx context.Context, bucket string, q catalog.UploadQuery) ([]catalog.Upload, error) {
-	var cond string
-	args := []any{[]byte(bucket)}
-	switch {
-	case q.KeyMarker != "" && q.UploadIDMarker != "":
-		var initiated int64
-		err := s.row(ctx, nil, s.q(`SELECT initiated FROM uploads WHERE upload_id = ? AND bucket = ? AND key = ?`),
-			q.UploadIDMarker, []byte(bucket), []byte(q.KeyMarker)).Scan(&initiated)
-		if errors.Is(err, sql.ErrNoRows) {
-			cond, args = keyRange("key", q.Prefix, q.KeyMarker, false, args)
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("sqldb: list uploads: %w", err)
-		}
-		cond, args = keyRange("key", q.Prefix, q.KeyMarker, true, args)
-		cond += ` AND (key > ? OR initiated > ? OR (initiated = ? AND upload_id > ?))`
-		args = append(args, []byte(q.KeyMarker), initiated, initiated, q.UploadIDMarker)
-	case q.KeyMarker != "":
-		cond, args = keyRange("key", q.Prefix, q.KeyMarker, false, args)
-	default:
-		cond, args = keyRange("key", q.Prefix, q.Start, q.Inclusive, args)
+	cond, args, err := s.resume(ctx, resumeFrom{
+		table: "uploads", timeCol: "initiated", idCol: "upload_id",
+		bucket: bucket, prefix: q.Prefix, key: q.KeyMarker, id: q.UploadIDMarker, start: q.Start, inclusive: q.Inclusive,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqldb: list uploads: %w", err)
 	}
 	rows, err := s.read.QueryContext(ctx, s.q(`SELECT `+uploadCols+` FROM uploads WHERE bucket = ?`+cond+` ORDER BY key, initiated, upload_id LIMIT ?`),
 		append(args, limit(q.Limit))...)
