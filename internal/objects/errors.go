@@ -21,6 +21,7 @@ var (
 	ErrPreconditionFailed  = errors.New("precondition failed")
 	ErrNotModified         = errors.New("not modified")
 	ErrInvalidRange        = errors.New("invalid range")
+	ErrInvalidPartNumber   = errors.New("invalid part number")
 	ErrBadDigest           = errors.New("bad digest")
 	ErrInvalidDigest       = errors.New("invalid digest")
 	ErrIncompleteBody      = errors.New("incomplete body")

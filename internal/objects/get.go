@@ -30,17 +30,23 @@ type ByteRange struct {
 type GetInput struct {
 	Bucket, Key, VersionID string
 	Range                  *ByteRange
-	Cond                   Conditions
+	// PartNumber, when positive, selects one part of a multipart object
+	// (part 1 of any other object is the whole of it).
+	PartNumber int
+	Cond       Conditions
 }
 
 // Reader is an object opened for reading. Body is nil for HEAD.
 type Reader struct {
 	Object catalog.Object
 	// Start and Length select the bytes Body yields; Ranged tells whether
-	// the client asked for a range (206 rather than 200).
+	// the client asked for a range or a part (206 rather than 200).
 	Start, Length int64
 	Ranged        bool
-	Body          io.ReadCloser
+	// PartsCount is the number of parts of a multipart object read by part
+	// number, else 0.
+	PartsCount int
+	Body       io.ReadCloser
 }
 
 // GetObject opens an object for reading; head skips opening the bytes.
@@ -55,15 +61,47 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 	if err := in.Cond.check(obj, true); err != nil {
 		return &Reader{Object: obj}, err
 	}
-	start, length, err := resolveRange(in.Range, obj.Size)
-	if err != nil {
-		return &Reader{Object: obj}, err
+	r := &Reader{Object: obj, Ranged: in.Range != nil}
+	if in.PartNumber > 0 {
+		if in.Range != nil {
+			return r, errorf(ErrInvalidRequest, "Cannot specify both Range header and partNumber query parameter")
+		}
+		r.Start, r.Length, r.PartsCount, err = partRange(obj, in.PartNumber)
+		r.Ranged = r.PartsCount > 0
+	} else {
+		r.Start, r.Length, err = resolveRange(in.Range, obj.Size)
 	}
-	r := &Reader{Object: obj, Start: start, Length: length, Ranged: in.Range != nil}
+	if err != nil {
+		return r, err
+	}
 	if !head {
-		r.Body = s.open(ctx, obj, start, length)
+		r.Body = s.open(ctx, obj, r.Start, r.Length)
 	}
 	return r, nil
+}
+
+// partRange finds part n of an object: its offset, its length and the
+// object's part count (0 for an object not uploaded in parts, whose only
+// part is the whole).
+func partRange(obj catalog.Object, n int) (start, length int64, count int, err error) {
+	_, suffix, multipart := strings.Cut(strings.Trim(obj.ETag, `"`), "-")
+	if !multipart {
+		if n != 1 {
+			return 0, 0, 0, ErrInvalidPartNumber
+		}
+		return 0, obj.Size, 0, nil
+	}
+	if _, err := fmt.Sscanf(suffix, "%d", &count); err != nil || n > count {
+		return 0, 0, 0, ErrInvalidPartNumber
+	}
+	for _, p := range obj.Parts {
+		if p.Number == n {
+			return start, p.Size, count, nil
+		}
+		start += p.Size
+	}
+	// An empty part holds no blob, so it is not in the layout.
+	return 0, 0, 0, ErrInvalidPartNumber
 }
 
 // lookup reads a version from the catalog with S3's error for its absence.

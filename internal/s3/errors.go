@@ -40,6 +40,7 @@ var domainErrors = map[error]apiError{
 	objects.ErrPreconditionFailed:  {412, "PreconditionFailed", "At least one of the pre-conditions you specified did not hold"},
 	objects.ErrNotModified:         {304, "NotModified", "Not Modified"},
 	objects.ErrInvalidRange:        {416, "InvalidRange", "The requested range is not satisfiable"},
+	objects.ErrInvalidPartNumber:   {416, "InvalidPartNumber", "The requested partnumber is not satisfiable"},
 	objects.ErrBadDigest:           {400, "BadDigest", "The Content-MD5 you specified did not match what we received."},
 	objects.ErrInvalidDigest:       {400, "InvalidDigest", "The Content-MD5 you specified was invalid."},
 	objects.ErrIncompleteBody:      {400, "IncompleteBody", "You did not provide the number of bytes specified by the Content-Length HTTP header."},

@@ -93,11 +93,15 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 // getObject serves GetObject and HeadObject.
 func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
 	head := r.Method == http.MethodHead
-	if _, ok := c.Query["partNumber"]; ok {
-		return &apiError{501, "NotImplemented", "GetObject by part number is not implemented"}
-	}
 	in := objects.GetInput{Bucket: c.Bucket, Key: c.Key, VersionID: c.Query.Get("versionId"),
 		Cond: conditions(r.Header, "")}
+	if v, ok := c.Query["partNumber"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 1 || n > 10000 {
+			return &apiError{400, "InvalidArgument", "Part number must be an integer between 1 and 10000, inclusive"}
+		}
+		in.PartNumber = n
+	}
 	if v := r.Header.Get("Range"); v != "" {
 		in.Range = parseRange(v)
 	}
@@ -119,6 +123,9 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 		}
 	}
 	h.Set("Accept-Ranges", "bytes")
+	if rd.PartsCount > 0 {
+		h.Set("x-amz-mp-parts-count", strconv.Itoa(rd.PartsCount))
+	}
 	h.Set("Content-Length", strconv.FormatInt(rd.Length, 10))
 	status := http.StatusOK
 	if rd.Ranged {

@@ -91,6 +91,30 @@ func TestMultipart(t *testing.T) {
 	if *h.ContentType != "video/x" || h.Metadata["m"] != "v" {
 		t.Fatalf("metadata from create not kept: %+v", h)
 	}
+	// Reading by part number, as download managers do: each part alone,
+	// with the part count.
+	for i, p := range parts {
+		g, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: &key, PartNumber: aws.Int32(int32(i + 1))})
+		if err != nil {
+			t.Fatalf("part %d: %v", i+1, err)
+		}
+		b := new(bytes.Buffer)
+		b.ReadFrom(g.Body)
+		if !bytes.Equal(b.Bytes(), p) || g.PartsCount == nil || *g.PartsCount != 3 || *g.ContentLength != int64(len(p)) {
+			t.Fatalf("part %d: %d bytes, parts count %v", i+1, b.Len(), g.PartsCount)
+		}
+	}
+	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: &key, PartNumber: aws.Int32(4)})
+	wantCode(t, err, "InvalidPartNumber")
+	// An object put whole has one part: itself.
+	put(t, c, bucket, "whole", []byte("one piece"))
+	g, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: aws.String("whole"), PartNumber: aws.Int32(1)})
+	if err != nil || *g.ContentLength != 9 {
+		t.Fatalf("part 1 of a whole object: %v", err)
+	}
+	g.Body.Close()
+	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: aws.String("whole"), PartNumber: aws.Int32(2)})
+	wantCode(t, err, "InvalidPartNumber")
 	// The upload is gone.
 	_, err = c.ListParts(ctx, &s3.ListPartsInput{Bucket: &bucket, Key: &key, UploadId: cu.UploadId})
 	wantCode(t, err, "NoSuchUpload")
