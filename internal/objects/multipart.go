@@ -43,7 +43,12 @@ func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.
 	u.Initiated = time.Now().UTC()
 	u.StorageClass = storageClass(u.StorageClass)
 	if u.ChecksumAlgorithm != "" && u.ChecksumType == "" {
+		// As S3: CRC64NVME exists only whole-object; the others default to
+		// composite.
 		u.ChecksumType = "COMPOSITE"
+		if u.ChecksumAlgorithm == "CRC64NVME" {
+			u.ChecksumType = "FULL_OBJECT"
+		}
 	}
 	if err := s.cat.CreateUpload(ctx, u); err != nil {
 		if errors.Is(err, catalog.ErrNoSuchBucket) {
@@ -141,9 +146,39 @@ type CompletePart struct {
 	Checksums map[string]string
 }
 
+// uploadChecksum is the checksum a completed upload carries: of the whole
+// object (FULL_OBJECT, combined from the parts' CRCs) or of the parts'
+// checksums (COMPOSITE, suffixed with the part count).
+func uploadChecksum(u catalog.Upload, parts []catalog.Part, want map[string]string) (map[string]string, string, error) {
+	algo := u.ChecksumAlgorithm
+	if algo == "" {
+		return nil, "", nil
+	}
+	var sum string
+	var ok bool
+	if u.ChecksumType == "FULL_OBJECT" {
+		sum, ok = fullObjectChecksum(algo, parts)
+		if w := want[algo]; ok && w != "" && w != sum {
+			return nil, "", errorf(ErrBadDigest, fmt.Sprintf("The %s you specified did not match the calculated checksum.", algo))
+		}
+	} else {
+		sums := make([]string, len(parts))
+		for i, p := range parts {
+			sums[i] = p.Checksums[algo]
+		}
+		sum, ok = compositeChecksum(algo, sums)
+	}
+	if !ok {
+		return nil, "", nil
+	}
+	return map[string]string{algo: sum}, u.ChecksumType, nil
+}
+
 // CompleteUpload assembles the listed parts into the object. No bytes are
-// copied: the object's layout is the parts' blobs.
-func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, cond catalog.PutOptions) (catalog.Object, error) {
+// copied: the object's layout is the parts' blobs. want holds whole-object
+// checksums the client declared (x-amz-checksum-*), checked against a
+// FULL_OBJECT checksum.
+func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, want map[string]string, cond catalog.PutOptions) (catalog.Object, error) {
 	u, err := s.upload(ctx, id, bucket, key, uploadID, "s3:PutObject")
 	if err != nil {
 		return catalog.Object{}, err
@@ -173,7 +208,7 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 			return catalog.Object{}, invalid
 		}
 	}
-	var sums []string
+	var listed []catalog.Part
 	for i, cp := range list {
 		p := stored[cp.Number]
 		if i < len(list)-1 && p.Size < MinPartSize {
@@ -184,19 +219,15 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 			return catalog.Object{}, invalid
 		}
 		md5s.Write(raw)
-		if u.ChecksumAlgorithm != "" {
-			sums = append(sums, p.Checksums[u.ChecksumAlgorithm])
-		}
+		listed = append(listed, p)
 		obj.Size += p.Size
 		if p.Size > 0 {
 			obj.Parts = append(obj.Parts, p)
 		}
 	}
 	obj.ETag = fmt.Sprintf(`"%s-%d"`, hex.EncodeToString(md5s.Sum(nil)), len(list))
-	obj.Meta.Checksums, obj.Meta.ChecksumType = nil, ""
-	if sum, ok := compositeChecksum(u.ChecksumAlgorithm, sums); ok {
-		obj.Meta.Checksums = map[string]string{u.ChecksumAlgorithm: sum}
-		obj.Meta.ChecksumType = "COMPOSITE"
+	if obj.Meta.Checksums, obj.Meta.ChecksumType, err = uploadChecksum(u, listed, want); err != nil {
+		return catalog.Object{}, err
 	}
 	err = s.cat.CompleteUpload(ctx, uploadID, obj, cond)
 	switch {

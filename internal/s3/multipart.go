@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -41,11 +42,17 @@ func createUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 		}
 		u.ChecksumAlgorithm = a
 	}
-	if t := r.Header.Get("x-amz-checksum-type"); t != "" {
-		if t != "COMPOSITE" {
-			return &apiError{501, "NotImplemented", "Only the COMPOSITE checksum type is implemented for multipart uploads"}
-		}
+	switch t := strings.ToUpper(r.Header.Get("x-amz-checksum-type")); {
+	case t == "":
+	case u.ChecksumAlgorithm == "":
+		return &apiError{400, "InvalidRequest", "The x-amz-checksum-type header can only be used with the x-amz-checksum-algorithm header."}
+	case t == "FULL_OBJECT" && !objects.Combinable(u.ChecksumAlgorithm),
+		t == "COMPOSITE" && u.ChecksumAlgorithm == "CRC64NVME":
+		return &apiError{400, "InvalidRequest", "The " + t + " checksum type cannot be used with the " + strings.ToLower(u.ChecksumAlgorithm) + " checksum algorithm."}
+	case t == "FULL_OBJECT" || t == "COMPOSITE":
 		u.ChecksumType = t
+	default:
+		return &apiError{400, "InvalidRequest", "Value for x-amz-checksum-type header is invalid."}
 	}
 	u, err = s.svc.CreateUpload(r.Context(), c.id, u)
 	if err != nil {
@@ -131,7 +138,15 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	for i, p := range req.Part {
 		list[i] = objects.CompletePart{Number: p.PartNumber, ETag: p.ETag}
 	}
-	obj, err := s.svc.CompleteUpload(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"), list, cond)
+	// A whole-object checksum the client declares is checked against a
+	// FULL_OBJECT one; a COMPOSITE one ("...-N") is taken as said.
+	want := map[string]string{}
+	for _, a := range objects.ChecksumAlgorithms() {
+		if v := r.Header.Get("x-amz-checksum-" + strings.ToLower(a)); v != "" {
+			want[a] = v
+		}
+	}
+	obj, err := s.svc.CompleteUpload(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"), list, want, cond)
 	if err != nil {
 		return err
 	}

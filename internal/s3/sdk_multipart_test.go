@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
+	"hash/crc32"
 	"fmt"
 	"testing"
 
@@ -182,4 +185,53 @@ func TestUploadPartCopy(t *testing.T) {
 	if !bytes.Equal(get(t, c, bucket, "dst"), want) {
 		t.Fatal("copied parts differ")
 	}
+}
+
+// A FULL_OBJECT checksum is the CRC of the whole object, made from the
+// parts' CRCs without reading them again; a wrong one declared at
+// completion is BadDigest.
+func TestMultipartFullObjectChecksum(t *testing.T) {
+	c, bucket, _ := setup(t)
+	ctx := context.Background()
+	parts := [][]byte{randBytes(5*mib, 20), randBytes(777, 21)}
+	whole := bytes.Join(parts, nil)
+	want := base64.StdEncoding.EncodeToString(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(whole)))
+	for _, declared := range []string{"AAAAAA==", want} {
+		key := "full-" + declared[:4]
+		cu, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: &key,
+			ChecksumAlgorithm: types.ChecksumAlgorithmCrc32, ChecksumType: types.ChecksumTypeFullObject})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var done []types.CompletedPart
+		for i, p := range parts {
+			n := int32(i + 1)
+			out, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: &bucket, Key: &key, UploadId: cu.UploadId, PartNumber: &n,
+				Body: bytes.NewReader(p), ChecksumAlgorithm: types.ChecksumAlgorithmCrc32})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done = append(done, types.CompletedPart{PartNumber: &n, ETag: out.ETag, ChecksumCRC32: out.ChecksumCRC32})
+		}
+		out, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &bucket, Key: &key, UploadId: cu.UploadId,
+			ChecksumCRC32: aws.String(declared), ChecksumType: types.ChecksumTypeFullObject,
+			MultipartUpload: &types.CompletedMultipartUpload{Parts: done}})
+		if declared != want {
+			wantCode(t, err, "BadDigest")
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.ChecksumCRC32 == nil || *out.ChecksumCRC32 != want {
+			t.Fatalf("completed with CRC32 %v, want %s", out.ChecksumCRC32, want)
+		}
+		h, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key, ChecksumMode: types.ChecksumModeEnabled})
+		if err != nil || h.ChecksumCRC32 == nil || *h.ChecksumCRC32 != want || h.ChecksumType != types.ChecksumTypeFullObject {
+			t.Fatalf("HEAD: %v %v %v", err, h.ChecksumCRC32, h.ChecksumType)
+		}
+	}
+	_, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: aws.String("sha"),
+		ChecksumAlgorithm: types.ChecksumAlgorithmSha256, ChecksumType: types.ChecksumTypeFullObject})
+	wantCode(t, err, "InvalidRequest")
 }
