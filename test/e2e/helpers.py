@@ -10,6 +10,7 @@ import sysconfig
 import tempfile
 import time
 import uuid
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -297,3 +298,34 @@ class TLSProxy:
     def close(self):
         self.closed = True
         self.sock.close()
+
+
+MiB = 1024 * 1024
+
+
+def etag_of(data):
+    return f'"{md5_hex(data)}"'
+
+
+def xml_error_code(body):
+    root = ET.fromstring(body)
+    return root.findtext("Code")
+
+
+class Wire:
+    """Records the requests a client sends (method, url, lower-cased headers)."""
+
+    def __init__(self, client):
+        self.sent = []
+        client.meta.events.register("before-send.s3", self._record)
+
+    def _record(self, request, **kwargs):
+        h = {k.lower(): v.decode() if isinstance(v, bytes) else v for k, v in request.headers.items()}
+        self.sent.append((request.method, request.url, h))
+
+    def last(self, method):
+        return [h for m, _, h in self.sent if m == method][-1]
+
+
+def tls_client(server, tls, **config):
+    return server.client(endpoint=tls.endpoint, verify=tls.cert, **config)
