@@ -1,0 +1,112 @@
+package target
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/bench/payload"
+)
+
+// Result is what one operation measured besides its latency.
+type Result struct {
+	Bytes int64         // payload bytes moved
+	TTFB  time.Duration // until the response headers arrived
+}
+
+// Error is an S3 error response.
+type Error struct {
+	Status int
+	Code   string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("S3 error %d %s", e.Status, e.Code) }
+
+// ContentName is the name object contents derive from, so that a reader
+// can check what a writer wrote.
+func ContentName(bucket, key string) string { return bucket + "/" + key }
+
+// call sends a request, checks the status and hands the body to consume.
+func (t *Target) call(ctx context.Context, r Request, consume func(io.Reader) (int64, error)) (Result, error) {
+	start := time.Now()
+	resp, done, err := t.Do(ctx, r)
+	if err != nil {
+		return Result{}, err
+	}
+	defer done()
+	defer resp.Body.Close()
+	res := Result{TTFB: time.Since(start)}
+	if resp.StatusCode/100 != 2 {
+		var e struct{ Code string }
+		xml.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
+		return res, &Error{Status: resp.StatusCode, Code: e.Code}
+	}
+	if consume == nil {
+		consume = func(r io.Reader) (int64, error) { return io.Copy(io.Discard, r) }
+	}
+	res.Bytes, err = consume(resp.Body)
+	return res, err
+}
+
+// Put writes an object of size bytes whose contents derive from its name.
+func (t *Target) Put(ctx context.Context, bucket, key string, size int64) (Result, error) {
+	res, err := t.call(ctx, Request{Method: http.MethodPut, Bucket: bucket, Key: key,
+		Body: payload.New(ContentName(bucket, key), size), Size: size}, nil)
+	res.Bytes = size
+	if err != nil {
+		res.Bytes = 0
+	}
+	return res, err
+}
+
+// Get reads an object; with verify, every byte is checked against the
+// contents Put would have written for an object of size bytes.
+func (t *Target) Get(ctx context.Context, bucket, key string, size int64, verify bool) (Result, error) {
+	var consume func(io.Reader) (int64, error)
+	if verify {
+		consume = func(r io.Reader) (int64, error) {
+			v := payload.NewVerifier(ContentName(bucket, key), size)
+			n, err := io.Copy(v, r)
+			if err == nil {
+				err = v.Check()
+			}
+			return n, err
+		}
+	}
+	return t.call(ctx, Request{Method: http.MethodGet, Bucket: bucket, Key: key}, consume)
+}
+
+// Head stats an object.
+func (t *Target) Head(ctx context.Context, bucket, key string) (Result, error) {
+	return t.call(ctx, Request{Method: http.MethodHead, Bucket: bucket, Key: key}, nil)
+}
+
+// Delete removes an object.
+func (t *Target) Delete(ctx context.Context, bucket, key string) (Result, error) {
+	return t.call(ctx, Request{Method: http.MethodDelete, Bucket: bucket, Key: key}, nil)
+}
+
+// List lists up to 1,000 keys of a bucket under prefix.
+func (t *Target) List(ctx context.Context, bucket, prefix string) (Result, error) {
+	q := url.Values{"list-type": {"2"}, "prefix": {prefix}}
+	return t.call(ctx, Request{Method: http.MethodGet, Bucket: bucket, Query: q}, nil)
+}
+
+// CreateBucket makes a bucket; one the caller already owns is fine.
+func (t *Target) CreateBucket(ctx context.Context, bucket string) error {
+	_, err := t.call(ctx, Request{Method: http.MethodPut, Bucket: bucket}, nil)
+	if e, ok := err.(*Error); ok && e.Code == "BucketAlreadyOwnedByYou" {
+		return nil
+	}
+	return err
+}
+
+// DeleteBucket removes an empty bucket.
+func (t *Target) DeleteBucket(ctx context.Context, bucket string) error {
+	_, err := t.call(ctx, Request{Method: http.MethodDelete, Bucket: bucket}, nil)
+	return err
+}
