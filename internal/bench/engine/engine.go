@@ -1,0 +1,232 @@
+// Package engine runs a work: workers issuing a mix of operations until a
+// stop condition (time, operation count, bytes), recording each operation's
+// latency and time to first byte in exact-merging histograms and a time
+// series. What an operation does is the caller's: the engine only picks,
+// times and counts.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/bench/histogram"
+)
+
+// Outcome is what one operation reports besides its latency.
+type Outcome struct {
+	Bytes int64
+	TTFB  time.Duration
+}
+
+// Op is one kind of operation and its share of a work's requests.
+type Op struct {
+	Kind  string // read, write, delete, list, stat, ...
+	Ratio int    // percent; the ratios of a work add up to 100
+	Do    func(ctx context.Context, w *Worker) (Outcome, error)
+}
+
+// Work is what a set of workers runs together.
+type Work struct {
+	Name       string
+	Workers    int
+	Ops        []Op
+	Runtime    time.Duration // 0: no time limit
+	TotalOps   int64         // 0: no count limit
+	TotalBytes int64         // 0: no byte limit
+	Interval   time.Duration // time-series sampling; 0 = 1 s
+	// Progress, if set, is called at each interval with the work so far.
+	Progress func(Progress)
+}
+
+// Worker is one worker's state, handed to each operation it runs.
+type Worker struct {
+	Index int        // 0 .. Workers-1
+	Rand  *rand.Rand // the worker's own source
+	Seq   int64      // operations this worker has started
+}
+
+// Stats are one operation kind's figures.
+type Stats struct {
+	Kind    string
+	Latency *histogram.H
+	TTFB    *histogram.H
+	ops     atomic.Int64
+	errs    atomic.Int64
+	bytes   atomic.Int64
+	// LastError is an example of what failed, for the report.
+	lastErr atomic.Value
+}
+
+// Ops is the count of successful operations; Errors of failed ones.
+func (s *Stats) Ops() int64    { return s.ops.Load() }
+func (s *Stats) Errors() int64 { return s.errs.Load() }
+func (s *Stats) Bytes() int64  { return s.bytes.Load() }
+
+// LastError is the most recent failure, or "".
+func (s *Stats) LastError() string {
+	v, _ := s.lastErr.Load().(string)
+	return v
+}
+
+// Sample is the work's totals at one instant of the time series.
+type Sample struct {
+	Elapsed time.Duration
+	Ops     map[string]int64 // successful operations so far, by kind
+	Bytes   map[string]int64
+	Errors  map[string]int64
+}
+
+// Progress is the state handed to Work.Progress.
+type Progress struct {
+	Elapsed      time.Duration
+	Ops, Errors  int64
+	Bytes        int64
+	Runtime      time.Duration // the work's limits, to estimate what is left
+	TotalOps     int64
+	TotalBytes   int64
+	OpsPerSecond float64 // over the last interval
+	BytesPerSec  float64
+}
+
+// Result is a finished work.
+type Result struct {
+	Name       string
+	Start, End time.Time
+	Workers    int
+	Stats      []*Stats // in the order of Work.Ops
+	Series     []Sample
+}
+
+// Run runs w until a limit is reached or ctx ends.
+func Run(ctx context.Context, w Work) (*Result, error) {
+	if w.Workers <= 0 {
+		return nil, errors.New("engine: workers must be positive")
+	}
+	if len(w.Ops) == 0 {
+		return nil, errors.New("engine: no operations")
+	}
+	total := 0
+	for _, op := range w.Ops {
+		total += op.Ratio
+	}
+	if total != 100 {
+		return nil, fmt.Errorf("engine: operation ratios add up to %d, not 100", total)
+	}
+	if w.Runtime <= 0 && w.TotalOps <= 0 && w.TotalBytes <= 0 {
+		return nil, errors.New("engine: a work needs a runtime, a total of operations or a total of bytes")
+	}
+	if w.Interval <= 0 {
+		w.Interval = time.Second
+	}
+	res := &Result{Name: w.Name, Workers: w.Workers, Start: time.Now()}
+	for _, op := range w.Ops {
+		res.Stats = append(res.Stats, &Stats{Kind: op.Kind, Latency: histogram.New(), TTFB: histogram.New()})
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if w.Runtime > 0 {
+		ctx, cancel = context.WithTimeout(ctx, w.Runtime)
+		defer cancel()
+	}
+	var issued, moved atomic.Int64
+	var wg sync.WaitGroup
+	for i := range w.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wk := &Worker{Index: i, Rand: rand.New(rand.NewPCG(uint64(i), uint64(res.Start.UnixNano())))}
+			for ctx.Err() == nil {
+				if w.TotalOps > 0 && issued.Add(1) > w.TotalOps {
+					return
+				}
+				k := pick(w.Ops, wk.Rand)
+				st := res.Stats[k]
+				wk.Seq++
+				t0 := time.Now()
+				out, err := w.Ops[k].Do(ctx, wk)
+				lat := time.Since(t0)
+				if err != nil {
+					if ctx.Err() != nil {
+						return // cut short by the stop, not a failure
+					}
+					st.errs.Add(1)
+					st.lastErr.Store(err.Error())
+					continue
+				}
+				st.ops.Add(1)
+				st.bytes.Add(out.Bytes)
+				st.Latency.Record(lat)
+				st.TTFB.Record(out.TTFB)
+				if w.TotalBytes > 0 && moved.Add(out.Bytes) >= w.TotalBytes {
+					cancel()
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(w.Interval)
+	defer tick.Stop()
+	var last Progress
+	for {
+		select {
+		case <-done:
+			res.End = time.Now()
+			res.Series = append(res.Series, res.sample(res.End))
+			if w.Progress != nil {
+				w.Progress(res.progress(w, last, res.End))
+			}
+			return res, nil
+		case now := <-tick.C:
+			res.Series = append(res.Series, res.sample(now))
+			if w.Progress != nil {
+				last = res.progress(w, last, now)
+				w.Progress(last)
+			}
+		}
+	}
+}
+
+// pick chooses an operation by its ratio.
+func pick(ops []Op, r *rand.Rand) int {
+	if len(ops) == 1 {
+		return 0
+	}
+	n := r.IntN(100)
+	for i, op := range ops {
+		if n < op.Ratio {
+			return i
+		}
+		n -= op.Ratio
+	}
+	return len(ops) - 1
+}
+
+func (r *Result) sample(now time.Time) Sample {
+	s := Sample{Elapsed: now.Sub(r.Start), Ops: map[string]int64{}, Bytes: map[string]int64{}, Errors: map[string]int64{}}
+	for _, st := range r.Stats {
+		s.Ops[st.Kind] += st.Ops()
+		s.Bytes[st.Kind] += st.Bytes()
+		s.Errors[st.Kind] += st.Errors()
+	}
+	return s
+}
+
+func (r *Result) progress(w Work, last Progress, now time.Time) Progress {
+	p := Progress{Elapsed: now.Sub(r.Start), Runtime: w.Runtime, TotalOps: w.TotalOps, TotalBytes: w.TotalBytes}
+	for _, st := range r.Stats {
+		p.Ops += st.Ops()
+		p.Errors += st.Errors()
+		p.Bytes += st.Bytes()
+	}
+	if dt := (p.Elapsed - last.Elapsed).Seconds(); dt > 0 {
+		p.OpsPerSecond = float64(p.Ops-last.Ops) / dt
+		p.BytesPerSec = float64(p.Bytes-last.Bytes) / dt
+	}
+	return p
+}
