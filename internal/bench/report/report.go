@@ -1,0 +1,191 @@
+// Package report turns finished works into what people read: COSBench's
+// General Report columns and exact latency percentiles, as a text table,
+// summary.json and CSV files.
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/bench/engine"
+	"github.com/ostiumio/ostium/internal/bench/histogram"
+)
+
+// Percentiles reported for every operation, by their names in the report.
+var Percentiles = []struct {
+	Name string
+	Q    float64
+}{{"p50", .5}, {"p60", .6}, {"p80", .8}, {"p90", .9}, {"p95", .95}, {"p99", .99}, {"p99.9", .999}, {"max", 1}}
+
+// Op is one operation type of one stage, in COSBench's terms. Field names
+// in JSON are the documented summary.json format.
+type Op struct {
+	Stage         string             `json:"stage"`
+	OpType        string             `json:"op_type"`
+	OpCount       int64              `json:"op_count"`
+	ErrorCount    int64              `json:"error_count"`
+	ByteCount     int64              `json:"byte_count"`
+	AvgResTimeMs  float64            `json:"avg_restime_ms"`  // mean latency of successful operations
+	AvgProcTimeMs float64            `json:"avg_proctime_ms"` // mean time to first byte
+	ThroughputOps float64            `json:"throughput_ops"`  // successful operations per second
+	BandwidthMBps float64            `json:"bandwidth_mbps"`  // payload MB (10^6 bytes) per second
+	SuccessRatio  float64            `json:"success_ratio"`   // successful / all
+	PercentilesMs map[string]float64 `json:"percentiles_ms"`
+	TTFBPctMs     map[string]float64 `json:"ttfb_percentiles_ms"`
+	LastError     string             `json:"last_error,omitempty"`
+}
+
+// Stage is one work's summary.
+type Stage struct {
+	Name      string  `json:"name"`
+	Workers   int     `json:"workers"`
+	DurationS float64 `json:"duration_s"`
+	Ops       []Op    `json:"ops"`
+}
+
+// Summary is summary.json.
+type Summary struct {
+	Started time.Time `json:"started"`
+	Stages  []Stage   `json:"stages"`
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func percentiles(h *histogram.H) map[string]float64 {
+	m := map[string]float64{}
+	for _, p := range Percentiles {
+		m[p.Name] = ms(h.Quantile(p.Q))
+	}
+	return m
+}
+
+// Summarize computes a stage's figures.
+func Summarize(r *engine.Result) Stage {
+	dur := r.End.Sub(r.Start).Seconds()
+	st := Stage{Name: r.Name, Workers: r.Workers, DurationS: dur}
+	for _, s := range r.Stats {
+		op := Op{Stage: r.Name, OpType: s.Kind, OpCount: s.Ops(), ErrorCount: s.Errors(), ByteCount: s.Bytes(),
+			AvgResTimeMs: ms(s.Latency.Mean()), AvgProcTimeMs: ms(s.TTFB.Mean()),
+			PercentilesMs: percentiles(s.Latency), TTFBPctMs: percentiles(s.TTFB), LastError: s.LastError()}
+		if dur > 0 {
+			op.ThroughputOps = float64(op.OpCount) / dur
+			op.BandwidthMBps = float64(op.ByteCount) / 1e6 / dur
+		}
+		if all := op.OpCount + op.ErrorCount; all > 0 {
+			op.SuccessRatio = float64(op.OpCount) / float64(all)
+		}
+		st.Ops = append(st.Ops, op)
+	}
+	return st
+}
+
+// WriteText prints the General Report table and the percentiles.
+func WriteText(w io.Writer, st Stage) {
+	fmt.Fprintf(w, "\nStage %s: %d workers, %.1f s\n", st.Name, st.Workers, st.DurationS)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "Op-Type\tOp-Count\tByte-Count\tAvg-ResTime\tAvg-ProcTime\tThroughput\tBandwidth\tSucc-Ratio\t")
+	for _, op := range st.Ops {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f ms\t%.2f ms\t%.2f op/s\t%.2f MB/s\t%.2f%%\t\n", op.OpType, op.OpCount, op.ByteCount,
+			op.AvgResTimeMs, op.AvgProcTimeMs, op.ThroughputOps, op.BandwidthMBps, 100*op.SuccessRatio)
+	}
+	fmt.Fprintln(tw)
+	head := "Op-Type\t"
+	for _, p := range Percentiles {
+		head += p.Name + "\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, op := range st.Ops {
+		for _, row := range []struct {
+			name string
+			m    map[string]float64
+		}{{op.OpType + " latency", op.PercentilesMs}, {op.OpType + " ttfb", op.TTFBPctMs}} {
+			line := row.name + "\t"
+			for _, p := range Percentiles {
+				line += strconv.FormatFloat(row.m[p.Name], 'f', 3, 64) + " ms\t"
+			}
+			fmt.Fprintln(tw, line)
+		}
+	}
+	tw.Flush()
+	for _, op := range st.Ops {
+		if op.LastError != "" {
+			fmt.Fprintf(w, "%s: %d failed, last: %s\n", op.OpType, op.ErrorCount, op.LastError)
+		}
+	}
+}
+
+// WriteDir writes summary.json, summary.csv, timeseries.csv and
+// histogram.csv into dir.
+func WriteDir(dir string, s Summary, results []*engine.Result) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "summary.json"), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	var summary, series, hist [][]string
+	summary = append(summary, []string{"stage", "op_type", "op_count", "error_count", "byte_count", "avg_restime_ms", "avg_proctime_ms",
+		"throughput_ops", "bandwidth_mbps", "success_ratio"})
+	for _, p := range Percentiles {
+		summary[0] = append(summary[0], p.Name+"_ms")
+	}
+	for _, st := range s.Stages {
+		for _, op := range st.Ops {
+			row := []string{st.Name, op.OpType, itoa(op.OpCount), itoa(op.ErrorCount), itoa(op.ByteCount), f(op.AvgResTimeMs),
+				f(op.AvgProcTimeMs), f(op.ThroughputOps), f(op.BandwidthMBps), f(op.SuccessRatio)}
+			for _, p := range Percentiles {
+				row = append(row, f(op.PercentilesMs[p.Name]))
+			}
+			summary = append(summary, row)
+		}
+	}
+	series = append(series, []string{"stage", "elapsed_s", "op_type", "ops", "bytes", "errors"})
+	hist = append(hist, []string{"stage", "op_type", "latency_from_us", "latency_to_us", "count"})
+	for _, r := range results {
+		for _, smp := range r.Series {
+			for _, st := range r.Stats {
+				series = append(series, []string{r.Name, f(smp.Elapsed.Seconds()), st.Kind, itoa(smp.Ops[st.Kind]),
+					itoa(smp.Bytes[st.Kind]), itoa(smp.Errors[st.Kind])})
+			}
+		}
+		for _, st := range r.Stats {
+			st.Latency.Each(func(lo, hi, n uint64) {
+				hist = append(hist, []string{r.Name, st.Kind, strconv.FormatUint(lo, 10), strconv.FormatUint(hi, 10), strconv.FormatUint(n, 10)})
+			})
+		}
+	}
+	for name, rows := range map[string][][]string{"summary.csv": summary, "timeseries.csv": series, "histogram.csv": hist} {
+		if err := writeCSV(filepath.Join(dir, name), rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeCSV(path string, rows [][]string) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	w := csv.NewWriter(fh)
+	w.WriteAll(rows)
+	if err := w.Error(); err != nil {
+		fh.Close()
+		return fmt.Errorf("report: %s: %w", path, err)
+	}
+	return fh.Close()
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+func f(v float64) string  { return strconv.FormatFloat(v, 'f', 3, 64) }
