@@ -21,6 +21,8 @@ import (
 type Outcome struct {
 	Bytes int64
 	TTFB  time.Duration
+	// Skipped: the operation found nothing to do and is not counted.
+	Skipped bool
 }
 
 // Op is one kind of operation and its share of a work's requests.
@@ -156,6 +158,9 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 					}
 					st.errs.Add(1)
 					st.lastErr.Store(err.Error())
+					continue
+				}
+				if out.Skipped {
 					continue
 				}
 				st.ops.Add(1)

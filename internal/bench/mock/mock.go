@@ -1,0 +1,60 @@
+// Package mock is a no-op S3 endpoint for measuring the generator itself:
+// it checks no signature and stores no bytes, only each object's size, so
+// that reads return (and verify) the contents a write would have stored.
+package mock
+
+import (
+	"encoding/xml"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/ostiumio/ostium/internal/bench/payload"
+	"github.com/ostiumio/ostium/internal/bench/target"
+)
+
+// Server is the mock endpoint, path style.
+type Server struct {
+	sizes sync.Map // "bucket/key" -> int64
+}
+
+// New returns an empty mock.
+func New() *Server { return &Server{} }
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimPrefix(r.URL.Path, "/")
+	bucket, key, _ := strings.Cut(path, "/")
+	name := target.ContentName(bucket, key)
+	switch {
+	case key == "" && r.Method == http.MethodGet:
+		w.Header().Set("Content-Type", "application/xml")
+		xml.NewEncoder(w).Encode(struct {
+			XMLName xml.Name `xml:"ListBucketResult"`
+			Name    string
+		}{Name: bucket})
+	case key == "":
+		io.Copy(io.Discard, r.Body)
+	case r.Method == http.MethodPut:
+		n, _ := io.Copy(io.Discard, r.Body)
+		s.sizes.Store(name, n)
+		w.Header().Set("ETag", `"00000000000000000000000000000000"`)
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+		v, ok := s.sizes.Load(name)
+		if !ok {
+			http.Error(w, "<Error><Code>NoSuchKey</Code></Error>", http.StatusNotFound)
+			return
+		}
+		size := v.(int64)
+		w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+		if r.Method == http.MethodGet {
+			io.Copy(w, payload.New(name, size))
+		}
+	case r.Method == http.MethodDelete:
+		s.sizes.Delete(name)
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	}
+}

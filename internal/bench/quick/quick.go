@@ -1,0 +1,260 @@
+// Package quick runs the one-off benchmark modes of `ostium bench` (put,
+// get, delete, stat, list, mixed), in the manner of warp: prepare what a
+// mode reads, run it, clean up, report.
+package quick
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/bench/engine"
+	"github.com/ostiumio/ostium/internal/bench/report"
+	"github.com/ostiumio/ostium/internal/bench/target"
+)
+
+// Modes are the quick modes.
+var Modes = []string{"put", "get", "delete", "stat", "list", "mixed"}
+
+// Options configure a quick run.
+type Options struct {
+	Mode         string
+	Duration     time.Duration
+	Ops, Bytes   int64 // limits of the main stage besides Duration
+	Concurrency  int
+	Size         Size
+	Buckets      int
+	BucketPrefix string
+	Objects      int // prepared for the modes that read
+	Verify       bool
+	Keep         bool // leave objects and buckets behind
+	Interval     time.Duration
+	// Progress receives the live lines; Terminal rewrites one line.
+	Progress io.Writer
+	Terminal bool
+}
+
+// run is one quick run's state: names derive from counters, so nothing is
+// kept per object.
+type run struct {
+	o        Options
+	t        *target.Target
+	prepared int64        // objects obj-N, N < prepared
+	deleted  atomic.Int64 // delete mode: obj-N, N < deleted, are gone
+	puts     atomic.Int64 // put mode: put-N, N < puts
+	mixPut   []atomic.Int64
+	mixDel   []atomic.Int64
+}
+
+func (r *run) bucket(n int64) string {
+	return fmt.Sprintf("%s-%d", r.o.BucketPrefix, n%int64(r.o.Buckets))
+}
+
+func objName(n int64) string        { return fmt.Sprintf("obj-%08d", n) }
+func putName(n int64) string        { return fmt.Sprintf("put-%010d", n) }
+func mixName(w int, n int64) string { return fmt.Sprintf("mix-%04d-%010d", w, n) }
+func outcome(res target.Result, err error) (engine.Outcome, error) {
+	return engine.Outcome{Bytes: res.Bytes, TTFB: res.TTFB}, err
+}
+
+func (r *run) put(ctx context.Context, bucket, key string) (engine.Outcome, error) {
+	return outcome(r.t.Put(ctx, bucket, key, r.o.Size.Of(target.ContentName(bucket, key))))
+}
+
+func (r *run) get(ctx context.Context, bucket, key string) (engine.Outcome, error) {
+	return outcome(r.t.Get(ctx, bucket, key, r.o.Size.Of(target.ContentName(bucket, key)), r.o.Verify))
+}
+
+// Run runs a quick mode against t and returns the summary of its stages.
+func Run(ctx context.Context, t *target.Target, o Options) (report.Summary, []*engine.Result, error) {
+	if o.Concurrency <= 0 || o.Buckets <= 0 {
+		return report.Summary{}, nil, errors.New("quick: concurrency and buckets must be positive")
+	}
+	if o.Duration <= 0 && o.Ops <= 0 && o.Bytes <= 0 {
+		return report.Summary{}, nil, errors.New("quick: give --duration, --ops or --bytes")
+	}
+	r := &run{o: o, t: t, mixPut: make([]atomic.Int64, o.Concurrency), mixDel: make([]atomic.Int64, o.Concurrency)}
+	sum := report.Summary{Started: time.Now()}
+	var results []*engine.Result
+	stage := func(w engine.Work) error {
+		w.Workers, w.Interval = o.Concurrency, o.Interval
+		w.Progress = r.progress(w.Name)
+		res, err := engine.Run(ctx, w)
+		if err != nil {
+			return err
+		}
+		if o.Terminal {
+			fmt.Fprintln(o.Progress)
+		}
+		results = append(results, res)
+		sum.Stages = append(sum.Stages, report.Summarize(res))
+		return ctx.Err()
+	}
+	for i := range int64(o.Buckets) {
+		if err := t.CreateBucket(ctx, r.bucket(i)); err != nil {
+			return sum, results, fmt.Errorf("quick: create bucket %s: %w", r.bucket(i), err)
+		}
+	}
+	if o.Mode != "put" {
+		if o.Objects <= 0 {
+			return sum, results, fmt.Errorf("quick: mode %s needs --objects to prepare", o.Mode)
+		}
+		var next atomic.Int64
+		err := stage(engine.Work{Name: "prepare", TotalOps: int64(o.Objects), Ops: []engine.Op{{Kind: "write", Ratio: 100,
+			Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+				n := next.Add(1) - 1
+				return r.put(ctx, r.bucket(n), objName(n))
+			}}}})
+		r.prepared = int64(o.Objects)
+		if err != nil {
+			return sum, results, err
+		}
+	}
+	main := engine.Work{Name: "main", Runtime: o.Duration, TotalOps: o.Ops, TotalBytes: o.Bytes}
+	var err error
+	if main.Ops, err = r.mainOps(); err != nil {
+		return sum, results, err
+	}
+	if o.Mode == "delete" && (main.TotalOps == 0 || main.TotalOps > r.prepared) {
+		main.TotalOps = r.prepared
+	}
+	runErr := stage(main)
+	if !o.Keep {
+		if err := r.cleanup(context.WithoutCancel(ctx), stage); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	return sum, results, runErr
+}
+
+func (r *run) random(w *engine.Worker) int64 { return w.Rand.Int64N(r.prepared) }
+
+func (r *run) mainOps() ([]engine.Op, error) {
+	get := engine.Op{Kind: "read", Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+		n := r.random(w)
+		return r.get(ctx, r.bucket(n), objName(n))
+	}}
+	stat := engine.Op{Kind: "stat", Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+		n := r.random(w)
+		return outcome(r.t.Head(ctx, r.bucket(n), objName(n)))
+	}}
+	switch r.o.Mode {
+	case "put":
+		return []engine.Op{{Kind: "write", Ratio: 100, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+			n := r.puts.Add(1) - 1
+			return r.put(ctx, r.bucket(n), putName(n))
+		}}}, nil
+	case "get":
+		get.Ratio = 100
+		return []engine.Op{get}, nil
+	case "stat":
+		stat.Ratio = 100
+		return []engine.Op{stat}, nil
+	case "delete":
+		return []engine.Op{{Kind: "delete", Ratio: 100, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+			n := r.deleted.Add(1) - 1
+			return outcome(r.t.Delete(ctx, r.bucket(n), objName(n)))
+		}}}, nil
+	case "list":
+		return []engine.Op{{Kind: "list", Ratio: 100, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+			return outcome(r.t.List(ctx, r.bucket(int64(w.Index)), "obj-"))
+		}}}, nil
+	case "mixed":
+		// As warp's mixed mode: reads and stats of the prepared objects;
+		// each worker writes its own objects and deletes its oldest.
+		get.Ratio, stat.Ratio = 45, 30
+		put := engine.Op{Kind: "write", Ratio: 15, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+			n := r.mixPut[w.Index].Add(1) - 1
+			return r.put(ctx, r.bucket(n), mixName(w.Index, n))
+		}}
+		del := engine.Op{Kind: "delete", Ratio: 10, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+			n := r.mixDel[w.Index].Load()
+			if n >= r.mixPut[w.Index].Load() {
+				return engine.Outcome{Skipped: true}, nil // nothing of its own to delete yet
+			}
+			r.mixDel[w.Index].Add(1)
+			return outcome(r.t.Delete(ctx, r.bucket(n), mixName(w.Index, n)))
+		}}
+		return []engine.Op{get, stat, put, del}, nil
+	}
+	return nil, fmt.Errorf("quick: unknown mode %q (want one of %v)", r.o.Mode, Modes)
+}
+
+// cleanup deletes what the run wrote, then its buckets.
+func (r *run) cleanup(ctx context.Context, stage func(engine.Work) error) error {
+	type obj struct {
+		bucket int64
+		key    string
+	}
+	var names []func(i int64) obj
+	var counts []int64
+	if n := r.prepared - min(r.deleted.Load(), r.prepared); n > 0 {
+		off := min(r.deleted.Load(), r.prepared)
+		names = append(names, func(i int64) obj { return obj{off + i, objName(off + i)} })
+		counts = append(counts, n)
+	}
+	if n := r.puts.Load(); n > 0 {
+		names = append(names, func(i int64) obj { return obj{i, putName(i)} })
+		counts = append(counts, n)
+	}
+	for w := range r.mixPut {
+		if from, to := r.mixDel[w].Load(), r.mixPut[w].Load(); to > from {
+			names = append(names, func(i int64) obj { return obj{from + i, mixName(w, from+i)} })
+			counts = append(counts, to-from)
+		}
+	}
+	var total int64
+	for _, c := range counts {
+		total += c
+	}
+	if total > 0 {
+		var next atomic.Int64
+		err := stage(engine.Work{Name: "cleanup", TotalOps: total, Ops: []engine.Op{{Kind: "delete", Ratio: 100,
+			Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+				i := next.Add(1) - 1
+				for k, c := range counts {
+					if i < c {
+						o := names[k](i)
+						return outcome(r.t.Delete(ctx, r.bucket(o.bucket), o.key))
+					}
+					i -= c
+				}
+				return engine.Outcome{}, nil
+			}}}})
+		if err != nil {
+			return err
+		}
+	}
+	for i := range int64(r.o.Buckets) {
+		if err := r.t.DeleteBucket(ctx, r.bucket(i)); err != nil {
+			return fmt.Errorf("quick: delete bucket %s: %w", r.bucket(i), err)
+		}
+	}
+	return nil
+}
+
+// progress prints the live line of a stage.
+func (r *run) progress(stage string) func(engine.Progress) {
+	if r.o.Progress == nil {
+		return nil
+	}
+	return func(p engine.Progress) {
+		eta := ""
+		switch {
+		case p.Runtime > 0:
+			eta = fmt.Sprintf("  ETA %s", (p.Runtime - p.Elapsed).Round(time.Second).String())
+		case p.TotalOps > 0 && p.OpsPerSecond > 0:
+			eta = fmt.Sprintf("  ETA %s", time.Duration(float64(p.TotalOps-p.Ops-p.Errors)/p.OpsPerSecond*float64(time.Second)).Round(time.Second))
+		}
+		line := fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %d  errors %d%s",
+			stage, p.Elapsed.Seconds(), p.OpsPerSecond, p.BytesPerSec/1e6, p.Ops, p.Errors, eta)
+		if r.o.Terminal {
+			fmt.Fprintf(r.o.Progress, "\r%-100s", line)
+		} else {
+			fmt.Fprintln(r.o.Progress, line)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package quick_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/ostiumio/ostium/internal/bench/mock"
+	"github.com/ostiumio/ostium/internal/bench/quick"
+	"github.com/ostiumio/ostium/internal/bench/target"
+	"github.com/ostiumio/ostium/internal/node/nodetest"
+)
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]quick.Size{
+		"4KiB": {4096, 4096}, "1MB": {1e6, 1e6}, "512": {512, 512}, "1KiB-1MiB": {1024, 1 << 20}, "0.5MiB": {1 << 19, 1 << 19},
+	} {
+		if got, err := quick.ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "x", "2MiB-1MiB", "-3"} {
+		if _, err := quick.ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) accepted", bad)
+		}
+	}
+	s := quick.Size{Min: 100, Max: 200}
+	if s.Of("a") != s.Of("a") || s.Of("a") < 100 || s.Of("a") > 200 {
+		t.Error("a random size must derive from the name, within the range")
+	}
+}
+
+// Every mode against a real node verifies what it reads, fails nothing,
+// and leaves the endpoint as it found it.
+func TestModesAgainstANode(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{})
+	tg, err := target.New(target.Config{Endpoints: []string{srv.URL}, AccessKey: nodetest.AccessKey, SecretKey: nodetest.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range quick.Modes {
+		t.Run(mode, func(t *testing.T) {
+			sum, _, err := quick.Run(context.Background(), tg, quick.Options{Mode: mode, Ops: 200, Concurrency: 4,
+				Size: quick.Size{Min: 1, Max: 40 << 10}, Buckets: 2, BucketPrefix: "q-" + mode, Objects: 50, Verify: true,
+				Interval: 100 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stages := map[string]bool{}
+			for _, st := range sum.Stages {
+				stages[st.Name] = true
+				for _, op := range st.Ops {
+					if op.SuccessRatio != 1 && op.OpCount+op.ErrorCount > 0 {
+						t.Errorf("%s %s: %d failed: %s", st.Name, op.OpType, op.ErrorCount, op.LastError)
+					}
+				}
+			}
+			// Delete mode deletes all it prepared: nothing is left to clean.
+			if !stages["main"] || stages["cleanup"] == (mode == "delete") || (mode != "put") != stages["prepare"] {
+				t.Errorf("stages %v", stages)
+			}
+		})
+	}
+	c := s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider(nodetest.AccessKey, nodetest.SecretKey, "")})
+	out, err := c.ListBuckets(context.Background(), &s3.ListBucketsInput{})
+	if err != nil || len(out.Buckets) != 0 {
+		t.Fatalf("buckets left behind: %v %v", err, out)
+	}
+}
+
+// Against the mock, by time, with reads verified.
+func TestMockByDuration(t *testing.T) {
+	srv := httptest.NewServer(mock.New())
+	defer srv.Close()
+	tg, _ := target.New(target.Config{Endpoints: []string{srv.URL}, AccessKey: "k", SecretKey: "s"})
+	sum, _, err := quick.Run(context.Background(), tg, quick.Options{Mode: "get", Duration: 300 * time.Millisecond, Concurrency: 8,
+		Size: quick.Size{Min: 4096, Max: 4096}, Buckets: 1, BucketPrefix: "m", Objects: 20, Verify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := sum.Stages[1]
+	if main.Ops[0].OpCount < 100 || main.Ops[0].SuccessRatio != 1 || main.Ops[0].ByteCount != 4096*main.Ops[0].OpCount {
+		t.Fatalf("main stage %+v", main.Ops[0])
+	}
+}
