@@ -43,7 +43,8 @@ type run struct {
 	o        Options
 	t        *target.Target
 	prepared int64        // objects obj-N, N < prepared
-	deleted  atomic.Int64 // delete mode: obj-N, N < deleted, are gone
+	deleted  atomic.Int64 // delete mode: obj-N, N < deleted, were deleted
+	missed   atomic.Int64 // delete mode: deletes that failed or were cut short
 	puts     atomic.Int64 // put mode: put-N, N < puts
 	mixPut   []atomic.Int64
 	mixDel   []atomic.Int64
@@ -156,7 +157,11 @@ func (r *run) mainOps() ([]engine.Op, error) {
 	case "delete":
 		return []engine.Op{{Kind: "delete", Ratio: 100, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
 			n := r.deleted.Add(1) - 1
-			return outcome(r.t.Delete(ctx, r.bucket(n), objName(n)))
+			out, err := outcome(r.t.Delete(ctx, r.bucket(n), objName(n)))
+			if err != nil {
+				r.missed.Add(1)
+			}
+			return out, err
 		}}}, nil
 	case "list":
 		return []engine.Op{{Kind: "list", Ratio: 100, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
@@ -175,8 +180,11 @@ func (r *run) mainOps() ([]engine.Op, error) {
 			if n >= r.mixPut[w.Index].Load() {
 				return engine.Outcome{Skipped: true}, nil // nothing of its own to delete yet
 			}
-			r.mixDel[w.Index].Add(1)
-			return outcome(r.t.Delete(ctx, r.bucket(n), mixName(w.Index, n)))
+			out, err := outcome(r.t.Delete(ctx, r.bucket(n), mixName(w.Index, n)))
+			if err == nil { // else the next delete tries it again, or cleanup does
+				r.mixDel[w.Index].Add(1)
+			}
+			return out, err
 		}}
 		return []engine.Op{get, stat, put, del}, nil
 	}
@@ -191,8 +199,11 @@ func (r *run) cleanup(ctx context.Context, stage func(engine.Work) error) error 
 	}
 	var names []func(i int64) obj
 	var counts []int64
-	if n := r.prepared - min(r.deleted.Load(), r.prepared); n > 0 {
-		off := min(r.deleted.Load(), r.prepared)
+	off := min(r.deleted.Load(), r.prepared)
+	if r.missed.Load() > 0 {
+		off = 0 // which deletes failed is not known: go over them all
+	}
+	if n := r.prepared - off; n > 0 {
 		names = append(names, func(i int64) obj { return obj{off + i, objName(off + i)} })
 		counts = append(counts, n)
 	}

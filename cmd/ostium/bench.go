@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/bench/mock"
+	"github.com/ostiumio/ostium/internal/bench/quick"
+	"github.com/ostiumio/ostium/internal/bench/report"
+	"github.com/ostiumio/ostium/internal/bench/target"
+)
+
+const benchUsage = `usage: ostium bench <mode> [flags]
+
+modes:
+  put, get, delete, stat, list, mixed   one-off runs against S3 endpoints
+  mock                                  serve a no-op S3 endpoint (--listen)
+
+run "ostium bench <mode> -h" for the flags`
+
+func bench(args []string) error {
+	if len(args) == 0 {
+		return errors.New(benchUsage)
+	}
+	mode, args := args[0], args[1:]
+	if mode == "mock" {
+		return benchMock(args)
+	}
+	if !slices.Contains(quick.Modes, mode) {
+		return fmt.Errorf("unknown bench mode %q\n\n%s", mode, benchUsage)
+	}
+	fs := flag.NewFlagSet("bench "+mode, flag.ContinueOnError)
+	var endpoints listFlag
+	fs.Var(&endpoints, "endpoint", "S3 endpoint URL, repeatable or comma-separated (default http://localhost:9000)")
+	tc := target.Config{}
+	fs.StringVar(&tc.AccessKey, "access-key", firstEnv("OSTIUM_ROOT_ACCESS_KEY", "AWS_ACCESS_KEY_ID"), "access key")
+	fs.StringVar(&tc.SecretKey, "secret-key", firstEnv("OSTIUM_ROOT_SECRET_KEY", "AWS_SECRET_ACCESS_KEY"), "secret key")
+	fs.StringVar(&tc.Region, "region", "us-east-1", "region to sign for")
+	fs.BoolVar(&tc.VirtualHost, "virtual-host", false, "virtual-hosted style (bucket.host) instead of path style")
+	fs.BoolVar(&tc.Insecure, "insecure", false, "do not check TLS certificates")
+	fs.BoolVar(&tc.LeastOutstanding, "least-outstanding", false, "send each request to the endpoint with the fewest in flight (default round robin)")
+	o := quick.Options{Mode: mode}
+	fs.DurationVar(&o.Duration, "duration", 0, "how long the main stage runs (default 30s when no --ops or --bytes)")
+	fs.Int64Var(&o.Ops, "ops", 0, "stop the main stage after this many operations")
+	var bytesLimit, size string
+	fs.StringVar(&bytesLimit, "bytes", "", "stop the main stage after this many bytes (e.g. 10GiB)")
+	fs.IntVar(&o.Concurrency, "concurrency", 16, "concurrent workers")
+	fs.StringVar(&size, "size", "4KiB", "object size: constant (4KiB, 1MB) or a uniform range (1KiB-1MiB)")
+	fs.IntVar(&o.Buckets, "buckets", 1, "buckets to spread objects over")
+	fs.StringVar(&o.BucketPrefix, "bucket-prefix", "ostium-bench", "bucket names are PREFIX-N")
+	fs.IntVar(&o.Objects, "objects", 1000, "objects prepared for the modes that read")
+	fs.BoolVar(&o.Verify, "verify", false, "check every byte read")
+	fs.BoolVar(&o.Keep, "keep", false, "leave the objects and buckets behind")
+	out := fs.String("out", "", "results directory (default bench-results/MODE-TIME)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if len(endpoints) == 0 {
+		endpoints = listFlag{"http://localhost:9000"}
+	}
+	for _, e := range endpoints {
+		tc.Endpoints = append(tc.Endpoints, strings.Split(e, ",")...)
+	}
+	var err error
+	if o.Size, err = quick.ParseSize(size); err != nil {
+		return err
+	}
+	if bytesLimit != "" {
+		b, err := quick.ParseSize(bytesLimit)
+		if err != nil {
+			return fmt.Errorf("--bytes: %w", err)
+		}
+		o.Bytes = b.Min
+	}
+	if o.Duration == 0 && o.Ops == 0 && o.Bytes == 0 {
+		o.Duration = 30 * time.Second
+	}
+	fi, _ := os.Stdout.Stat()
+	o.Progress, o.Terminal = os.Stdout, fi != nil && fi.Mode()&os.ModeCharDevice != 0
+	o.Interval = time.Second
+	if !o.Terminal {
+		o.Interval = 5 * time.Second
+	}
+	t, err := target.New(tc)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Printf("ostium bench %s: %s, %d workers, objects of %s, %d bucket(s)\n", mode, strings.Join(tc.Endpoints, " "), o.Concurrency, o.Size, o.Buckets)
+	sum, results, runErr := quick.Run(ctx, t, o)
+	for _, st := range sum.Stages {
+		report.WriteText(os.Stdout, st)
+	}
+	if *out == "" {
+		*out = filepath.Join("bench-results", mode+"-"+time.Now().Format("20060102-150405"))
+	}
+	if len(results) > 0 {
+		if err := report.WriteDir(*out, sum, results); err != nil {
+			return err
+		}
+		fmt.Printf("\nresults: %s\n", *out)
+	}
+	return runErr
+}
+
+func firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func benchMock(args []string) error {
+	fs := flag.NewFlagSet("bench mock", flag.ContinueOnError)
+	listen := fs.String("listen", ":9001", "address to listen on")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ostium bench mock: a no-op S3 endpoint on http://%s (signatures are not checked)\n", ln.Addr())
+	return (&http.Server{Handler: mock.New(), ReadHeaderTimeout: 30 * time.Second}).Serve(ln)
+}
