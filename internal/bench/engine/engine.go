@@ -32,6 +32,11 @@ type Op struct {
 	Do    func(ctx context.Context, w *Worker) (Outcome, error)
 }
 
+// ErrWorkerDone, returned by an operation, ends its worker without
+// counting: the worker has no more ids to work on (COSBench's init,
+// prepare, cleanup and dispose).
+var ErrWorkerDone = errors.New("engine: worker done")
+
 // Work is what a set of workers runs together.
 type Work struct {
 	Name       string
@@ -41,6 +46,9 @@ type Work struct {
 	TotalOps   int64         // 0: no count limit
 	TotalBytes int64         // 0: no byte limit
 	Interval   time.Duration // time-series sampling; 0 = 1 s
+	// UntilDone lets a work end only when every worker is done (see
+	// ErrWorkerDone), with no other limit.
+	UntilDone bool
 	// Progress, if set, is called at each interval with the work so far.
 	Progress func(Progress)
 }
@@ -119,7 +127,7 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 	if total != 100 {
 		return nil, fmt.Errorf("engine: operation ratios add up to %d, not 100", total)
 	}
-	if w.Runtime <= 0 && w.TotalOps <= 0 && w.TotalBytes <= 0 {
+	if w.Runtime <= 0 && w.TotalOps <= 0 && w.TotalBytes <= 0 && !w.UntilDone {
 		return nil, errors.New("engine: a work needs a runtime, a total of operations or a total of bytes")
 	}
 	if w.Interval <= 0 {
@@ -153,8 +161,8 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 				out, err := w.Ops[k].Do(ctx, wk)
 				lat := time.Since(t0)
 				if err != nil {
-					if ctx.Err() != nil {
-						return // cut short by the stop, not a failure
+					if ctx.Err() != nil || errors.Is(err, ErrWorkerDone) {
+						return // cut short by the stop, or out of work: not a failure
 					}
 					st.errs.Add(1)
 					st.lastErr.Store(err.Error())

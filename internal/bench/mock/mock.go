@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,4 +58,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.WriteHeader(http.StatusMethodNotAllowed)
 	}
+}
+
+// RoundTrip serves a request in process, with no network: the `mock`
+// storage type of workload files, to measure the generator alone. The
+// response is buffered, so it suits small objects.
+func (s *Server) RoundTrip(req *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	resp := rec.Result()
+	resp.Request = req
+	if n := rec.Header().Get("Content-Length"); n != "" {
+		resp.ContentLength, _ = strconv.ParseInt(n, 10, 64)
+	}
+	return resp, nil
 }

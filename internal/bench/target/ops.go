@@ -31,7 +31,7 @@ func (e *Error) Error() string { return fmt.Sprintf("S3 error %d %s", e.Status, 
 func ContentName(bucket, key string) string { return bucket + "/" + key }
 
 // call sends a request, checks the status and hands the body to consume.
-func (t *Target) call(ctx context.Context, r Request, consume func(io.Reader) (int64, error)) (Result, error) {
+func (t *Target) call(ctx context.Context, r Request, consume func(*http.Response) (int64, error)) (Result, error) {
 	start := time.Now()
 	resp, done, err := t.Do(ctx, r)
 	if err != nil {
@@ -46,9 +46,9 @@ func (t *Target) call(ctx context.Context, r Request, consume func(io.Reader) (i
 		return res, &Error{Status: resp.StatusCode, Code: e.Code}
 	}
 	if consume == nil {
-		consume = func(r io.Reader) (int64, error) { return io.Copy(io.Discard, r) }
+		consume = func(resp *http.Response) (int64, error) { return io.Copy(io.Discard, resp.Body) }
 	}
-	res.Bytes, err = consume(resp.Body)
+	res.Bytes, err = consume(resp)
 	return res, err
 }
 
@@ -64,13 +64,17 @@ func (t *Target) Put(ctx context.Context, bucket, key string, size int64) (Resul
 }
 
 // Get reads an object; with verify, every byte is checked against the
-// contents Put would have written for an object of size bytes.
+// contents Put would have written for an object of size bytes (size < 0:
+// of the size the response announces).
 func (t *Target) Get(ctx context.Context, bucket, key string, size int64, verify bool) (Result, error) {
-	var consume func(io.Reader) (int64, error)
+	var consume func(*http.Response) (int64, error)
 	if verify {
-		consume = func(r io.Reader) (int64, error) {
+		consume = func(resp *http.Response) (int64, error) {
+			if size < 0 {
+				size = resp.ContentLength
+			}
 			v := payload.NewVerifier(ContentName(bucket, key), size)
-			n, err := io.Copy(v, r)
+			n, err := io.Copy(v, resp.Body)
 			if err == nil {
 				err = v.Check()
 			}

@@ -39,6 +39,9 @@ type Config struct {
 	// Dial, if set, opens connections instead of the default dialer (for
 	// names a resolver does not know, such as bucket.localhost).
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Transport, if set, carries the requests instead of the network (the
+	// in-process mock storage).
+	Transport http.RoundTripper
 }
 
 // Target is a set of S3 endpoints.
@@ -88,6 +91,9 @@ func New(cfg Config) (*Target, error) {
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: cfg.Insecure},
 	}
 	t.client = &http.Client{Transport: tr}
+	if cfg.Transport != nil {
+		t.client = &http.Client{Transport: cfg.Transport}
+	}
 	return t, nil
 }
 
