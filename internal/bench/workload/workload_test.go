@@ -1,0 +1,98 @@
+package workload
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/ostiumio/ostium/internal/bench/report"
+	"github.com/ostiumio/ostium/internal/node/nodetest"
+)
+
+func ops(sum report.Summary) map[string]report.Op {
+	m := map[string]report.Op{}
+	for _, st := range sum.Stages {
+		for _, op := range st.Ops {
+			m[st.Name+":"+op.OpType] = op
+		}
+	}
+	return m
+}
+
+// COSBench's own example runs unchanged against a real node: every id
+// written once, reads verified, everything removed at the end.
+func TestCOSBenchExampleAgainstANode(t *testing.T) {
+	w, err := Load("testdata/hybrid-small.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Name != "hybrid-small" || len(w.Stages) != 5 || w.Stages[2].Works[0].Ops[2].Config["sizes"] != "c(64)KB" {
+		t.Fatalf("parsed %+v", w)
+	}
+	srv := nodetest.Start(t, nodetest.Options{})
+	sum, _, err := Run(context.Background(), w, Options{Endpoints: []string{srv.URL}, AccessKey: nodetest.AccessKey, SecretKey: nodetest.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ops(sum)
+	if got["init:init"].OpCount != 4 || got["prepare:write"].OpCount != 800 || got["dispose:dispose"].OpCount != 4 {
+		t.Fatalf("init %d, prepare %d, dispose %d", got["init:init"].OpCount, got["prepare:write"].OpCount, got["dispose:dispose"].OpCount)
+	}
+	if got["cleanup:delete"].OpCount != 1600 {
+		t.Fatalf("cleanup deleted %d ids, want 4 x 400", got["cleanup:delete"].OpCount)
+	}
+	for _, k := range []string{"main/mixed:read", "main/mixed:list", "main/mixed:write", "main/mixed:delete"} {
+		if op := got[k]; op.OpCount == 0 || op.SuccessRatio != 1 {
+			t.Errorf("%s: %d ok, %d failed (%s)", k, op.OpCount, op.ErrorCount, op.LastError)
+		}
+	}
+	c := s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider(nodetest.AccessKey, nodetest.SecretKey, "")})
+	if out, err := c.ListBuckets(context.Background(), &s3.ListBucketsInput{}); err != nil || len(out.Buckets) != 0 {
+		t.Fatalf("left behind: %v %v", err, out)
+	}
+}
+
+// The YAML form, on the in-process mock storage: two works of one stage
+// run together, totals are exact.
+func TestYAMLOnMockStorage(t *testing.T) {
+	w, err := Load("testdata/small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _, err := Run(context.Background(), w, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ops(sum)
+	if got["prepare:write"].OpCount != 100 || got["main/read:read"].OpCount != 400 || got["main/write:write"].OpCount != 100 {
+		t.Fatalf("%+v", got)
+	}
+	if got["main/read:read"].SuccessRatio != 1 || got["cleanup:delete"].OpCount != 120 {
+		t.Fatalf("read %+v cleanup %+v", got["main/read:read"], got["cleanup:delete"])
+	}
+}
+
+func TestBadWorkloads(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"ratios.xml":  `<workload name="x"><workflow><workstage name="s"><work name="w" workers="1" runtime="1"><operation type="read" ratio="50" config="containers=c(1);objects=c(1)"/></work></workstage></workflow></workload>`,
+		"nostop.xml":  `<workload name="x"><workflow><workstage name="s"><work name="w" workers="1"><operation type="read" ratio="100" config="containers=c(1);objects=c(1)"/></work></workstage></workflow></workload>`,
+		"unknown.yml": "name: x\nstagez: []\n",
+		"file.xml":    `<workload name="x"><workflow><workstage name="s"><work name="w" workers="1" runtime="1"><operation type="filewrite" ratio="100"/></work></workstage></workflow></workload>`,
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		if _, err := Load(p); err == nil {
+			t.Errorf("%s: accepted", name)
+		} else if !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: error %q does not name the file", name, err)
+		}
+	}
+}
