@@ -15,15 +15,18 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/bench/engine"
 	"github.com/ostiumio/ostium/internal/bench/mock"
 	"github.com/ostiumio/ostium/internal/bench/quick"
 	"github.com/ostiumio/ostium/internal/bench/report"
 	"github.com/ostiumio/ostium/internal/bench/target"
+	"github.com/ostiumio/ostium/internal/bench/workload"
 )
 
 const benchUsage = `usage: ostium bench <mode> [flags]
 
 modes:
+  run FILE                              run a workload file (COSBench XML or YAML)
   put, get, delete, stat, list, mixed   one-off runs against S3 endpoints
   mock                                  serve a no-op S3 endpoint (--listen)
 
@@ -34,8 +37,11 @@ func bench(args []string) error {
 		return errors.New(benchUsage)
 	}
 	mode, args := args[0], args[1:]
-	if mode == "mock" {
+	switch mode {
+	case "mock":
 		return benchMock(args)
+	case "run":
+		return benchRun(args)
 	}
 	if !slices.Contains(quick.Modes, mode) {
 		return fmt.Errorf("unknown bench mode %q\n\n%s", mode, benchUsage)
@@ -86,12 +92,8 @@ func bench(args []string) error {
 	if o.Duration == 0 && o.Ops == 0 && o.Bytes == 0 {
 		o.Duration = 30 * time.Second
 	}
-	fi, _ := os.Stdout.Stat()
-	o.Progress, o.Terminal = os.Stdout, fi != nil && fi.Mode()&os.ModeCharDevice != 0
-	o.Interval = time.Second
-	if !o.Terminal {
-		o.Interval = 5 * time.Second
-	}
+	o.Terminal = isTerminal()
+	o.Progress, o.Interval = os.Stdout, progressInterval(o.Terminal)
 	t, err := target.New(tc)
 	if err != nil {
 		return err
@@ -101,19 +103,81 @@ func bench(args []string) error {
 	defer stop()
 	fmt.Printf("ostium bench %s: %s, %d workers, objects of %s, %d bucket(s)\n", mode, strings.Join(tc.Endpoints, " "), o.Concurrency, o.Size, o.Buckets)
 	sum, results, runErr := quick.Run(ctx, t, o)
+	return finish(sum, results, runErr, *out, mode)
+}
+
+// finish prints the report and writes the results directory.
+func finish(sum report.Summary, results []*engine.Result, runErr error, out, name string) error {
 	for _, st := range sum.Stages {
 		report.WriteText(os.Stdout, st)
 	}
-	if *out == "" {
-		*out = filepath.Join("bench-results", mode+"-"+time.Now().Format("20060102-150405"))
+	if out == "" {
+		out = filepath.Join("bench-results", name+"-"+time.Now().Format("20060102-150405"))
 	}
 	if len(results) > 0 {
-		if err := report.WriteDir(*out, sum, results); err != nil {
+		if err := report.WriteDir(out, sum, results); err != nil {
 			return err
 		}
-		fmt.Printf("\nresults: %s\n", *out)
+		fmt.Printf("\nresults: %s\n", out)
 	}
 	return runErr
+}
+
+func isTerminal() bool {
+	fi, err := os.Stdout.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progressInterval: a live line on a terminal, plain lines less often
+// into a log.
+func progressInterval(terminal bool) time.Duration {
+	if terminal {
+		return time.Second
+	}
+	return 5 * time.Second
+}
+
+func benchRun(args []string) error {
+	fs := flag.NewFlagSet("bench run", flag.ContinueOnError)
+	var endpoints listFlag
+	fs.Var(&endpoints, "endpoint", "override the file's S3 endpoint; repeatable or comma-separated")
+	var o workload.Options
+	fs.StringVar(&o.AccessKey, "access-key", "", "override the file's access key")
+	fs.StringVar(&o.SecretKey, "secret-key", "", "override the file's secret key")
+	out := fs.String("out", "", "results directory (default bench-results/NAME-TIME)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("usage: ostium bench run [flags] FILE")
+	}
+	for _, e := range endpoints {
+		o.Endpoints = append(o.Endpoints, strings.Split(e, ",")...)
+	}
+	w, err := workload.Load(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	terminal := isTerminal()
+	o.Progress = func(name string) func(engine.Progress) {
+		return func(p engine.Progress) {
+			line := fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %d  errors %d", name, p.Elapsed.Seconds(),
+				p.OpsPerSecond, p.BytesPerSec/1e6, p.Ops, p.Errors)
+			if terminal {
+				fmt.Printf("\r%-100s", line)
+			} else {
+				fmt.Println(line)
+			}
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Printf("ostium bench run %s: workload %q, %d stages\n", fs.Arg(0), w.Name, len(w.Stages))
+	sum, results, runErr := workload.Run(ctx, w, o)
+	if terminal {
+		fmt.Println()
+	}
+	return finish(sum, results, runErr, *out, w.Name)
 }
 
 func firstEnv(names ...string) string {

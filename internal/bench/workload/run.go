@@ -240,7 +240,9 @@ func operations(t *target.Target, wk *Work) ([]engine.Op, error) {
 			if !ok {
 				return engine.Outcome{}, engine.ErrWorkerDone
 			}
-			return engine.Outcome{}, do(ctx, n.container(c))
+			t0 := time.Now() // a bucket call has no body: its first byte is its end
+			err := do(ctx, n.container(c))
+			return engine.Outcome{TTFB: time.Since(t0)}, err
 		}}}, nil
 	case "prepare", "cleanup":
 		need := []string{"containers", "objects"}
