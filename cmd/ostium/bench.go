@@ -161,8 +161,7 @@ func benchRun(args []string) error {
 	terminal := isTerminal()
 	o.Progress = func(name string) func(engine.Progress) {
 		return func(p engine.Progress) {
-			line := fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %d  errors %d", name, p.Elapsed.Seconds(),
-				p.OpsPerSecond, p.BytesPerSec/1e6, p.Ops, p.Errors)
+			line := report.ProgressLine(name, p)
 			if terminal {
 				fmt.Printf("\r%-100s", line)
 			} else {

@@ -7,8 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"hash/crc32"
 	"fmt"
+	"hash/crc32"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"

@@ -253,15 +253,7 @@ func (r *run) progress(stage string) func(engine.Progress) {
 		return nil
 	}
 	return func(p engine.Progress) {
-		eta := ""
-		switch {
-		case p.Runtime > 0:
-			eta = fmt.Sprintf("  ETA %s", (p.Runtime - p.Elapsed).Round(time.Second).String())
-		case p.TotalOps > 0 && p.OpsPerSecond > 0:
-			eta = fmt.Sprintf("  ETA %s", time.Duration(float64(p.TotalOps-p.Ops-p.Errors)/p.OpsPerSecond*float64(time.Second)).Round(time.Second))
-		}
-		line := fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %d  errors %d%s",
-			stage, p.Elapsed.Seconds(), p.OpsPerSecond, p.BytesPerSec/1e6, p.Ops, p.Errors, eta)
+		line := report.ProgressLine(stage, p)
 		if r.o.Terminal {
 			fmt.Fprintf(r.o.Progress, "\r%-100s", line)
 		} else {

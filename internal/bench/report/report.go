@@ -121,6 +121,22 @@ func WriteText(w io.Writer, st Stage) {
 	}
 }
 
+// ProgressLine is the live line of a running work: elapsed time, rates of
+// the last interval, totals, errors and, when a limit allows, an estimate
+// of the time left.
+func ProgressLine(name string, p engine.Progress) string {
+	eta := ""
+	switch {
+	case p.Runtime > 0:
+		eta = "  ETA " + max(p.Runtime-p.Elapsed, 0).Round(time.Second).String()
+	case p.TotalOps > 0 && p.OpsPerSecond > 0:
+		left := float64(p.TotalOps-p.Ops-p.Errors) / p.OpsPerSecond
+		eta = "  ETA " + time.Duration(max(left, 0)*float64(time.Second)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %d  errors %d%s",
+		name, p.Elapsed.Seconds(), p.OpsPerSecond, p.BytesPerSec/1e6, p.Ops, p.Errors, eta)
+}
+
 // WriteDir writes summary.json, summary.csv, timeseries.csv and
 // histogram.csv into dir.
 func WriteDir(dir string, s Summary, results []*engine.Result) error {

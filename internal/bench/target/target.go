@@ -19,6 +19,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/ostiumio/ostium/internal/s3/sigv4"
 )
 
 // Config describes the endpoints and how to reach them.
@@ -140,7 +142,7 @@ func (t *Target) Do(ctx context.Context, r Request) (resp *http.Response, done f
 		path = "/"
 	}
 	u.Path = path
-	u.RawPath = escapePath(path)
+	u.RawPath = sigv4.EscapePath(path)
 	u.RawQuery = strings.ReplaceAll(r.Query.Encode(), "+", "%20")
 	var body io.Reader
 	switch {
@@ -171,24 +173,6 @@ func (t *Target) Do(ctx context.Context, r Request) (resp *http.Response, done f
 		return nil, nil, err
 	}
 	return resp, release, nil
-}
-
-// escapePath encodes a path as the SDKs do: every byte but unreserved
-// characters and '/'.
-func escapePath(p string) string {
-	const hexDigits = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("-_.~/", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hexDigits[c>>4])
-		b.WriteByte(hexDigits[c&15])
-	}
-	return b.String()
 }
 
 // Close releases idle connections.

@@ -31,6 +31,10 @@ func escape(s string, keepSlash bool) string {
 	return b.String()
 }
 
+// EscapePath encodes a path as AWS's SDKs send it: every byte but the
+// unreserved characters and '/' as %XX.
+func EscapePath(p string) string { return escape(p, true) }
+
 // canonicalURI is the request path encoded once by AWS's rules. Encoding
 // the decoded path (rather than taking the bytes as sent) accepts every
 // client that encodes as the SDKs do, whatever it left unencoded on the
