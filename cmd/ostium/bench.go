@@ -27,6 +27,7 @@ const benchUsage = `usage: ostium bench <mode> [flags]
 
 modes:
   run FILE                              run a workload file (COSBench XML or YAML)
+  compare A B                           two runs side by side (result directories)
   put, get, delete, stat, list, mixed   one-off runs against S3 endpoints
   mock                                  serve a no-op S3 endpoint (--listen)
 
@@ -42,6 +43,8 @@ func bench(args []string) error {
 		return benchMock(args)
 	case "run":
 		return benchRun(args)
+	case "compare":
+		return benchCompare(args)
 	}
 	if !slices.Contains(quick.Modes, mode) {
 		return fmt.Errorf("unknown bench mode %q\n\n%s", mode, benchUsage)
@@ -200,4 +203,33 @@ func benchMock(args []string) error {
 	}
 	fmt.Printf("ostium bench mock: a no-op S3 endpoint on http://%s (signatures are not checked)\n", ln.Addr())
 	return (&http.Server{Handler: mock.New(), ReadHeaderTimeout: 30 * time.Second}).Serve(ln)
+}
+
+func benchCompare(args []string) error {
+	fs := flag.NewFlagSet("bench compare", flag.ContinueOnError)
+	svg := fs.String("svg", "compare.svg", "where to write the chart")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return errors.New("usage: ostium bench compare [--svg FILE] A B")
+	}
+	a, err := report.ReadSummary(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	b, err := report.ReadSummary(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	ds := report.Compare(a, b)
+	if len(ds) == 0 {
+		return errors.New("the two runs have no stage and operation in common")
+	}
+	report.WriteCompare(os.Stdout, fs.Arg(0), fs.Arg(1), ds)
+	if err := os.WriteFile(*svg, []byte(report.CompareSVG(ds)), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("\nchart: %s\n", *svg)
+	return nil
 }
