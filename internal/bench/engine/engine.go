@@ -68,6 +68,7 @@ type Stats struct {
 	ops     atomic.Int64
 	errs    atomic.Int64
 	bytes   atomic.Int64
+	latSum  atomic.Int64 // µs, for the latency of each interval
 	// LastError is an example of what failed, for the report.
 	lastErr atomic.Value
 }
@@ -89,6 +90,9 @@ type Sample struct {
 	Ops     map[string]int64 // successful operations so far, by kind
 	Bytes   map[string]int64
 	Errors  map[string]int64
+	// LatencyUs is the summed latency of the successful operations so far:
+	// differences between samples give each interval's mean latency.
+	LatencyUs map[string]int64
 }
 
 // Progress is the state handed to Work.Progress.
@@ -174,6 +178,7 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 				st.ops.Add(1)
 				st.bytes.Add(out.Bytes)
 				st.Latency.Record(lat)
+				st.latSum.Add(lat.Microseconds())
 				st.TTFB.Record(out.TTFB)
 				if w.TotalBytes > 0 && moved.Add(out.Bytes) >= w.TotalBytes {
 					cancel()
@@ -185,6 +190,7 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 	go func() { wg.Wait(); close(done) }()
 	tick := time.NewTicker(w.Interval)
 	defer tick.Stop()
+	res.Series = append(res.Series, res.sample(res.Start)) // the origin of every time series
 	var last Progress
 	for {
 		select {
@@ -221,8 +227,10 @@ func pick(ops []Op, r *rand.Rand) int {
 }
 
 func (r *Result) sample(now time.Time) Sample {
-	s := Sample{Elapsed: now.Sub(r.Start), Ops: map[string]int64{}, Bytes: map[string]int64{}, Errors: map[string]int64{}}
+	s := Sample{Elapsed: now.Sub(r.Start), Ops: map[string]int64{}, Bytes: map[string]int64{}, Errors: map[string]int64{},
+		LatencyUs: map[string]int64{}}
 	for _, st := range r.Stats {
+		s.LatencyUs[st.Kind] += st.latSum.Load()
 		s.Ops[st.Kind] += st.Ops()
 		s.Bytes[st.Kind] += st.Bytes()
 		s.Errors[st.Kind] += st.Errors()

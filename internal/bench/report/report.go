@@ -137,8 +137,8 @@ func ProgressLine(name string, p engine.Progress) string {
 		name, p.Elapsed.Seconds(), p.OpsPerSecond, p.BytesPerSec/1e6, p.Ops, p.Errors, eta)
 }
 
-// WriteDir writes summary.json, summary.csv, timeseries.csv and
-// histogram.csv into dir.
+// WriteDir writes summary.json, summary.csv, timeseries.csv,
+// histogram.csv and report.html into dir.
 func WriteDir(dir string, s Summary, results []*engine.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -186,7 +186,7 @@ func WriteDir(dir string, s Summary, results []*engine.Result) error {
 			return err
 		}
 	}
-	return nil
+	return WriteHTML(filepath.Join(dir, "report.html"), s, results)
 }
 
 func writeCSV(path string, rows [][]string) error {

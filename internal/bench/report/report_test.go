@@ -82,6 +82,18 @@ func TestResultsDirectory(t *testing.T) {
 			t.Errorf("summary.json lacks %s", field)
 		}
 	}
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<table>", "Latency distribution", "Throughput over time", "p99.9"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "<script") {
+		t.Error("report.html must be self-contained, without scripts")
+	}
 	for _, name := range []string{"summary.csv", "timeseries.csv", "histogram.csv"} {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {

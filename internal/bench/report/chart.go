@@ -1,0 +1,141 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+)
+
+// series is one line of a chart.
+type series struct {
+	name string
+	x, y []float64
+}
+
+var palette = []string{"#3b7dd8", "#d1495b", "#2a9d8f", "#e9a23b", "#6a4c93", "#8d6e63", "#00838f", "#7cb342"}
+
+const (
+	chartW, chartH = 720, 300
+	padL, padR     = 70, 70
+	padT, padB     = 36, 46
+)
+
+// niceMax rounds a chart's top up to 1, 2 or 5 times a power of ten.
+func niceMax(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if v <= m*p {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// lineChart draws series against shared axes as an inline SVG. logX puts
+// the x axis on a log scale (latency distributions).
+func lineChart(title, xLabel, yLabel string, ss []series, logX bool) string {
+	var xmin, xmax, ymax float64 = math.Inf(1), math.Inf(-1), 0
+	for _, s := range ss {
+		for i := range s.x {
+			xmin, xmax, ymax = math.Min(xmin, s.x[i]), math.Max(xmax, s.x[i]), math.Max(ymax, s.y[i])
+		}
+	}
+	if math.IsInf(xmin, 0) {
+		return ""
+	}
+	ymax = niceMax(ymax)
+	lo, hi, scale := xmin, xmax, func(x float64) float64 { return x }
+	if logX {
+		scale = func(x float64) float64 { return math.Log10(math.Max(x, 1e-3)) }
+	}
+	lo, hi = scale(lo), scale(hi)
+	fx := func(x float64) float64 {
+		if hi == lo {
+			return padL
+		}
+		return padL + (scale(x)-lo)/(hi-lo)*(chartW-padL-padR)
+	}
+	fy := func(y float64) float64 { return chartH - padB - y/ymax*(chartH-padT-padB) }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11"><rect width="100%%" height="100%%" fill="white"/>`, chartW, chartH)
+	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">%s</text>`, padL, html.EscapeString(title))
+	for i := 0; i <= 4; i++ {
+		y := ymax * float64(i) / 4
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">%s</text>`,
+			padL, chartW-padR, fy(y), fy(y), padL-4, fy(y)+4, short(y))
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`, (chartW+padL-padR)/2, chartH-8, html.EscapeString(xLabel))
+	fmt.Fprintf(&b, `<text x="14" y="%d" transform="rotate(-90 14 %d)" text-anchor="middle">%s</text>`, chartH/2, chartH/2, html.EscapeString(yLabel))
+	ticks := []float64{xmin, (xmin + xmax) / 2, xmax}
+	if logX {
+		ticks = []float64{xmin, math.Sqrt(math.Max(xmin, 1e-3) * xmax), xmax}
+	}
+	for _, x := range ticks {
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, fx(x), chartH-padB+14, short(x))
+	}
+	for i, s := range ss {
+		color := palette[i%len(palette)]
+		var pts []string
+		for j := range s.x {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", fx(s.x[j]), fy(s.y[j])))
+		}
+		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.8" points="%s"/>`, color, strings.Join(pts, " "))
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`,
+			chartW-padR+6, padT+i*16, color, chartW-padR+20, padT+i*16+9, html.EscapeString(s.name))
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}
+
+// short prints an axis value compactly.
+func short(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	case v == math.Trunc(v):
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// butterfly draws operations per second (bars, left axis) and MB/s (line,
+// right axis) across stages: over an object-size sweep, ops/s fall and
+// MB/s rise, the two wings of the chart.
+func butterfly(title string, labels []string, ops, mbs []float64) string {
+	if len(labels) == 0 {
+		return ""
+	}
+	omax, bmax := 0.0, 0.0
+	for i := range labels {
+		omax, bmax = math.Max(omax, ops[i]), math.Max(bmax, mbs[i])
+	}
+	omax, bmax = niceMax(omax), niceMax(bmax)
+	slot := float64(chartW-padL-padR) / float64(len(labels))
+	fy := func(v, top float64) float64 { return chartH - padB - v/top*(chartH-padT-padB) }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11"><rect width="100%%" height="100%%" fill="white"/>`, chartW, chartH)
+	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">%s</text>`, padL, html.EscapeString(title))
+	for i := 0; i <= 4; i++ {
+		f := float64(i) / 4
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end" fill="%s">%s</text><text x="%d" y="%.1f" fill="%s">%s</text>`,
+			padL, chartW-padR, fy(f*omax, omax), fy(f*omax, omax), padL-4, fy(f*omax, omax)+4, palette[0], short(f*omax),
+			chartW-padR+4, fy(f*bmax, bmax)+4, palette[1], short(f*bmax))
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="30" fill="%s">ops/s</text><text x="%d" y="30" fill="%s">MB/s</text>`, padL-40, palette[0], chartW-padR+4, palette[1])
+	var pts []string
+	for i, l := range labels {
+		x := float64(padL) + slot*float64(i)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" opacity="0.8"/>`, x+slot*0.2, fy(ops[i], omax), slot*0.6, fy(0, omax)-fy(ops[i], omax), palette[0])
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, x+slot/2, chartH-padB+14, html.EscapeString(l))
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x+slot/2, fy(mbs[i], bmax)))
+	}
+	fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2.2" points="%s"/>`, palette[1], strings.Join(pts, " "))
+	b.WriteString(`</svg>`)
+	return b.String()
+}
