@@ -96,3 +96,16 @@ func TestBadWorkloads(t *testing.T) {
 		}
 	}
 }
+
+// The workloads kept in bench/workloads stay valid.
+func TestRepositoryWorkloads(t *testing.T) {
+	files, _ := filepath.Glob("../../../bench/workloads/*.xml")
+	if len(files) < 5 {
+		t.Fatalf("%d workload files in bench/workloads", len(files))
+	}
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
