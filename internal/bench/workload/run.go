@@ -15,70 +15,146 @@ import (
 	"github.com/ostiumio/ostium/internal/bench/target"
 )
 
-// Options override the workload's storage and watch its progress.
+// Options override the workload's storage, say which share of the workers
+// this process runs, and watch the progress.
 type Options struct {
-	Endpoints            []string
-	AccessKey, SecretKey string
+	Endpoints []string `json:"endpoints,omitempty"`
+	AccessKey string   `json:"access_key,omitempty"`
+	SecretKey string   `json:"secret_key,omitempty"`
+	Share     Share    `json:"share"`
 	// Progress, if set, gives the progress callback of a stage's work.
-	Progress func(name string) func(engine.Progress)
+	Progress func(name string) func(engine.Progress) `json:"-"`
 }
 
-// Run runs the stages one after another, the works of a stage together.
+// Share is the part of every work a driver runs: its slice of the
+// workers (and of their ids and operation totals), when Count drivers run
+// a workload together.
+type Share struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// slice returns how many of n workers this share runs and the global index
+// of its first.
+func (s Share) slice(n int) (local, offset int) {
+	if s.Count <= 1 {
+		return n, 0
+	}
+	lo, hi := n*s.Index/s.Count, n*(s.Index+1)/s.Count
+	return hi - lo, lo
+}
+
+// part is this share of a total that splits like the workers.
+func (s Share) part(total int64, workers int) int64 {
+	local, offset := s.slice(workers)
+	if total == 0 || workers == 0 {
+		return total
+	}
+	return total*int64(offset+local)/int64(workers) - total*int64(offset)/int64(workers)
+}
+
+// Run runs the whole workload here, stage after stage.
 func Run(ctx context.Context, w *Workload, o Options) (report.Summary, []*engine.Result, error) {
 	sum := report.Summary{Started: time.Now()}
 	var all []*engine.Result
-	targets := map[*Storage]*target.Target{}
-	defer func() {
-		for _, t := range targets {
-			t.Close()
-		}
-	}()
 	for si := range w.Stages {
-		st := &w.Stages[si]
-		results := make([]*engine.Result, len(st.Works))
-		errs := make([]error, len(st.Works))
-		var wg sync.WaitGroup
-		for wi := range st.Works {
-			wk := &st.Works[wi]
-			storage := &w.Storage
-			if wk.Storage != nil {
-				storage = wk.Storage
-			} else if st.Storage != nil {
-				storage = st.Storage
-			}
-			t, ok := targets[storage]
-			if !ok {
-				var err error
-				if t, err = newTarget(storage, o); err != nil {
-					return sum, all, err
-				}
-				targets[storage] = t
-			}
-			name := st.Name
-			if len(st.Works) > 1 || wk.Name != "" && wk.Name != st.Name {
-				name = st.Name + "/" + wk.Name
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				results[wi], errs[wi] = runWork(ctx, t, name, wk, o)
-			}()
-		}
-		wg.Wait()
-		for i, res := range results {
+		results, err := RunStage(ctx, w, si, o)
+		for _, res := range results {
 			if res != nil {
 				all = append(all, res)
 				sum.Stages = append(sum.Stages, report.Summarize(res))
 			}
-			if errs[i] != nil {
-				return sum, all, errs[i]
-			}
 		}
-		if err := sleep(ctx, time.Duration(st.ClosureDelay)*time.Second); err != nil {
+		if err == nil {
+			err = AfterStage(ctx, w, si, results, o)
+		}
+		if err != nil {
 			return sum, all, err
 		}
 	}
 	return sum, all, nil
+}
+
+// storageOf is the storage a work uses: its own, its stage's or the
+// workload's.
+func storageOf(w *Workload, st *Stage, wk *Work) *Storage {
+	switch {
+	case wk.Storage != nil:
+		return wk.Storage
+	case st.Storage != nil:
+		return st.Storage
+	}
+	return &w.Storage
+}
+
+func workName(st *Stage, wk *Work) string {
+	if len(st.Works) > 1 || wk.Name != "" && wk.Name != st.Name {
+		return st.Name + "/" + wk.Name
+	}
+	return st.Name
+}
+
+// RunStage runs the works of stage si together (this share of their
+// workers), then waits the stage's closure delay. A delay work has a nil
+// result.
+func RunStage(ctx context.Context, w *Workload, si int, o Options) ([]*engine.Result, error) {
+	st := &w.Stages[si]
+	results := make([]*engine.Result, len(st.Works))
+	errs := make([]error, len(st.Works))
+	var wg sync.WaitGroup
+	for wi := range st.Works {
+		wk := &st.Works[wi]
+		t, err := newTarget(storageOf(w, st, wk), o)
+		if err != nil {
+			return results, err
+		}
+		defer t.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[wi], errs[wi] = runWork(ctx, t, workName(st, wk), wk, o)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return results, err
+	}
+	return results, sleep(ctx, time.Duration(st.ClosureDelay)*time.Second)
+}
+
+// AfterStage ends stage si once all of it is done everywhere: a cleanup
+// with deleteContainer=true removes its containers, and each work is held
+// to its failure budget (afr, failures per million operations).
+func AfterStage(ctx context.Context, w *Workload, si int, results []*engine.Result, o Options) error {
+	st := &w.Stages[si]
+	for wi := range st.Works {
+		wk, res := &st.Works[wi], results[wi]
+		if res == nil {
+			continue
+		}
+		if wk.Type == "cleanup" && wk.Config["deleteContainer"] == "true" {
+			t, err := newTarget(storageOf(w, st, wk), o)
+			if err != nil {
+				return err
+			}
+			err = deleteContainers(ctx, t, wk.Config)
+			t.Close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", res.Name, err)
+			}
+		}
+		if wk.AFR >= 0 {
+			var okOps, failed int64
+			for _, s := range res.Stats {
+				okOps += s.Ops()
+				failed += s.Errors()
+			}
+			if total := okOps + failed; total > 0 && failed*1_000_000/total > wk.AFR {
+				return fmt.Errorf("%s: %d of %d operations failed, more than the %d per million the work accepts", res.Name, failed, total, wk.AFR)
+			}
+		}
+	}
+	return nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -90,13 +166,17 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// inProcess is the mock storage of this process: one, so that what a stage
+// writes a later stage reads.
+var inProcess = sync.OnceValue(mock.New)
+
 // newTarget makes the target a storage element describes; command-line
 // options override its endpoint and keys.
 func newTarget(s *Storage, o Options) (*target.Target, error) {
 	c := target.Config{Endpoints: []string{s.Config["endpoint"]}, AccessKey: s.Config["accesskey"], SecretKey: s.Config["secretkey"]}
 	switch s.Type {
 	case "mock", "none":
-		c.Transport, c.Endpoints = mock.New(), []string{"http://mock"}
+		c.Transport, c.Endpoints = inProcess(), []string{"http://mock"}
 	case "s3", "":
 		// COSBench's default is virtual-hosted style.
 		c.VirtualHost = s.Config["path_style_access"] != "true"
@@ -115,56 +195,50 @@ func newTarget(s *Storage, o Options) (*target.Target, error) {
 	return target.New(c)
 }
 
-// runWork runs one work: its ramp-up and ramp-down are run but not counted.
+// runWork runs this share of one work: its ramp-up and ramp-down are run
+// but not counted.
 func runWork(ctx context.Context, t *target.Target, name string, wk *Work, o Options) (*engine.Result, error) {
-	ops, err := operations(t, wk)
+	local, offset := o.Share.slice(wk.Workers)
+	if wk.Type == "delay" {
+		return nil, sleep(ctx, time.Duration(wk.Runtime)*time.Second)
+	}
+	ops, err := operations(t, wk, local, offset)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	ew := engine.Work{Name: name, Workers: wk.Workers, Ops: ops, Interval: time.Duration(wk.Interval) * time.Second}
+	if local == 0 { // more drivers than workers: this one sits the work out
+		var kinds []string
+		for _, op := range ops {
+			kinds = append(kinds, op.Kind)
+		}
+		return engine.Empty(name, kinds), nil
+	}
+	ew := engine.Work{Name: name, Workers: local, Ops: ops, Interval: time.Duration(wk.Interval) * time.Second}
 	switch wk.Type {
-	case "delay":
-		return nil, sleep(ctx, time.Duration(wk.Runtime)*time.Second)
 	case "init", "prepare", "cleanup", "dispose":
 		ew.UntilDone = true
 	default:
-		ew.Runtime, ew.TotalOps, ew.TotalBytes = time.Duration(wk.Runtime)*time.Second, wk.TotalOps, wk.TotalBytes
+		ew.Runtime = time.Duration(wk.Runtime) * time.Second
+		ew.TotalOps, ew.TotalBytes = o.Share.part(wk.TotalOps, wk.Workers), o.Share.part(wk.TotalBytes, wk.Workers)
 	}
 	if o.Progress != nil {
 		ew.Progress = o.Progress(name)
 	}
-	for _, ramp := range []int{wk.Rampup} {
-		if ramp > 0 {
-			if _, err := engine.Run(ctx, engine.Work{Name: name + " (rampup)", Workers: wk.Workers, Ops: ops, Runtime: time.Duration(ramp) * time.Second}); err != nil {
-				return nil, err
-			}
+	ramp := func(secs int, what string) error {
+		if secs <= 0 {
+			return nil
 		}
+		_, err := engine.Run(ctx, engine.Work{Name: name + " (" + what + ")", Workers: local, Ops: ops, Runtime: time.Duration(secs) * time.Second})
+		return err
+	}
+	if err := ramp(wk.Rampup, "rampup"); err != nil {
+		return nil, err
 	}
 	res, err := engine.Run(ctx, ew)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if wk.Rampdown > 0 {
-		if _, err := engine.Run(ctx, engine.Work{Name: name + " (rampdown)", Workers: wk.Workers, Ops: ops, Runtime: time.Duration(wk.Rampdown) * time.Second}); err != nil {
-			return res, err
-		}
-	}
-	if wk.Type == "cleanup" && wk.Config["deleteContainer"] == "true" {
-		if err := deleteContainers(ctx, t, wk.Config); err != nil {
-			return res, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	if wk.AFR >= 0 {
-		var okOps, failed int64
-		for _, s := range res.Stats {
-			okOps += s.Ops()
-			failed += s.Errors()
-		}
-		if total := okOps + failed; total > 0 && failed*1_000_000/total > wk.AFR {
-			return res, fmt.Errorf("%s: %d of %d operations failed, more than the %d per million the work accepts", name, failed, total, wk.AFR)
-		}
-	}
-	return res, nil
+	return res, ramp(wk.Rampdown, "rampdown")
 }
 
 // naming holds a config's container and object names and selectors.
@@ -221,16 +295,14 @@ func outcome(r target.Result, err error) (engine.Outcome, error) {
 }
 
 // operations builds the engine operations of a work.
-func operations(t *target.Target, wk *Work) ([]engine.Op, error) {
+func operations(t *target.Target, wk *Work, local, offset int) ([]engine.Op, error) {
 	switch wk.Type {
-	case "delay":
-		return nil, nil
 	case "init", "dispose":
 		n, err := parseNaming(wk.Config, "containers")
 		if err != nil {
 			return nil, err
 		}
-		pickers := perWorker(wk.Workers, func(i int) *Picker { return n.containers.For(i, wk.Workers, true, nil) })
+		pickers := perWorker(local, func(i int) *Picker { return n.containers.For(offset+i, wk.Workers, true, nil) })
 		do := t.CreateBucket
 		if wk.Type == "dispose" {
 			do = t.DeleteBucket
@@ -258,9 +330,9 @@ func operations(t *target.Target, wk *Work) ([]engine.Op, error) {
 			c, created int64
 			obj, sz    *Picker
 		}
-		walks := perWorker(wk.Workers, func(i int) *walk {
-			return &walk{c: n.containers.Lo, created: -1, obj: n.objects.For(i, wk.Workers, true, nil),
-				sz: n.sizes.For(i, wk.Workers, false, new(atomic.Int64))}
+		walks := perWorker(local, func(i int) *walk {
+			return &walk{c: n.containers.Lo, created: -1, obj: n.objects.For(offset+i, wk.Workers, true, nil),
+				sz: n.sizes.For(offset+i, wk.Workers, false, new(atomic.Int64))}
 		})
 		kind := map[string]string{"prepare": "write", "cleanup": "delete"}[wk.Type]
 		create := wk.Config["createContainer"] == "true"
@@ -285,7 +357,7 @@ func operations(t *target.Target, wk *Work) ([]engine.Op, error) {
 					return outcome(t.Put(ctx, c, n.object(o), size))
 				}
 				wl.c++
-				wl.obj = n.objects.For(w.Index, wk.Workers, true, nil)
+				wl.obj = n.objects.For(offset+w.Index, wk.Workers, true, nil)
 			}
 		}}}, nil
 	}
@@ -309,9 +381,10 @@ func operations(t *target.Target, wk *Work) ([]engine.Op, error) {
 		}
 		type pick struct{ c, o, s *Picker }
 		var sc, so, ss atomic.Int64
-		pickers := perWorker(wk.Workers, func(i int) *pick {
-			return &pick{n.containers.For(i, wk.Workers, division == "container", &sc),
-				n.objects.For(i, wk.Workers, division == "object", &so), n.sizes.For(i, wk.Workers, false, &ss)}
+		pickers := perWorker(local, func(i int) *pick {
+			g := offset + i
+			return &pick{n.containers.For(g, wk.Workers, division == "container", &sc),
+				n.objects.For(g, wk.Workers, division == "object", &so), n.sizes.For(g, wk.Workers, false, &ss)}
 		})
 		names := func(w *engine.Worker) (string, string, int64, error) {
 			p := pickers[w.Index]

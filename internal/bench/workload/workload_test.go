@@ -2,15 +2,18 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/ostiumio/ostium/internal/bench/engine"
 	"github.com/ostiumio/ostium/internal/bench/report"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
@@ -107,5 +110,51 @@ func TestRepositoryWorkloads(t *testing.T) {
 		if _, err := Load(f); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// Split between two drivers, stage by stage, the example touches every id
+// exactly once, as one process does.
+func TestSharesCoverTheWorkload(t *testing.T) {
+	w, err := Load("testdata/hybrid-small.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := nodetest.Start(t, nodetest.Options{})
+	base := Options{Endpoints: []string{srv.URL}, AccessKey: nodetest.AccessKey, SecretKey: nodetest.SecretKey}
+	ctx := context.Background()
+	totals := map[string]int64{}
+	for si := range w.Stages {
+		parts := make([][]*engine.Result, 2)
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for d := range 2 {
+			o := base
+			o.Share = Share{Index: d, Count: 2}
+			wg.Add(1)
+			go func() { defer wg.Done(); parts[d], errs[d] = RunStage(ctx, w, si, o) }()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		merged := make([]*engine.Result, len(parts[0]))
+		for wi := range parts[0] {
+			if merged[wi], err = engine.Merge(parts[0][wi], parts[1][wi]); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range merged[wi].Stats {
+				totals[merged[wi].Name+":"+s.Kind] += s.Ops()
+				if s.Errors() > 0 {
+					t.Errorf("%s %s: %d failed: %s", merged[wi].Name, s.Kind, s.Errors(), s.LastError())
+				}
+			}
+		}
+		if err := AfterStage(ctx, w, si, merged, base); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if totals["init:init"] != 4 || totals["prepare:write"] != 800 || totals["cleanup:delete"] != 1600 || totals["dispose:dispose"] != 4 {
+		t.Fatalf("totals %v", totals)
 	}
 }
