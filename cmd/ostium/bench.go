@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/bench/driver"
 	"github.com/ostiumio/ostium/internal/bench/engine"
 	"github.com/ostiumio/ostium/internal/bench/mock"
 	"github.com/ostiumio/ostium/internal/bench/quick"
@@ -30,6 +31,7 @@ modes:
   compare A B                           two runs side by side (result directories)
   put, get, delete, stat, list, mixed   one-off runs against S3 endpoints
   mock                                  serve a no-op S3 endpoint (--listen)
+  driver                                run stages for a controller (--listen)
 
 run "ostium bench <mode> -h" for the flags`
 
@@ -45,6 +47,8 @@ func bench(args []string) error {
 		return benchRun(args)
 	case "compare":
 		return benchCompare(args)
+	case "driver":
+		return benchDriver(args)
 	}
 	if !slices.Contains(quick.Modes, mode) {
 		return fmt.Errorf("unknown bench mode %q\n\n%s", mode, benchUsage)
@@ -148,6 +152,8 @@ func benchRun(args []string) error {
 	fs.StringVar(&o.AccessKey, "access-key", "", "override the file's access key")
 	fs.StringVar(&o.SecretKey, "secret-key", "", "override the file's secret key")
 	out := fs.String("out", "", "results directory (default bench-results/NAME-TIME)")
+	var drivers listFlag
+	fs.Var(&drivers, "drivers", "run on these drivers (host:port, repeatable or comma-separated) instead of here")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -175,7 +181,18 @@ func benchRun(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Printf("ostium bench run %s: workload %q, %d stages\n", fs.Arg(0), w.Name, len(w.Stages))
-	sum, results, runErr := workload.Run(ctx, w, o)
+	var sum report.Summary
+	var results []*engine.Result
+	var runErr error
+	if len(drivers) > 0 {
+		c := &driver.Controller{Log: os.Stdout}
+		for _, d := range drivers {
+			c.Drivers = append(c.Drivers, strings.Split(d, ",")...)
+		}
+		sum, results, runErr = c.Run(ctx, w, o)
+	} else {
+		sum, results, runErr = workload.Run(ctx, w, o)
+	}
 	if terminal {
 		fmt.Println()
 	}
@@ -232,4 +249,18 @@ func benchCompare(args []string) error {
 	}
 	fmt.Printf("\nchart: %s\n", *svg)
 	return nil
+}
+
+func benchDriver(args []string) error {
+	fs := flag.NewFlagSet("bench driver", flag.ContinueOnError)
+	listen := fs.String("listen", ":9101", "address to listen on for a controller")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ostium bench driver: waiting for a controller on %s\n", ln.Addr())
+	return (&http.Server{Handler: driver.Handler(), ReadHeaderTimeout: 30 * time.Second}).Serve(ln)
 }
