@@ -211,6 +211,8 @@ func firstEnv(names ...string) string {
 func benchMock(args []string) error {
 	fs := flag.NewFlagSet("bench mock", flag.ContinueOnError)
 	listen := fs.String("listen", ":9001", "address to listen on")
+	m := mock.New()
+	fs.DurationVar(&m.Delay, "delay", 0, "hold every response back this long (a target of known latency)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -219,7 +221,7 @@ func benchMock(args []string) error {
 		return err
 	}
 	fmt.Printf("ostium bench mock: a no-op S3 endpoint on http://%s (signatures are not checked)\n", ln.Addr())
-	return (&http.Server{Handler: mock.New(), ReadHeaderTimeout: 30 * time.Second}).Serve(ln)
+	return (&http.Server{Handler: m, ReadHeaderTimeout: 30 * time.Second}).Serve(ln)
 }
 
 func benchCompare(args []string) error {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/bench/payload"
 	"github.com/ostiumio/ostium/internal/bench/target"
@@ -19,12 +20,18 @@ import (
 // Server is the mock endpoint, path style.
 type Server struct {
 	sizes sync.Map // "bucket/key" -> int64
+	// Delay holds every response back this long before its headers, as a
+	// target of known latency.
+	Delay time.Duration
 }
 
 // New returns an empty mock.
 func New() *Server { return &Server{} }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.Delay > 0 {
+		time.Sleep(s.Delay)
+	}
 	path := strings.TrimPrefix(r.URL.Path, "/")
 	bucket, key, _ := strings.Cut(path, "/")
 	name := target.ContentName(bucket, key)
