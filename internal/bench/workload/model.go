@@ -26,6 +26,7 @@ type Storage struct {
 
 // Stage is a workstage: its works run at the same time.
 type Stage struct {
+	Line         int      `yaml:"-"` // in the file, for errors
 	Name         string   `yaml:"name"`
 	ClosureDelay int      `yaml:"closuredelay"` // seconds to wait after the stage
 	Storage      *Storage `yaml:"storage"`
@@ -34,6 +35,7 @@ type Stage struct {
 
 // Work is a set of workers with an operation mix and a stop condition.
 type Work struct {
+	Line       int               `yaml:"-"`
 	Name       string            `yaml:"name"`
 	Type       string            `yaml:"type"` // normal, init, prepare, cleanup, dispose, delay
 	Workers    int               `yaml:"workers"`
@@ -52,6 +54,7 @@ type Work struct {
 
 // Operation is one operation of a normal work.
 type Operation struct {
+	Line     int               `yaml:"-"`
 	Type     string            `yaml:"type"` // read, write, delete, list
 	Ratio    int               `yaml:"ratio"`
 	Division string            `yaml:"division"`
@@ -68,17 +71,7 @@ func Load(path string) (*Workload, error) {
 	if strings.HasPrefix(strings.TrimSpace(string(b)), "<") {
 		w, err = parseXML(b)
 	} else {
-		w = &Workload{}
-		dec := yaml.NewDecoder(strings.NewReader(string(b)))
-		dec.KnownFields(true) // strict: an unknown key is an error
-		err = dec.Decode(w)
-		for i := range w.Stages {
-			for j := range w.Stages[i].Works {
-				if w.Stages[i].Works[j].AFR == 0 {
-					w.Stages[i].Works[j].AFR = -1
-				}
-			}
-		}
+		w, err = parseYAML(b)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("workload %s: %w", path, err)
@@ -89,11 +82,86 @@ func Load(path string) (*Workload, error) {
 	return w, nil
 }
 
-// xmlNode is any COSBench element: its attributes and children.
+// parseYAML reads the native form strictly (an unknown key is an error)
+// and notes the line of each stage, work and operation.
+func parseYAML(b []byte) (*Workload, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		return nil, err
+	}
+	w := &Workload{}
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(w); err != nil {
+		return nil, err
+	}
+	seq := func(n *yaml.Node, key string) []*yaml.Node {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.SequenceNode {
+				return n.Content[i+1].Content
+			}
+		}
+		return nil
+	}
+	var doc *yaml.Node
+	if len(root.Content) > 0 {
+		doc = root.Content[0]
+	}
+	for i, sn := range seq(doc, "stages") {
+		if i >= len(w.Stages) {
+			break
+		}
+		w.Stages[i].Line = sn.Line
+		for j, wn := range seq(sn, "works") {
+			if j >= len(w.Stages[i].Works) {
+				break
+			}
+			wk := &w.Stages[i].Works[j]
+			wk.Line = wn.Line
+			if wk.AFR == 0 {
+				wk.AFR = -1 // unset: YAML cannot tell 0 from absent here
+			}
+			for k, on := range seq(wn, "operations") {
+				if k < len(wk.Ops) {
+					wk.Ops[k].Line = on.Line
+				}
+			}
+		}
+	}
+	return w, nil
+}
+
+// xmlNode is any COSBench element: its attributes, children and line.
 type xmlNode struct {
 	XMLName  xml.Name
-	Attrs    []xml.Attr `xml:",any,attr"`
-	Children []xmlNode  `xml:",any"`
+	Attrs    []xml.Attr
+	Children []xmlNode
+	Line     int
+}
+
+// UnmarshalXML reads an element and its subtree, noting where each starts.
+func (n *xmlNode) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
+	n.Line, _ = d.InputPos()
+	n.XMLName, n.Attrs = start.Name, start.Attr
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			var c xmlNode
+			if err := c.UnmarshalXML(d, t); err != nil {
+				return err
+			}
+			n.Children = append(n.Children, c)
+		case xml.EndElement:
+			return nil
+		}
+	}
 }
 
 func (n xmlNode) attr(name string) string {
@@ -148,7 +216,7 @@ func parseXML(b []byte) (*Workload, error) {
 		}
 		x, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("<%s %s=%q>: not a number", n.XMLName.Local, name, v)
+			return 0, fmt.Errorf("line %d: <%s %s=%q>: not a number", n.Line, n.XMLName.Local, name, v)
 		}
 		return x, nil
 	}
@@ -156,7 +224,7 @@ func parseXML(b []byte) (*Workload, error) {
 		if sn.XMLName.Local != "workstage" {
 			continue
 		}
-		st := Stage{Name: sn.attr("name")}
+		st := Stage{Name: sn.attr("name"), Line: sn.Line}
 		delay, err := num(sn, "closuredelay", 0)
 		if err != nil {
 			return nil, err
@@ -169,7 +237,7 @@ func parseXML(b []byte) (*Workload, error) {
 			if wn.XMLName.Local != "work" {
 				continue
 			}
-			wk := Work{Name: wn.attr("name"), Type: wn.attr("type"), Division: wn.attr("division")}
+			wk := Work{Name: wn.attr("name"), Type: wn.attr("type"), Division: wn.attr("division"), Line: wn.Line}
 			fields := []struct {
 				name string
 				dst  *int64
@@ -206,7 +274,7 @@ func parseXML(b []byte) (*Workload, error) {
 				if err != nil {
 					return nil, err
 				}
-				op := Operation{Type: on.attr("type"), Ratio: int(ratio), Division: on.attr("division")}
+				op := Operation{Type: on.attr("type"), Ratio: int(ratio), Division: on.attr("division"), Line: on.Line}
 				if op.Config, err = parseConfig(on.attr("config")); err != nil {
 					return nil, err
 				}
@@ -219,44 +287,65 @@ func parseXML(b []byte) (*Workload, error) {
 	return w, err
 }
 
-// validate checks what COSBench requires of a workload.
+// validate checks, before anything runs, what COSBench requires of a
+// workload; each error names the line and the reason.
 func (w *Workload) validate() error {
 	if len(w.Stages) == 0 {
 		return fmt.Errorf("no workstage")
 	}
 	for _, st := range w.Stages {
 		for _, wk := range st.Works {
-			where := fmt.Sprintf("stage %q work %q", st.Name, wk.Name)
+			at := func(line int, format string, args ...any) error {
+				return fmt.Errorf("line %d: stage %q work %q: %s", line, st.Name, wk.Name, fmt.Sprintf(format, args...))
+			}
 			switch wk.Type {
 			case "", "normal":
 				if wk.Runtime <= 0 && wk.TotalOps <= 0 && wk.TotalBytes <= 0 {
-					return fmt.Errorf("%s: needs runtime, totalOps or totalBytes", where)
+					return at(wk.Line, "needs a stop condition: runtime, totalOps or totalBytes")
 				}
 				sum := 0
 				for _, op := range wk.Ops {
 					sum += op.Ratio
+					need := []string{"containers", "objects"}
 					switch op.Type {
-					case "read", "write", "delete", "list":
+					case "read", "delete", "list":
+					case "write":
+						need = append(need, "sizes")
 					case "filewrite":
-						return fmt.Errorf("%s: filewrite (PUT from local files) is not supported", where)
+						return at(op.Line, "filewrite (PUT from local files) is not supported")
 					default:
-						return fmt.Errorf("%s: unknown operation %q", where, op.Type)
+						return at(op.Line, "unknown operation %q", op.Type)
+					}
+					if _, err := parseNaming(merge(wk.Config, op.Config), need...); err != nil {
+						return at(op.Line, "%v", err)
 					}
 				}
 				if sum != 100 {
-					return fmt.Errorf("%s: operation ratios add up to %d, not 100", where, sum)
+					return at(wk.Line, "operation ratios add up to %d, not 100", sum)
 				}
-			case "init", "prepare", "cleanup", "dispose", "delay":
+			case "init", "dispose":
+				if _, err := parseNaming(wk.Config, "containers"); err != nil {
+					return at(wk.Line, "%v", err)
+				}
+			case "prepare", "cleanup":
+				need := []string{"containers", "objects"}
+				if wk.Type == "prepare" {
+					need = append(need, "sizes")
+				}
+				if _, err := parseNaming(wk.Config, need...); err != nil {
+					return at(wk.Line, "%v", err)
+				}
+			case "delay":
 			default:
-				return fmt.Errorf("%s: unknown work type %q", where, wk.Type)
+				return at(wk.Line, "unknown work type %q", wk.Type)
 			}
 			if wk.Type != "delay" && wk.Workers <= 0 {
-				return fmt.Errorf("%s: workers must be positive", where)
+				return at(wk.Line, "workers must be positive")
 			}
 			switch wk.Division {
 			case "", "none", "container", "object":
 			default:
-				return fmt.Errorf("%s: unknown division %q", where, wk.Division)
+				return at(wk.Line, "unknown division %q", wk.Division)
 			}
 		}
 	}

@@ -82,20 +82,29 @@ func TestYAMLOnMockStorage(t *testing.T) {
 	}
 }
 
+// Bad files are refused before anything runs, with the line and the
+// reason.
 func TestBadWorkloads(t *testing.T) {
 	dir := t.TempDir()
-	for name, text := range map[string]string{
-		"ratios.xml":  `<workload name="x"><workflow><workstage name="s"><work name="w" workers="1" runtime="1"><operation type="read" ratio="50" config="containers=c(1);objects=c(1)"/></work></workstage></workflow></workload>`,
-		"nostop.xml":  `<workload name="x"><workflow><workstage name="s"><work name="w" workers="1"><operation type="read" ratio="100" config="containers=c(1);objects=c(1)"/></work></workstage></workflow></workload>`,
-		"unknown.yml": "name: x\nstagez: []\n",
-		"file.xml":    `<workload name="x"><workflow><workstage name="s"><work name="w" workers="1" runtime="1"><operation type="filewrite" ratio="100"/></work></workstage></workflow></workload>`,
+	head := "<workload name=\"x\">\n<workflow>\n<workstage name=\"s\">\n"
+	tail := "\n</workstage>\n</workflow>\n</workload>\n"
+	for name, c := range map[string]struct{ text, want string }{
+		"ratios.xml": {head + `<work name="w" workers="1" runtime="1">` + "\n" +
+			`<operation type="read" ratio="50" config="containers=c(1);objects=c(1)"/></work>` + tail, "line 4: stage \"s\" work \"w\": operation ratios add up to 50"},
+		"nostop.xml": {head + `<work name="w" workers="1"><operation type="read" ratio="100" config="containers=c(1);objects=c(1)"/></work>` + tail,
+			"line 4: stage \"s\" work \"w\": needs a stop condition"},
+		"selector.xml": {head + `<work name="w" workers="1" runtime="1">` + "\n\n" +
+			`<operation type="read" ratio="100" config="containers=c(1);objects=q(1,2)"/></work>` + tail, "line 6: stage \"s\" work \"w\": selector \"q(1,2)\""},
+		"file.xml": {head + `<work name="w" workers="1" runtime="1"><operation type="filewrite" ratio="100"/></work>` + tail, "filewrite"},
+		"unknown.yml": {"name: x\nstagez: []\n", "line 2"},
+		"ratios.yml": {"name: x\nstages:\n  - name: s\n    works:\n      - name: w\n        workers: 1\n        runtime: 1\n        operations:\n          - {type: read, ratio: 10, config: {containers: c(1), objects: c(1)}}\n",
+			"line 5: stage \"s\" work \"w\": operation ratios add up to 10"},
 	} {
 		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(text), 0o644)
-		if _, err := Load(p); err == nil {
-			t.Errorf("%s: accepted", name)
-		} else if !strings.Contains(err.Error(), name) {
-			t.Errorf("%s: error %q does not name the file", name, err)
+		os.WriteFile(p, []byte(c.text), 0o644)
+		_, err := Load(p)
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one naming the file and %q", name, err, c.want)
 		}
 	}
 }
