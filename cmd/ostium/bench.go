@@ -76,6 +76,7 @@ func bench(args []string) error {
 	fs.BoolVar(&o.Verify, "verify", false, "check every byte read")
 	fs.BoolVar(&o.Keep, "keep", false, "leave the objects and buckets behind")
 	out := fs.String("out", "", "results directory (default bench-results/MODE-TIME)")
+	noCeiling := fs.Bool("no-ceiling", false, "skip measuring the generator's own ceiling first")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -109,7 +110,15 @@ func bench(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Printf("ostium bench %s: %s, %d workers, objects of %s, %d bucket(s)\n", mode, strings.Join(tc.Endpoints, " "), o.Concurrency, o.Size, o.Buckets)
+	var ceiling *report.Ceiling
+	if !*noCeiling {
+		if ceiling, err = quick.MeasureCeiling(ctx, o.Concurrency, o.Size); err != nil {
+			return err
+		}
+		fmt.Println(ceiling)
+	}
 	sum, results, runErr := quick.Run(ctx, t, o)
+	sum.Ceiling = ceiling
 	return finish(sum, results, runErr, *out, mode)
 }
 
@@ -117,6 +126,9 @@ func bench(args []string) error {
 func finish(sum report.Summary, results []*engine.Result, runErr error, out, name string) error {
 	for _, st := range sum.Stages {
 		report.WriteText(os.Stdout, st)
+	}
+	if sum.Ceiling != nil {
+		fmt.Printf("\nMeasured with a %s.\n", sum.Ceiling)
 	}
 	if out == "" {
 		out = filepath.Join("bench-results", name+"-"+time.Now().Format("20060102-150405"))
@@ -154,6 +166,7 @@ func benchRun(args []string) error {
 	out := fs.String("out", "", "results directory (default bench-results/NAME-TIME)")
 	var drivers listFlag
 	fs.Var(&drivers, "drivers", "run on these drivers (host:port, repeatable or comma-separated) instead of here")
+	noCeiling := fs.Bool("no-ceiling", false, "skip measuring the generator's own ceiling first")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -181,6 +194,19 @@ func benchRun(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Printf("ostium bench run %s: workload %q, %d stages\n", fs.Arg(0), w.Name, len(w.Stages))
+	var ceiling *report.Ceiling
+	if !*noCeiling && len(drivers) == 0 {
+		workers := 1
+		for _, st := range w.Stages {
+			for _, wk := range st.Works {
+				workers = max(workers, wk.Workers)
+			}
+		}
+		if ceiling, err = quick.MeasureCeiling(ctx, workers, quick.Size{Min: 4096, Max: 4096}); err != nil {
+			return err
+		}
+		fmt.Println(ceiling)
+	}
 	var sum report.Summary
 	var results []*engine.Result
 	var runErr error
@@ -193,6 +219,7 @@ func benchRun(args []string) error {
 	} else {
 		sum, results, runErr = workload.Run(ctx, w, o)
 	}
+	sum.Ceiling = ceiling
 	if terminal {
 		fmt.Println()
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/bench/engine"
+	"github.com/ostiumio/ostium/internal/bench/mock"
 	"github.com/ostiumio/ostium/internal/bench/report"
 	"github.com/ostiumio/ostium/internal/bench/target"
 )
@@ -260,4 +261,26 @@ func (r *run) progress(stage string) func(engine.Progress) {
 			fmt.Fprintln(r.o.Progress, line)
 		}
 	}
+}
+
+// MeasureCeiling runs the generator for a moment against a mock in this
+// process (no network, no storage): the rate no target can be measured
+// above with these workers and this size.
+func MeasureCeiling(ctx context.Context, concurrency int, size Size) (*report.Ceiling, error) {
+	t, err := target.New(target.Config{Endpoints: []string{"http://mock"}, Transport: mock.New()})
+	if err != nil {
+		return nil, err
+	}
+	sum, _, err := Run(ctx, t, Options{Mode: "get", Duration: 2 * time.Second, Concurrency: concurrency, Size: size,
+		Buckets: 1, BucketPrefix: "ceiling", Objects: 64})
+	if err != nil {
+		return nil, fmt.Errorf("quick: generator ceiling: %w", err)
+	}
+	for _, st := range sum.Stages {
+		if st.Name == "main" && len(st.Ops) > 0 {
+			return &report.Ceiling{What: fmt.Sprintf("in-process mock, GET of %s, %d workers", size, concurrency),
+				ThroughputOps: st.Ops[0].ThroughputOps, BandwidthMBps: st.Ops[0].BandwidthMBps}, nil
+		}
+	}
+	return nil, errors.New("quick: generator ceiling: no main stage")
 }

@@ -19,6 +19,9 @@ func HTML(s Summary, results []*engine.Result) string {
 body{font-family:sans-serif;margin:24px;color:#222} table{border-collapse:collapse;margin:8px 0 16px} td,th{border:1px solid #ccc;padding:3px 8px;text-align:right} th{background:#f3f3f3} td:first-child,th:first-child{text-align:left}
 </style></head><body>`)
 	fmt.Fprintf(&b, "<h1>ostium bench</h1><p>Started %s</p>", s.Started.Format("2006-01-02 15:04:05 MST"))
+	if s.Ceiling != nil {
+		fmt.Fprintf(&b, "<p>Measured with a %s.</p>", html.EscapeString(s.Ceiling.String()))
+	}
 	var labels []string
 	var ops, mbs []float64
 	for i, st := range s.Stages {

@@ -54,6 +54,21 @@ type Stage struct {
 type Summary struct {
 	Started time.Time `json:"started"`
 	Stages  []Stage   `json:"stages"`
+	// Ceiling is what the generator reached against a target that does
+	// nothing, in the same process, just before the run: the headroom the
+	// figures above it were measured with.
+	Ceiling *Ceiling `json:"generator_ceiling,omitempty"`
+}
+
+// Ceiling is a measured generator ceiling.
+type Ceiling struct {
+	What          string  `json:"what"`
+	ThroughputOps float64 `json:"throughput_ops"`
+	BandwidthMBps float64 `json:"bandwidth_mbps"`
+}
+
+func (c *Ceiling) String() string {
+	return fmt.Sprintf("generator ceiling (%s): %.0f op/s, %.2f MB/s", c.What, c.ThroughputOps, c.BandwidthMBps)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

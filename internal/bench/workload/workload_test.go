@@ -95,7 +95,7 @@ func TestBadWorkloads(t *testing.T) {
 			"line 4: stage \"s\" work \"w\": needs a stop condition"},
 		"selector.xml": {head + `<work name="w" workers="1" runtime="1">` + "\n\n" +
 			`<operation type="read" ratio="100" config="containers=c(1);objects=q(1,2)"/></work>` + tail, "line 6: stage \"s\" work \"w\": selector \"q(1,2)\""},
-		"file.xml": {head + `<work name="w" workers="1" runtime="1"><operation type="filewrite" ratio="100"/></work>` + tail, "filewrite"},
+		"file.xml":    {head + `<work name="w" workers="1" runtime="1"><operation type="filewrite" ratio="100"/></work>` + tail, "filewrite"},
 		"unknown.yml": {"name: x\nstagez: []\n", "line 2"},
 		"ratios.yml": {"name: x\nstages:\n  - name: s\n    works:\n      - name: w\n        workers: 1\n        runtime: 1\n        operations:\n          - {type: read, ratio: 10, config: {containers: c(1), objects: c(1)}}\n",
 			"line 5: stage \"s\" work \"w\": operation ratios add up to 10"},
