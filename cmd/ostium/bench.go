@@ -29,7 +29,8 @@ const benchUsage = `usage: ostium bench <mode> [flags]
 modes:
   run FILE                              run a workload file (COSBench XML or YAML)
   compare A B                           two runs side by side (result directories)
-  put, get, delete, stat, list, mixed   one-off runs against S3 endpoints
+  put, get, delete, stat, list, mixed,
+  multipart                             one-off runs against S3 endpoints
   mock                                  serve a no-op S3 endpoint (--listen)
   driver                                run stages for a controller (--listen)
 
@@ -71,6 +72,8 @@ func bench(args []string) error {
 	fs.IntVar(&o.Concurrency, "concurrency", 16, "concurrent workers")
 	fs.StringVar(&size, "size", "4KiB", "object size: constant (4KiB, 1MB) or a uniform range (1KiB-1MiB)")
 	fs.IntVar(&o.Buckets, "buckets", 1, "buckets to spread objects over")
+	var partSize string
+	fs.StringVar(&partSize, "part-size", "5MiB", "part size of the multipart mode")
 	fs.StringVar(&o.BucketPrefix, "bucket-prefix", "ostium-bench", "bucket names are PREFIX-N")
 	fs.IntVar(&o.Objects, "objects", 1000, "objects prepared for the modes that read")
 	fs.BoolVar(&o.Verify, "verify", false, "check every byte read")
@@ -90,6 +93,11 @@ func bench(args []string) error {
 	if o.Size, err = quick.ParseSize(size); err != nil {
 		return err
 	}
+	ps, err := quick.ParseSize(partSize)
+	if err != nil {
+		return fmt.Errorf("--part-size: %w", err)
+	}
+	o.PartSize = ps.Min
 	if bytesLimit != "" {
 		b, err := quick.ParseSize(bytesLimit)
 		if err != nil {

@@ -152,3 +152,42 @@ func (v *Verifier) Check() error {
 	}
 	return v.err
 }
+
+// Section is bytes [off, off+n) of an object's contents, seekable on its
+// own: one part of a multipart upload.
+type Section struct {
+	r        *Reader
+	off, n   int64
+	position int64
+}
+
+// NewSection returns part of the object name of size bytes.
+func NewSection(name string, size, off, n int64) *Section {
+	return &Section{r: New(name, size), off: off, n: n}
+}
+
+func (s *Section) Read(p []byte) (int, error) {
+	if s.position >= s.n {
+		return 0, io.EOF
+	}
+	p = p[:min(int64(len(p)), s.n-s.position)]
+	s.r.pos = s.off + s.position
+	n, err := s.r.Read(p)
+	s.position += int64(n)
+	return n, err
+}
+
+// Seek moves within the section.
+func (s *Section) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += s.position
+	case io.SeekEnd:
+		off += s.n
+	}
+	if off < 0 {
+		return s.position, errors.New("payload: seek before start")
+	}
+	s.position = off
+	return off, nil
+}

@@ -81,3 +81,14 @@ func BenchmarkVerify(b *testing.B) {
 		v.Write(data)
 	}
 }
+
+func TestSectionsMakeTheWhole(t *testing.T) {
+	whole := read(t, New("mp", 10_000))
+	var got []byte
+	for off := int64(0); off < 10_000; off += 3333 {
+		got = append(got, read(t, NewSection("mp", 10_000, off, min(3333, 10_000-off)))...)
+	}
+	if !bytes.Equal(got, whole) {
+		t.Fatal("sections differ from the whole")
+	}
+}

@@ -18,7 +18,7 @@ import (
 )
 
 // Modes are the quick modes.
-var Modes = []string{"put", "get", "delete", "stat", "list", "mixed"}
+var Modes = []string{"put", "get", "delete", "stat", "list", "mixed", "multipart"}
 
 // Options configure a quick run.
 type Options struct {
@@ -27,6 +27,7 @@ type Options struct {
 	Ops, Bytes   int64 // limits of the main stage besides Duration
 	Concurrency  int
 	Size         Size
+	PartSize     int64 // multipart mode
 	Buckets      int
 	BucketPrefix string
 	Objects      int // prepared for the modes that read
@@ -100,7 +101,7 @@ func Run(ctx context.Context, t *target.Target, o Options) (report.Summary, []*e
 			return sum, results, fmt.Errorf("quick: create bucket %s: %w", r.bucket(i), err)
 		}
 	}
-	if o.Mode != "put" {
+	if o.Mode != "put" && o.Mode != "multipart" {
 		if o.Objects <= 0 {
 			return sum, results, fmt.Errorf("quick: mode %s needs --objects to prepare", o.Mode)
 		}
@@ -148,6 +149,13 @@ func (r *run) mainOps() ([]engine.Op, error) {
 		return []engine.Op{{Kind: "write", Ratio: 100, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
 			n := r.puts.Add(1) - 1
 			return r.put(ctx, r.bucket(n), putName(n))
+		}}}, nil
+	case "multipart":
+		part := max(r.o.PartSize, 5<<20)
+		return []engine.Op{{Kind: "write", Ratio: 100, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+			n := r.puts.Add(1) - 1
+			b, k := r.bucket(n), putName(n)
+			return outcome(r.t.Multipart(ctx, b, k, r.o.Size.Of(target.ContentName(b, k)), part))
 		}}}, nil
 	case "get":
 		get.Ratio = 100

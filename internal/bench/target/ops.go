@@ -1,12 +1,14 @@
 package target
 
 import (
+	"bytes"
 	"context"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/bench/payload"
@@ -113,4 +115,54 @@ func (t *Target) CreateBucket(ctx context.Context, bucket string) error {
 func (t *Target) DeleteBucket(ctx context.Context, bucket string) error {
 	_, err := t.call(ctx, Request{Method: http.MethodDelete, Bucket: bucket}, nil)
 	return err
+}
+
+// Multipart writes an object of size bytes in parts of partSize bytes
+// (create, upload each part, complete); its contents are those Put would
+// write, so Get verifies them.
+func (t *Target) Multipart(ctx context.Context, bucket, key string, size, partSize int64) (Result, error) {
+	name := ContentName(bucket, key)
+	var created struct {
+		UploadID string `xml:"UploadId"`
+	}
+	start := time.Now()
+	res, err := t.call(ctx, Request{Method: http.MethodPost, Bucket: bucket, Key: key, Query: url.Values{"uploads": {""}}},
+		func(resp *http.Response) (int64, error) { return 0, xml.NewDecoder(resp.Body).Decode(&created) })
+	if err != nil {
+		return res, err
+	}
+	type part struct {
+		PartNumber int
+		ETag       string
+	}
+	var done struct {
+		XMLName xml.Name `xml:"CompleteMultipartUpload"`
+		Parts   []part   `xml:"Part"`
+	}
+	for n, off := 1, int64(0); off < size || n == 1; n, off = n+1, off+partSize {
+		length := min(partSize, size-off)
+		q := url.Values{"partNumber": {strconv.Itoa(n)}, "uploadId": {created.UploadID}}
+		resp, release, err := t.Do(ctx, Request{Method: http.MethodPut, Bucket: bucket, Key: key, Query: q,
+			Body: payload.NewSection(name, size, off, length), Size: length})
+		if err != nil {
+			return res, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		release()
+		if resp.StatusCode/100 != 2 {
+			return res, &Error{Status: resp.StatusCode, Code: "UploadPart"}
+		}
+		done.Parts = append(done.Parts, part{n, resp.Header.Get("ETag")})
+		if length == size-off {
+			break
+		}
+	}
+	body, _ := xml.Marshal(done)
+	_, err = t.call(ctx, Request{Method: http.MethodPost, Bucket: bucket, Key: key, Query: url.Values{"uploadId": {created.UploadID}},
+		Body: bytes.NewReader(body), Size: int64(len(body))}, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Bytes: size, TTFB: time.Since(start)}, nil
 }

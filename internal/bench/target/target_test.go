@@ -53,6 +53,16 @@ func TestAgainstANode(t *testing.T) {
 			if _, err := tg.Get(ctx, "bench", "dir/obj 4096", 4095, true); err == nil {
 				t.Fatal("a wrong size verified")
 			}
+			// A multipart upload of three parts reads back as one object.
+			if res, err := tg.Multipart(ctx, "bench", "mp", 12<<20, 5<<20); err != nil || res.Bytes != 12<<20 {
+				t.Fatalf("multipart: %v %+v", err, res)
+			}
+			if _, err := tg.Get(ctx, "bench", "mp", -1, true); err != nil {
+				t.Fatalf("multipart object does not verify: %v", err)
+			}
+			if _, err := tg.Delete(ctx, "bench", "mp"); err != nil {
+				t.Fatal(err)
+			}
 			if _, err := tg.Head(ctx, "bench", "dir/obj 1"); err != nil {
 				t.Fatal(err)
 			}
