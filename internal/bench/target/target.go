@@ -44,6 +44,10 @@ type Config struct {
 	// Transport, if set, carries the requests instead of the network (the
 	// in-process mock storage).
 	Transport http.RoundTripper
+	// Timeout bounds each request (0: none).
+	Timeout time.Duration
+	// Proxy, if set, is the HTTP proxy every request goes through.
+	Proxy *url.URL
 }
 
 // Target is a set of S3 endpoints.
@@ -82,8 +86,12 @@ func New(cfg Config) (*Target, error) {
 	if dial == nil {
 		dial = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	}
+	proxy := http.ProxyFromEnvironment
+	if cfg.Proxy != nil {
+		proxy = http.ProxyURL(cfg.Proxy)
+	}
 	tr := &http.Transport{
-		Proxy:               http.ProxyFromEnvironment,
+		Proxy:               proxy,
 		DialContext:         dial,
 		MaxIdleConns:        0,
 		MaxIdleConnsPerHost: 4096,
@@ -92,9 +100,9 @@ func New(cfg Config) (*Target, error) {
 		DisableCompression:  true,
 		TLSClientConfig:     &tls.Config{InsecureSkipVerify: cfg.Insecure},
 	}
-	t.client = &http.Client{Transport: tr}
+	t.client = &http.Client{Transport: tr, Timeout: cfg.Timeout}
 	if cfg.Transport != nil {
-		t.client = &http.Client{Transport: cfg.Transport}
+		t.client = &http.Client{Transport: cfg.Transport, Timeout: cfg.Timeout}
 	}
 	return t, nil
 }

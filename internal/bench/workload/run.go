@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -182,6 +184,16 @@ func newTarget(s *Storage, o Options) (*target.Target, error) {
 		c.VirtualHost = s.Config["path_style_access"] != "true"
 		if n, err := strconv.Atoi(s.Config["max_connections"]); err == nil {
 			c.MaxConns = n
+		}
+		if ms, err := strconv.Atoi(s.Config["timeout"]); err == nil {
+			c.Timeout = time.Duration(ms) * time.Millisecond
+		}
+		if host := s.Config["proxyhost"]; host != "" {
+			port := s.Config["proxyport"]
+			if port == "" {
+				port = "80"
+			}
+			c.Proxy = &url.URL{Scheme: "http", Host: net.JoinHostPort(host, port)}
 		}
 		if len(o.Endpoints) > 0 {
 			c.Endpoints = o.Endpoints

@@ -45,6 +45,18 @@ func TestSelectors(t *testing.T) {
 			t.Fatalf("id %d drawn %d times", v, n)
 		}
 	}
+	// u() draws every value about equally often.
+	counts := make([]int, 11)
+	up := mustSel(t, "u(1,10)", false).For(0, 1, false, nil)
+	for range 50_000 {
+		v, _ := up.Next(r)
+		counts[v]++
+	}
+	for v := 1; v <= 10; v++ {
+		if counts[v] < 4700 || counts[v] > 5300 {
+			t.Fatalf("u(1,10) drew %d %d times of 50,000", v, counts[v])
+		}
+	}
 	// u() with a division: each worker stays in its slice.
 	for w := range 4 {
 		p := mustSel(t, "u(1,100)", false).For(w, 4, true, nil)

@@ -3,17 +3,20 @@ package workload
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ostiumio/ostium/internal/bench/engine"
+	"github.com/ostiumio/ostium/internal/bench/mock"
 	"github.com/ostiumio/ostium/internal/bench/report"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
@@ -165,5 +168,26 @@ func TestSharesCoverTheWorkload(t *testing.T) {
 	}
 	if totals["init:init"] != 4 || totals["prepare:write"] != 800 || totals["cleanup:delete"] != 1600 || totals["dispose:dispose"] != 4 {
 		t.Fatalf("totals %v", totals)
+	}
+}
+
+// The storage element's timeout (ms) and proxy keys are honoured.
+func TestStorageKeys(t *testing.T) {
+	m := mock.New()
+	m.Delay = 200 * time.Millisecond
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	tg, err := newTarget(&Storage{Type: "s3", Config: map[string]string{"endpoint": srv.URL, "path_style_access": "true", "timeout": "20"}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Head(context.Background(), "b", "k"); err == nil || !strings.Contains(err.Error(), "Timeout") {
+		t.Fatalf("a 20 ms timeout against a 200 ms target: %v", err)
+	}
+	// Through a proxy that is not there, nothing reaches the target.
+	tg, _ = newTarget(&Storage{Type: "s3", Config: map[string]string{"endpoint": srv.URL, "path_style_access": "true",
+		"proxyhost": "127.0.0.1", "proxyport": "1"}}, Options{})
+	if _, err := tg.Head(context.Background(), "b", "k"); err == nil || !strings.Contains(err.Error(), "proxy") {
+		t.Fatalf("through a closed proxy: %v", err)
 	}
 }
