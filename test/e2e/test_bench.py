@@ -1,0 +1,57 @@
+"""`ostium bench` against a real `ostium serve`: COSBench's example
+workload unchanged, a quick mode, and a comparison of two runs."""
+
+import json
+import os
+import subprocess
+
+from helpers import REPO
+
+EXAMPLE = os.path.join(REPO, "internal", "bench", "workload", "testdata", "hybrid-small.xml")
+
+
+def bench(ostium_bin, server, *args, cwd=None):
+    cmd = [ostium_bin, "bench", *args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=cwd,
+                       env={**os.environ, "OSTIUM_ROOT_ACCESS_KEY": server.access_key,
+                            "OSTIUM_ROOT_SECRET_KEY": server.secret_key})
+    assert p.returncode == 0, f"{' '.join(cmd)}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
+    return p.stdout
+
+
+def summary(path):
+    with open(os.path.join(path, "summary.json")) as f:
+        return {(st["name"], op["op_type"]): op for st in json.load(f)["stages"] for op in st["ops"]}
+
+
+def test_cosbench_example_workload(ostium_bin, server, tmp_path):
+    out = str(tmp_path / "run")
+    text = bench(ostium_bin, server, "run", "--no-ceiling", "--endpoint", server.endpoint, "--access-key", server.access_key,
+                 "--secret-key", server.secret_key, "--out", out, EXAMPLE)
+    for column in ("Op-Type", "Op-Count", "Byte-Count", "Avg-ResTime", "Avg-ProcTime", "Throughput", "Bandwidth", "Succ-Ratio"):
+        assert column in text
+    ops = summary(out)
+    assert ops[("init", "init")]["op_count"] == 4
+    assert ops[("prepare", "write")]["op_count"] == 800
+    assert ops[("cleanup", "delete")]["op_count"] == 1600
+    for (stage, op), s in ops.items():
+        assert s["success_ratio"] == 1, (stage, op, s.get("last_error"))
+        assert set(s["percentiles_ms"]) >= {"p50", "p99", "p99.9", "max"}
+    for name in ("summary.csv", "timeseries.csv", "histogram.csv", "report.html"):
+        assert os.path.getsize(os.path.join(out, name)) > 0
+
+
+def test_quick_modes_and_compare(ostium_bin, server, tmp_path):
+    runs = []
+    for i in range(2):
+        out = str(tmp_path / f"get{i}")
+        bench(ostium_bin, server, "get", "--endpoint", server.endpoint, "--ops", "300", "--objects", "50",
+              "--size", "1KiB-64KiB", "--verify", "--bucket-prefix", f"e2e-bench-{i}", "--out", out)
+        ops = summary(out)
+        assert ops[("main", "read")]["op_count"] == 300 and ops[("main", "read")]["success_ratio"] == 1
+        with open(os.path.join(out, "summary.json")) as f:
+            assert json.load(f)["generator_ceiling"]["throughput_ops"] > 0
+        runs.append(out)
+    text = bench(ostium_bin, server, "compare", "--svg", str(tmp_path / "cmp.svg"), *runs)
+    assert "main" in text and "read" in text
+    assert open(tmp_path / "cmp.svg").read().startswith("<svg")
