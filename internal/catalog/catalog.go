@@ -37,6 +37,7 @@ var (
 type Bucket struct {
 	Name      string
 	Owner     string // canonical id of the owner
+	Tenant    string // the owner's tenant; "" for the provider's buckets
 	Region    string
 	CreatedAt time.Time
 }
@@ -155,6 +156,19 @@ type AccessKey struct {
 	Owner        string // canonical id of the identity it authenticates
 	DisplayName  string
 	CreatedAt    time.Time
+	Tenant, User string // whose key; "" and "root" for the provider
+	Kind         string // KeyUser or KeyAppCred
+	Status       string // KeyActive or KeyDisable
+	Expires      time.Time
+	// Buckets and ReadOnly limit an application credential.
+	Buckets  []string
+	ReadOnly bool
+}
+
+// BucketFilter selects buckets to list; empty fields select all.
+type BucketFilter struct {
+	Tenant string
+	Owner  string
 }
 
 // GCEntry is a blob queued for collection.
@@ -168,7 +182,7 @@ type Store interface {
 	// Buckets.
 	CreateBucket(ctx context.Context, b Bucket) error // ErrBucketExists
 	GetBucket(ctx context.Context, name string) (Bucket, error)
-	ListBuckets(ctx context.Context, owner string) ([]Bucket, error) // owner "" = all, by name
+	ListBuckets(ctx context.Context, f BucketFilter) ([]Bucket, error) // by name
 	// DeleteBucket fails with ErrBucketNotEmpty while any version, delete
 	// marker or multipart upload remains.
 	DeleteBucket(ctx context.Context, name string) error
@@ -208,10 +222,12 @@ type Store interface {
 	// AbortUpload deletes the upload and queues all its parts' blobs.
 	AbortUpload(ctx context.Context, bucket, key, uploadID string) error
 
-	// Access keys.
-	PutAccessKey(ctx context.Context, k AccessKey) error // ErrAccessKeyExists
-	GetAccessKey(ctx context.Context, accessKey string) (AccessKey, error)
-	ListAccessKeys(ctx context.Context, owner string) ([]AccessKey, error)
+	// PurgeBucket deletes a bucket with every version and upload in it,
+	// queueing their blobs; it commits in batches, so a purge cut short
+	// is resumed by calling it again.
+	PurgeBucket(ctx context.Context, name string) error
+
+	Identities
 
 	// Collection.
 	//

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 )
 
 // Identity is an authenticated principal. A nil *Identity is anonymous.
@@ -15,6 +14,19 @@ type Identity struct {
 	DisplayName string
 	AccessKey   string // the key the request was signed with
 	Root        bool   // the provider's root credentials
+	Tenant      string // "" for the provider
+	User        string
+	Role        string // catalog.RoleAdmin or catalog.RoleUser
+	// App limits an application credential; nil for a user's own key.
+	App *AppLimits
+	// Suspended is set while the identity's tenant is suspended.
+	Suspended bool
+}
+
+// AppLimits is what an application credential may touch.
+type AppLimits struct {
+	Buckets  []string
+	ReadOnly bool
 }
 
 // RootCanonicalID is the canonical id of the provider's root identity.
@@ -26,25 +38,11 @@ func CanonicalID(name string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// ErrAccessDenied is the decision to refuse a request.
-var ErrAccessDenied = errors.New("access denied")
+// TenantCanonicalID and UserCanonicalID name tenants and users for ACL
+// grants and owners; a user's id differs from its tenant's.
+func TenantCanonicalID(tenant string) string { return CanonicalID("tenant:" + tenant) }
 
-// Action names an S3 operation for authorization (s3:GetObject, ...).
-type Action string
-
-// Authorize decides whether id may perform action on a resource owned by
-// owner (a canonical id; "" for actions on no resource, such as
-// ListBuckets). For now only authenticated identities may act: anonymous
-// access arrives with ACLs and bucket policies.
-func Authorize(id *Identity, action Action, owner string) error {
-	if id == nil {
-		return ErrAccessDenied
-	}
-	if id.Root || owner == "" || owner == id.CanonicalID {
-		return nil
-	}
-	return ErrAccessDenied
-}
+func UserCanonicalID(tenant, user string) string { return CanonicalID("user:" + tenant + "/" + user) }
 
 const keyAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 

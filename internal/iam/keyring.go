@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -13,70 +14,180 @@ import (
 // ErrUnknownKey is returned for an access key the catalog does not hold.
 var ErrUnknownKey = errors.New("iam: unknown access key")
 
-// Keyring resolves access keys to secrets and identities. Every signed
-// request needs one lookup, so results (including misses, briefly) are
-// cached; a later issue adds cross-node invalidation.
+// Keyring resolves access keys to secrets and identities, and tenants to
+// their status. Every signed request needs a lookup, so results (misses
+// too, briefly) are cached. A change made through this node drops the
+// cache at once (Flush); a change made through another node sharing the
+// catalog advances the catalog's identity generation, which Watch polls.
 type Keyring struct {
 	store  catalog.Store
 	sealer *Sealer
 	ttl    time.Duration
 
-	mu    sync.RWMutex
-	cache map[string]cachedKey
+	mu      sync.RWMutex
+	keys    map[string]cachedKey
+	tenants map[string]cachedTenant
+	gen     int64
 }
 
 type cachedKey struct {
 	secret  string
-	id      *Identity
-	expires time.Time
+	id      *Identity // nil: no such key (or unusable)
+	expires time.Time // of the cache entry, or of the key itself if sooner
+}
+
+type cachedTenant struct {
+	suspended bool
+	expires   time.Time
 }
 
 // NewKeyring returns a Keyring over store; ttl bounds how long a cached
-// key outlives a change to it.
+// entry outlives a change to it when Watch is not running.
 func NewKeyring(store catalog.Store, sealer *Sealer, ttl time.Duration) *Keyring {
-	return &Keyring{store: store, sealer: sealer, ttl: ttl, cache: map[string]cachedKey{}}
+	return &Keyring{store: store, sealer: sealer, ttl: ttl, keys: map[string]cachedKey{}, tenants: map[string]cachedTenant{}}
 }
 
-// Lookup returns the secret and identity of accessKey.
+// Flush drops every cached entry.
+func (k *Keyring) Flush() {
+	k.mu.Lock()
+	k.keys, k.tenants = map[string]cachedKey{}, map[string]cachedTenant{}
+	k.mu.Unlock()
+}
+
+// Watch polls the catalog's identity generation every interval until ctx
+// ends, and flushes the cache when it moved.
+func (k *Keyring) Watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		gen, err := k.store.IdentityGeneration(ctx)
+		if err == nil {
+			k.mu.Lock()
+			if gen != k.gen {
+				k.gen, k.keys, k.tenants = gen, map[string]cachedKey{}, map[string]cachedTenant{}
+			}
+			k.mu.Unlock()
+		} else if ctx.Err() == nil {
+			slog.Warn("identity generation poll failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Lookup returns the secret and identity of an active, unexpired accessKey.
 func (k *Keyring) Lookup(ctx context.Context, accessKey string) (string, *Identity, error) {
 	now := time.Now()
 	k.mu.RLock()
-	c, ok := k.cache[accessKey]
+	c, ok := k.keys[accessKey]
 	k.mu.RUnlock()
-	if ok && now.Before(c.expires) {
-		if c.id == nil {
-			return "", nil, ErrUnknownKey
+	if !ok || !now.Before(c.expires) {
+		var err error
+		if c, err = k.load(ctx, accessKey, now); err != nil {
+			return "", nil, err
 		}
-		return c.secret, c.id, nil
 	}
-	rec, err := k.store.GetAccessKey(ctx, accessKey)
-	if errors.Is(err, catalog.ErrNoSuchAccessKey) {
-		k.put(accessKey, cachedKey{expires: now.Add(time.Second)})
+	if c.id == nil {
 		return "", nil, ErrUnknownKey
 	}
+	id := *c.id
+	if id.Tenant != "" {
+		suspended, err := k.TenantSuspended(ctx, id.Tenant)
+		if err != nil {
+			return "", nil, err
+		}
+		id.Suspended = suspended
+	}
+	return c.secret, &id, nil
+}
+
+// load reads a key from the catalog and caches what it found.
+func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (cachedKey, error) {
+	miss := cachedKey{expires: now.Add(time.Second)}
+	rec, err := k.store.GetAccessKey(ctx, accessKey)
+	if errors.Is(err, catalog.ErrNoSuchAccessKey) {
+		k.putKey(accessKey, miss)
+		return miss, nil
+	}
 	if err != nil {
-		return "", nil, fmt.Errorf("iam: look up access key: %w", err)
+		return miss, fmt.Errorf("iam: look up access key: %w", err)
+	}
+	// A disabled or expired key does not exist as far as S3 is concerned
+	// (AWS answers InvalidAccessKeyId for an inactive key).
+	if rec.Status != catalog.KeyActive || (!rec.Expires.IsZero() && !now.Before(rec.Expires)) {
+		k.putKey(accessKey, miss)
+		return miss, nil
 	}
 	secret, err := k.sealer.Open(rec.SecretSealed, rec.AccessKey)
 	if err != nil {
-		return "", nil, err
+		return miss, err
 	}
 	id := &Identity{
 		CanonicalID: rec.Owner,
 		DisplayName: rec.DisplayName,
 		AccessKey:   rec.AccessKey,
 		Root:        rec.Owner == RootCanonicalID,
+		Tenant:      rec.Tenant,
+		User:        rec.User,
 	}
-	k.put(accessKey, cachedKey{secret: secret, id: id, expires: now.Add(k.ttl)})
-	return secret, id, nil
+	if rec.Tenant != "" {
+		u, err := k.store.GetUser(ctx, rec.Tenant, rec.User)
+		if errors.Is(err, catalog.ErrNoSuchUser) {
+			k.putKey(accessKey, miss)
+			return miss, nil
+		}
+		if err != nil {
+			return miss, fmt.Errorf("iam: look up user of %s: %w", accessKey, err)
+		}
+		id.Role = u.Role
+	}
+	if rec.Kind == catalog.KeyAppCred {
+		id.App = &AppLimits{Buckets: rec.Buckets, ReadOnly: rec.ReadOnly}
+	}
+	c := cachedKey{secret: secret, id: id, expires: now.Add(k.ttl)}
+	if !rec.Expires.IsZero() && rec.Expires.Before(c.expires) {
+		c.expires = rec.Expires
+	}
+	k.putKey(accessKey, c)
+	return c, nil
 }
 
-func (k *Keyring) put(accessKey string, c cachedKey) {
-	k.mu.Lock()
-	if len(k.cache) > 100_000 { // bound memory under a flood of bogus keys
-		k.cache = map[string]cachedKey{}
+// TenantSuspended reports whether tenant is suspended; a tenant that no
+// longer exists counts as suspended.
+func (k *Keyring) TenantSuspended(ctx context.Context, tenant string) (bool, error) {
+	if tenant == "" {
+		return false, nil
 	}
-	k.cache[accessKey] = c
+	now := time.Now()
+	k.mu.RLock()
+	c, ok := k.tenants[tenant]
+	k.mu.RUnlock()
+	if ok && now.Before(c.expires) {
+		return c.suspended, nil
+	}
+	t, err := k.store.GetTenant(ctx, tenant)
+	if err != nil && !errors.Is(err, catalog.ErrNoSuchTenant) {
+		return false, fmt.Errorf("iam: look up tenant %s: %w", tenant, err)
+	}
+	c = cachedTenant{suspended: err != nil || t.Status != catalog.TenantActive, expires: now.Add(k.ttl)}
+	k.mu.Lock()
+	if len(k.tenants) > 100_000 {
+		k.tenants = map[string]cachedTenant{}
+	}
+	k.tenants[tenant] = c
+	k.mu.Unlock()
+	return c.suspended, nil
+}
+
+func (k *Keyring) putKey(accessKey string, c cachedKey) {
+	k.mu.Lock()
+	if len(k.keys) > 100_000 { // bound memory under a flood of bogus keys
+		k.keys = map[string]cachedKey{}
+	}
+	k.keys[accessKey] = c
 	k.mu.Unlock()
 }
 
@@ -104,7 +215,7 @@ func EnsureRoot(ctx context.Context, store catalog.Store, sealer *Sealer, access
 		}
 		return "", "", putRoot(ctx, store, sealer, accessKey, secret)
 	}
-	keys, err := store.ListAccessKeys(ctx, RootCanonicalID)
+	keys, err := store.ListAccessKeys(ctx, "", "root")
 	if err != nil {
 		return "", "", fmt.Errorf("iam: list root keys: %w", err)
 	}

@@ -108,7 +108,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute)
-	n.Service = objects.New(n.Catalog, n.Blobs, cfg.Region)
+	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, cfg.Region)
 	n.Handler = s3.New(n.Service, n.Keys, cfg.Domains)
 	n.startJobs()
 	return n, nil
@@ -134,7 +134,10 @@ func (n *Node) startJobs() {
 	n.cancel = cancel
 	gc := jobs.NewCollector(n.Catalog, n.Blobs, or(n.cfg.GCInterval, 10*time.Second))
 	sw := jobs.NewSweeper(n.Catalog, n.Blobs, or(n.cfg.SweepInterval, time.Hour), or(n.cfg.SweepGrace, time.Hour))
-	for _, run := range []func(context.Context){gc.Run, sw.Run} {
+	// Another node's changes to keys and tenants reach this one's cache
+	// within a second.
+	watch := func(ctx context.Context) { n.Keys.Watch(ctx, time.Second) }
+	for _, run := range []func(context.Context){gc.Run, sw.Run, watch} {
 		n.wg.Add(1)
 		go func() { defer n.wg.Done(); run(ctx) }()
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"log/slog"
 	"net"
 	"strings"
@@ -22,17 +23,23 @@ import (
 // Service implements S3 semantics. Its methods authorize the caller
 // themselves, so every front end (S3, admin, console) decides alike.
 type Service struct {
-	cat    catalog.Store
-	blobs  blob.Store
-	region string
+	cat     catalog.Store
+	blobs   blob.Store
+	region  string
+	tenants Tenants
+}
+
+// Tenants tells whether a tenant is suspended (*iam.Keyring, cached).
+type Tenants interface {
+	TenantSuspended(ctx context.Context, tenant string) (bool, error)
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
-func New(cat catalog.Store, blobs blob.Store, region string) *Service {
+func New(cat catalog.Store, blobs blob.Store, tenants Tenants, region string) *Service {
 	if region == "" {
 		region = "us-east-1"
 	}
-	return &Service{cat: cat, blobs: blobs, region: region}
+	return &Service{cat: cat, blobs: blobs, tenants: tenants, region: region}
 }
 
 // Region is the region the service reports for its buckets.
@@ -50,16 +57,31 @@ func (s *Service) bucket(ctx context.Context, id *iam.Identity, name string, act
 	if err != nil {
 		return b, fmt.Errorf("objects: get bucket %s: %w", name, err)
 	}
-	if err := iam.Authorize(id, action, b.Owner); err != nil {
-		return b, ErrAccessDenied
+	if err := s.authorize(ctx, iam.Request{ID: id, Action: action, Bucket: &b}); err != nil {
+		return b, err
 	}
 	return b, nil
 }
 
+// authorize fills in the bucket's tenant status and decides r.
+func (s *Service) authorize(ctx context.Context, r iam.Request) error {
+	if r.Bucket != nil && r.Bucket.Tenant != "" {
+		suspended, err := s.tenants.TenantSuspended(ctx, r.Bucket.Tenant)
+		if err != nil {
+			return fmt.Errorf("objects: authorize: %w", err)
+		}
+		r.BucketSuspended = suspended
+	}
+	if iam.Authorize(r) != nil {
+		return ErrAccessDenied
+	}
+	return nil
+}
+
 // CreateBucket creates a bucket owned by id.
 func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, name, region string) error {
-	if err := iam.Authorize(id, "s3:CreateBucket", ""); err != nil {
-		return ErrAccessDenied
+	if err := s.authorize(ctx, iam.Request{ID: id, Action: iam.ActionCreateBucket}); err != nil {
+		return err
 	}
 	if err := ValidBucketName(name); err != nil {
 		return err
@@ -67,7 +89,7 @@ func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, name, regi
 	if region == "" {
 		region = s.region
 	}
-	err := s.cat.CreateBucket(ctx, catalog.Bucket{Name: name, Owner: id.CanonicalID, Region: region, CreatedAt: time.Now().UTC()})
+	err := s.cat.CreateBucket(ctx, catalog.Bucket{Name: name, Owner: id.CanonicalID, Tenant: id.Tenant, Region: region, CreatedAt: time.Now().UTC()})
 	if errors.Is(err, catalog.ErrBucketExists) {
 		if b, gerr := s.cat.GetBucket(ctx, name); gerr == nil && b.Owner == id.CanonicalID {
 			return ErrBucketAlreadyOwned
@@ -102,18 +124,18 @@ func (s *Service) DeleteBucket(ctx context.Context, id *iam.Identity, name strin
 	return nil
 }
 
-// ListBuckets lists the buckets id owns (all of them for the root).
+// ListBuckets lists the buckets id may see (iam.VisibleBuckets).
 func (s *Service) ListBuckets(ctx context.Context, id *iam.Identity) ([]catalog.Bucket, error) {
-	if err := iam.Authorize(id, "s3:ListAllMyBuckets", ""); err != nil {
-		return nil, ErrAccessDenied
+	if err := s.authorize(ctx, iam.Request{ID: id, Action: iam.ActionListAllMyBuckets}); err != nil {
+		return nil, err
 	}
-	owner := id.CanonicalID
-	if id.Root {
-		owner = ""
-	}
-	bs, err := s.cat.ListBuckets(ctx, owner)
+	f, only := iam.VisibleBuckets(id)
+	bs, err := s.cat.ListBuckets(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("objects: list buckets: %w", err)
+	}
+	if only != nil {
+		bs = slices.DeleteFunc(bs, func(b catalog.Bucket) bool { return !slices.Contains(only, b.Name) })
 	}
 	return bs, nil
 }

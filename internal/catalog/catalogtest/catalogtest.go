@@ -35,6 +35,10 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"CompleteUpload", testCompleteUpload},
 		{"ListUploads", testListUploads},
 		{"AccessKeys", testAccessKeys},
+		{"Tenants", testTenants},
+		{"Users", testUsers},
+		{"Quotas", testQuotas},
+		{"PurgeBucket", testPurge},
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 	}
@@ -117,16 +121,21 @@ func testBuckets(t *testing.T, s catalog.Store) {
 	}
 	_, err = s.GetBucket(ctx, "nope")
 	wantErr(t, err, catalog.ErrNoSuchBucket)
-	must(t, s.CreateBucket(ctx, catalog.Bucket{Name: "b0", Owner: "other", CreatedAt: time.Now()}))
-	all, err := s.ListBuckets(ctx, "")
+	must(t, s.CreateBucket(ctx, catalog.Bucket{Name: "b0", Owner: "other", Tenant: "t1", CreatedAt: time.Now()}))
+	all, err := s.ListBuckets(ctx, catalog.BucketFilter{})
 	must(t, err)
 	if got := fmt.Sprint(names(all)); got != "[b0 b1 b2]" {
 		t.Errorf("ListBuckets(all) = %s", got)
 	}
-	mine, err := s.ListBuckets(ctx, "owner")
+	mine, err := s.ListBuckets(ctx, catalog.BucketFilter{Owner: "owner"})
 	must(t, err)
 	if got := fmt.Sprint(names(mine)); got != "[b1 b2]" {
 		t.Errorf("ListBuckets(owner) = %s", got)
+	}
+	theirs, err := s.ListBuckets(ctx, catalog.BucketFilter{Tenant: "t1"})
+	must(t, err)
+	if len(theirs) != 1 || theirs[0].Name != "b0" || theirs[0].Tenant != "t1" {
+		t.Errorf("ListBuckets(tenant t1) = %+v", theirs)
 	}
 	must(t, s.DeleteBucket(ctx, "b1"))
 	wantErr(t, s.DeleteBucket(ctx, "b1"), catalog.ErrNoSuchBucket)
@@ -445,25 +454,6 @@ func testListUploads(t *testing.T, s catalog.Store) {
 	must(t, err)
 	if want := []string{"c/d:u4"}; !slices.Equal(ids(pre), want) {
 		t.Errorf("prefix c/ = %v", ids(pre))
-	}
-}
-
-func testAccessKeys(t *testing.T, s catalog.Store) {
-	k := catalog.AccessKey{AccessKey: "AK1", SecretSealed: []byte{0, 1, 2, 0xff}, Owner: "o1", DisplayName: "root", CreatedAt: time.Now()}
-	must(t, s.PutAccessKey(ctx, k))
-	wantErr(t, s.PutAccessKey(ctx, k), catalog.ErrAccessKeyExists)
-	must(t, s.PutAccessKey(ctx, catalog.AccessKey{AccessKey: "AK0", SecretSealed: []byte{9}, Owner: "o1", CreatedAt: time.Now()}))
-	got, err := s.GetAccessKey(ctx, "AK1")
-	must(t, err)
-	if string(got.SecretSealed) != string(k.SecretSealed) || got.Owner != "o1" || got.DisplayName != "root" {
-		t.Fatalf("GetAccessKey = %+v", got)
-	}
-	_, err = s.GetAccessKey(ctx, "nope")
-	wantErr(t, err, catalog.ErrNoSuchAccessKey)
-	ks, err := s.ListAccessKeys(ctx, "o1")
-	must(t, err)
-	if len(ks) != 2 || ks[0].AccessKey != "AK0" {
-		t.Fatalf("ListAccessKeys = %+v", ks)
 	}
 }
 

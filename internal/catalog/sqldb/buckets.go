@@ -5,14 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 )
 
 func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 	return s.w.Write(ctx, func(tx *sql.Tx) error {
-		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, region, created) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
-			[]byte(b.Name), b.Owner, b.Region, nanos(b.CreatedAt))
+		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt))
 		if err != nil {
 			return fmt.Errorf("sqldb: create bucket: %w", err)
 		}
@@ -26,8 +27,8 @@ func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 func (s *Store) GetBucket(ctx context.Context, name string) (catalog.Bucket, error) {
 	b := catalog.Bucket{Name: name}
 	var created int64
-	err := s.row(ctx, nil, s.q(`SELECT owner, region, created FROM buckets WHERE name = ?`), []byte(name)).
-		Scan(&b.Owner, &b.Region, &created)
+	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created FROM buckets WHERE name = ?`), []byte(name)).
+		Scan(&b.Owner, &b.Tenant, &b.Region, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, catalog.ErrNoSuchBucket
 	}
@@ -38,29 +39,24 @@ func (s *Store) GetBucket(ctx context.Context, name string) (catalog.Bucket, err
 	return b, nil
 }
 
-func (s *Store) ListBuckets(ctx context.Context, owner string) ([]catalog.Bucket, error) {
-	query, args := `SELECT name, owner, region, created FROM buckets`, []any{}
-	if owner != "" {
-		query += ` WHERE owner = ?`
-		args = append(args, owner)
+func (s *Store) ListBuckets(ctx context.Context, f catalog.BucketFilter) ([]catalog.Bucket, error) {
+	query, args := `SELECT name, owner, tenant, region, created FROM buckets WHERE 1 = 1`, []any{}
+	if f.Tenant != "" {
+		query += ` AND tenant = ?`
+		args = append(args, f.Tenant)
 	}
-	rows, err := s.read.QueryContext(ctx, s.q(query+` ORDER BY name`), args...)
-	if err != nil {
-		return nil, fmt.Errorf("sqldb: list buckets: %w", err)
+	if f.Owner != "" {
+		query += ` AND owner = ?`
+		args = append(args, f.Owner)
 	}
-	defer rows.Close()
-	var out []catalog.Bucket
-	for rows.Next() {
+	return queryAll(ctx, s, "list buckets", func(sc interface{ Scan(...any) error }) (catalog.Bucket, error) {
 		var b catalog.Bucket
 		var name []byte
 		var created int64
-		if err := rows.Scan(&name, &b.Owner, &b.Region, &created); err != nil {
-			return nil, fmt.Errorf("sqldb: list buckets: %w", err)
-		}
+		err := sc.Scan(&name, &b.Owner, &b.Tenant, &b.Region, &created)
 		b.Name, b.CreatedAt = string(name), fromNanos(created)
-		out = append(out, b)
-	}
-	return out, rows.Err()
+		return b, err
+	}, query+` ORDER BY name`, args...)
 }
 
 func (s *Store) DeleteBucket(ctx context.Context, name string) error {
@@ -101,4 +97,76 @@ func (s *Store) bucketExists(ctx context.Context, tx *sql.Tx, name string) error
 		return fmt.Errorf("sqldb: check bucket: %w", err)
 	}
 	return nil
+}
+
+// purgeBatch bounds the rows one purge transaction deletes.
+const purgeBatch = 500
+
+func (s *Store) PurgeBucket(ctx context.Context, name string) error {
+	for {
+		done, err := s.purgeSome(ctx, name)
+		if err != nil {
+			return fmt.Errorf("sqldb: purge bucket %s: %w", name, err)
+		}
+		if done {
+			return s.DeleteBucket(ctx, name)
+		}
+	}
+}
+
+// purgeSome deletes up to purgeBatch versions and uploads of bucket in one
+// transaction and reports whether none were left.
+func (s *Store) purgeSome(ctx context.Context, bucket string) (bool, error) {
+	done := false
+	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+		type version struct{ key, id string }
+		var vs []version
+		rows, err := tx.QueryContext(ctx, s.q(`SELECT key, version_id FROM objects WHERE bucket = ? LIMIT `+strconv.Itoa(purgeBatch)), []byte(bucket))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var key []byte
+			var id string
+			if err := rows.Scan(&key, &id); err != nil {
+				rows.Close()
+				return err
+			}
+			vs = append(vs, version{string(key), id})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, v := range vs {
+			if _, err := s.removeVersion(ctx, tx, bucket, v.key, v.id); err != nil {
+				return err
+			}
+		}
+		var uploads []string
+		rows, err = tx.QueryContext(ctx, s.q(`SELECT upload_id FROM uploads WHERE bucket = ? LIMIT `+strconv.Itoa(purgeBatch)), []byte(bucket))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			uploads = append(uploads, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range uploads {
+			if err := s.dropUpload(ctx, tx, id, nil); err != nil {
+				return err
+			}
+		}
+		done = len(vs) == 0 && len(uploads) == 0
+		return nil
+	})
+	return done, err
 }

@@ -1,0 +1,199 @@
+package catalogtest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+)
+
+// generation returns the identity generation, failing the test on error.
+func generation(t *testing.T, s catalog.Store) int64 {
+	t.Helper()
+	g, err := s.IdentityGeneration(ctx)
+	must(t, err)
+	return g
+}
+
+// advances checks that fn changes the identity generation.
+func advances(t *testing.T, s catalog.Store, what string, fn func() error) {
+	t.Helper()
+	before := generation(t, s)
+	must(t, fn())
+	if after := generation(t, s); after <= before {
+		t.Errorf("%s: identity generation %d -> %d, want it advanced", what, before, after)
+	}
+}
+
+func testAccessKeys(t *testing.T, s catalog.Store) {
+	k := catalog.AccessKey{AccessKey: "AK1", SecretSealed: []byte{0, 1, 2, 0xff}, Owner: "o1", DisplayName: "root", CreatedAt: time.Now()}
+	advances(t, s, "PutAccessKey", func() error { return s.PutAccessKey(ctx, k) })
+	wantErr(t, s.PutAccessKey(ctx, k), catalog.ErrAccessKeyExists)
+	must(t, s.PutAccessKey(ctx, catalog.AccessKey{AccessKey: "AK0", SecretSealed: []byte{9}, Owner: "o1", CreatedAt: time.Now()}))
+	got, err := s.GetAccessKey(ctx, "AK1")
+	must(t, err)
+	if string(got.SecretSealed) != string(k.SecretSealed) || got.Owner != "o1" || got.DisplayName != "root" ||
+		got.User != "root" || got.Kind != catalog.KeyUser || got.Status != catalog.KeyActive || !got.Expires.IsZero() {
+		t.Fatalf("GetAccessKey = %+v", got)
+	}
+	_, err = s.GetAccessKey(ctx, "nope")
+	wantErr(t, err, catalog.ErrNoSuchAccessKey)
+	ks, err := s.ListAccessKeys(ctx, "", "root")
+	must(t, err)
+	if len(ks) != 2 || ks[0].AccessKey != "AK0" {
+		t.Fatalf("ListAccessKeys = %+v", ks)
+	}
+
+	app := catalog.AccessKey{AccessKey: "AK2", SecretSealed: []byte{1}, Owner: "o2", Tenant: "t", User: "u",
+		Kind: catalog.KeyAppCred, Buckets: []string{"b1", "b2"}, ReadOnly: true, CreatedAt: time.Now()}
+	must(t, s.PutAccessKey(ctx, app))
+	got, err = s.GetAccessKey(ctx, "AK2")
+	must(t, err)
+	if got.Kind != catalog.KeyAppCred || !got.ReadOnly || fmt.Sprint(got.Buckets) != "[b1 b2]" || got.Tenant != "t" || got.User != "u" {
+		t.Fatalf("app credential = %+v", got)
+	}
+	exp := time.Now().Add(5 * time.Minute).UTC().Truncate(time.Microsecond)
+	advances(t, s, "UpdateAccessKey", func() error { return s.UpdateAccessKey(ctx, "AK2", catalog.KeyDisable, exp) })
+	got, _ = s.GetAccessKey(ctx, "AK2")
+	if got.Status != catalog.KeyDisable || !got.Expires.Equal(exp) {
+		t.Fatalf("after update: status %q expires %v, want disabled %v", got.Status, got.Expires, exp)
+	}
+	wantErr(t, s.UpdateAccessKey(ctx, "nope", catalog.KeyActive, time.Time{}), catalog.ErrNoSuchAccessKey)
+	advances(t, s, "DeleteAccessKey", func() error { return s.DeleteAccessKey(ctx, "AK2") })
+	wantErr(t, s.DeleteAccessKey(ctx, "AK2"), catalog.ErrNoSuchAccessKey)
+	_, err = s.GetAccessKey(ctx, "AK2")
+	wantErr(t, err, catalog.ErrNoSuchAccessKey)
+}
+
+func tenant(t *testing.T, s catalog.Store, name string) {
+	t.Helper()
+	must(t, s.CreateTenant(ctx, catalog.Tenant{Name: name, DisplayName: "T " + name, Status: catalog.TenantActive, CanonicalID: "c-" + name, CreatedAt: time.Now()}))
+}
+
+func testTenants(t *testing.T, s catalog.Store) {
+	advances(t, s, "CreateTenant", func() error {
+		return s.CreateTenant(ctx, catalog.Tenant{Name: "acme", DisplayName: "Acme", Status: catalog.TenantActive, CanonicalID: "c-acme", CreatedAt: time.Now()})
+	})
+	wantErr(t, s.CreateTenant(ctx, catalog.Tenant{Name: "acme", Status: catalog.TenantActive}), catalog.ErrTenantExists)
+	tenant(t, s, "beta")
+	got, err := s.GetTenant(ctx, "acme")
+	must(t, err)
+	if got.DisplayName != "Acme" || got.Status != catalog.TenantActive || got.CanonicalID != "c-acme" || got.CreatedAt.IsZero() {
+		t.Fatalf("GetTenant = %+v", got)
+	}
+	_, err = s.GetTenant(ctx, "nope")
+	wantErr(t, err, catalog.ErrNoSuchTenant)
+	ts, err := s.ListTenants(ctx)
+	must(t, err)
+	if len(ts) != 2 || ts[0].Name != "acme" || ts[1].Name != "beta" {
+		t.Fatalf("ListTenants = %+v", ts)
+	}
+	advances(t, s, "SetTenantStatus", func() error { return s.SetTenantStatus(ctx, "acme", catalog.TenantSuspended) })
+	got, _ = s.GetTenant(ctx, "acme")
+	if got.Status != catalog.TenantSuspended {
+		t.Fatalf("status = %q after suspend", got.Status)
+	}
+	wantErr(t, s.SetTenantStatus(ctx, "nope", catalog.TenantActive), catalog.ErrNoSuchTenant)
+
+	// A tenant with a bucket cannot go; without, it takes its users,
+	// keys and quotas with it.
+	must(t, s.CreateBucket(ctx, catalog.Bucket{Name: "acme-b", Owner: "c-acme", Tenant: "acme", CreatedAt: time.Now()}))
+	must(t, s.CreateUser(ctx, catalog.User{Tenant: "acme", Name: "alice", Role: catalog.RoleUser, CanonicalID: "c-alice", CreatedAt: time.Now()}))
+	must(t, s.PutAccessKey(ctx, catalog.AccessKey{AccessKey: "AKA", SecretSealed: []byte{1}, Owner: "c-alice", Tenant: "acme", User: "alice", CreatedAt: time.Now()}))
+	must(t, s.SetQuota(ctx, catalog.Quota{Tenant: "acme", MaxBytes: 10}))
+	wantErr(t, s.DeleteTenant(ctx, "acme"), catalog.ErrTenantNotEmpty)
+	must(t, s.DeleteBucket(ctx, "acme-b"))
+	advances(t, s, "DeleteTenant", func() error { return s.DeleteTenant(ctx, "acme") })
+	wantErr(t, s.DeleteTenant(ctx, "acme"), catalog.ErrNoSuchTenant)
+	_, err = s.GetUser(ctx, "acme", "alice")
+	wantErr(t, err, catalog.ErrNoSuchUser)
+	_, err = s.GetAccessKey(ctx, "AKA")
+	wantErr(t, err, catalog.ErrNoSuchAccessKey)
+	if qs, _ := s.ListQuotas(ctx, "acme"); len(qs) != 0 {
+		t.Fatalf("quotas survive their tenant: %+v", qs)
+	}
+}
+
+func testUsers(t *testing.T, s catalog.Store) {
+	wantErr(t, s.CreateUser(ctx, catalog.User{Tenant: "nope", Name: "x", Role: catalog.RoleUser}), catalog.ErrNoSuchTenant)
+	tenant(t, s, "acme")
+	tenant(t, s, "beta")
+	u := catalog.User{Tenant: "acme", Name: "bob", Role: catalog.RoleAdmin, CanonicalID: "c-bob", CreatedAt: time.Now()}
+	advances(t, s, "CreateUser", func() error { return s.CreateUser(ctx, u) })
+	wantErr(t, s.CreateUser(ctx, u), catalog.ErrUserExists)
+	// The same name in another tenant is another user.
+	must(t, s.CreateUser(ctx, catalog.User{Tenant: "beta", Name: "bob", Role: catalog.RoleUser, CanonicalID: "c-bob2", CreatedAt: time.Now()}))
+	must(t, s.CreateUser(ctx, catalog.User{Tenant: "acme", Name: "amy", Role: catalog.RoleUser, CanonicalID: "c-amy", CreatedAt: time.Now()}))
+	got, err := s.GetUser(ctx, "acme", "bob")
+	must(t, err)
+	if got.Role != catalog.RoleAdmin || got.CanonicalID != "c-bob" {
+		t.Fatalf("GetUser = %+v", got)
+	}
+	us, err := s.ListUsers(ctx, "acme")
+	must(t, err)
+	if len(us) != 2 || us[0].Name != "amy" || us[1].Name != "bob" {
+		t.Fatalf("ListUsers = %+v", us)
+	}
+	must(t, s.PutAccessKey(ctx, catalog.AccessKey{AccessKey: "AKB", SecretSealed: []byte{1}, Owner: "c-bob", Tenant: "acme", User: "bob", CreatedAt: time.Now()}))
+	must(t, s.PutAccessKey(ctx, catalog.AccessKey{AccessKey: "AKB2", SecretSealed: []byte{1}, Owner: "c-bob2", Tenant: "beta", User: "bob", CreatedAt: time.Now()}))
+	ks, _ := s.ListAccessKeys(ctx, "acme", "bob")
+	if len(ks) != 1 || ks[0].AccessKey != "AKB" {
+		t.Fatalf("ListAccessKeys(acme, bob) = %+v", ks)
+	}
+	advances(t, s, "DeleteUser", func() error { return s.DeleteUser(ctx, "acme", "bob") })
+	wantErr(t, s.DeleteUser(ctx, "acme", "bob"), catalog.ErrNoSuchUser)
+	_, err = s.GetAccessKey(ctx, "AKB")
+	wantErr(t, err, catalog.ErrNoSuchAccessKey)
+	if _, err := s.GetAccessKey(ctx, "AKB2"); err != nil {
+		t.Fatalf("deleting acme/bob took beta/bob's key: %v", err)
+	}
+}
+
+func testQuotas(t *testing.T, s catalog.Store) {
+	wantErr(t, s.SetQuota(ctx, catalog.Quota{Tenant: "nope", MaxBytes: 1}), catalog.ErrNoSuchTenant)
+	tenant(t, s, "acme")
+	must(t, s.SetQuota(ctx, catalog.Quota{Tenant: "acme", MaxBytes: 100, MaxObjects: 10}))
+	must(t, s.SetQuota(ctx, catalog.Quota{Tenant: "acme", Bucket: "b", MaxBytes: 5}))
+	must(t, s.SetQuota(ctx, catalog.Quota{Tenant: "acme", MaxBytes: 200, MaxObjects: 20})) // replaces
+	qs, err := s.ListQuotas(ctx, "acme")
+	must(t, err)
+	if fmt.Sprint(qs) != "[{acme  200 20} {acme b 5 0}]" {
+		t.Fatalf("ListQuotas = %v", qs)
+	}
+}
+
+func testPurge(t *testing.T, s catalog.Store) {
+	bucket(t, s, "p")
+	bucket(t, s, "keep")
+	var blobs []string
+	for i := range 500 + 7 { // more than one batch
+		o := put(t, s, object("p", fmt.Sprintf("k%04d", i), 1))
+		blobs = append(blobs, o.Parts[0].BlobID)
+	}
+	kept := put(t, s, object("keep", "k", 1))
+	u := catalog.Upload{Bucket: "p", Key: "up", UploadID: "u1", Initiated: time.Now(), StorageClass: "STANDARD"}
+	must(t, s.CreateUpload(ctx, u))
+	pt := part(1, 5)
+	must(t, s.PutPart(ctx, "p", "up", "u1", pt))
+	blobs = append(blobs, pt.BlobID)
+
+	must(t, s.PurgeBucket(ctx, "p"))
+	_, err := s.GetBucket(ctx, "p")
+	wantErr(t, err, catalog.ErrNoSuchBucket)
+	q := map[string]bool{}
+	for _, id := range queued(t, s) {
+		q[id] = true
+	}
+	for _, id := range blobs {
+		if !q[id] {
+			t.Fatalf("blob %s of the purged bucket not queued", id)
+		}
+	}
+	if q[kept.Parts[0].BlobID] {
+		t.Fatal("purge queued another bucket's blob")
+	}
+	if _, err := s.GetObject(ctx, "keep", "k", ""); err != nil {
+		t.Fatalf("other bucket's object: %v", err)
+	}
+}

@@ -1,0 +1,103 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors of the identity records.
+var (
+	ErrTenantExists    = errors.New("catalog: tenant already exists")
+	ErrNoSuchTenant    = errors.New("catalog: no such tenant")
+	ErrTenantNotEmpty  = errors.New("catalog: tenant still has buckets")
+	ErrUserExists      = errors.New("catalog: user already exists")
+	ErrNoSuchUser      = errors.New("catalog: no such user")
+	ErrNoSuchQuota     = errors.New("catalog: no such quota")
+	ErrQuotaExceeded   = errors.New("catalog: quota exceeded")
+	ErrTenantSuspended = errors.New("catalog: tenant suspended")
+)
+
+// Tenant statuses.
+const (
+	TenantActive    = "active"
+	TenantSuspended = "suspended"
+)
+
+// Tenant is an organisation the provider serves: the owner of users,
+// keys and buckets, the unit of billing.
+type Tenant struct {
+	Name        string // [a-z0-9-], unique; the account id in policy ARNs
+	DisplayName string
+	Status      string // TenantActive or TenantSuspended
+	CanonicalID string
+	CreatedAt   time.Time
+}
+
+// User roles.
+const (
+	RoleAdmin = "admin" // all of the tenant's buckets, its users and keys
+	RoleUser  = "user"  // own buckets and what is granted
+)
+
+// User is a person or service of a tenant.
+type User struct {
+	Tenant      string
+	Name        string
+	Role        string
+	CanonicalID string
+	CreatedAt   time.Time
+}
+
+// Access key kinds and statuses.
+const (
+	KeyUser    = "key"     // acts with all of its user's rights
+	KeyAppCred = "appcred" // limited to Buckets, perhaps ReadOnly
+	KeyActive  = "active"
+	KeyDisable = "disabled"
+)
+
+// Quota limits a tenant (Bucket "") or one bucket. Zero means no limit.
+type Quota struct {
+	Tenant     string
+	Bucket     string
+	MaxBytes   int64
+	MaxObjects int64
+}
+
+// Identities is the catalog's part for tenants, users and keys. Every
+// change to them also advances IdentityGeneration in the same
+// transaction, so that nodes sharing the catalog notice and drop what
+// they cached.
+type Identities interface {
+	CreateTenant(ctx context.Context, t Tenant) error // ErrTenantExists
+	GetTenant(ctx context.Context, name string) (Tenant, error)
+	ListTenants(ctx context.Context) ([]Tenant, error)
+	SetTenantStatus(ctx context.Context, name, status string) error
+	// DeleteTenant removes the tenant, its users, keys and quotas;
+	// ErrTenantNotEmpty while it owns a bucket.
+	DeleteTenant(ctx context.Context, name string) error
+
+	CreateUser(ctx context.Context, u User) error // ErrUserExists, ErrNoSuchTenant
+	GetUser(ctx context.Context, tenant, name string) (User, error)
+	ListUsers(ctx context.Context, tenant string) ([]User, error)
+	// DeleteUser removes the user and its keys.
+	DeleteUser(ctx context.Context, tenant, name string) error
+
+	// Access keys.
+	PutAccessKey(ctx context.Context, k AccessKey) error // ErrAccessKeyExists
+	GetAccessKey(ctx context.Context, accessKey string) (AccessKey, error)
+	// ListAccessKeys returns the keys of one user (tenant "" and user
+	// "root" for the provider), by access key.
+	ListAccessKeys(ctx context.Context, tenant, user string) ([]AccessKey, error)
+	// UpdateAccessKey sets a key's status and expiry (zero: never).
+	UpdateAccessKey(ctx context.Context, accessKey, status string, expires time.Time) error
+	DeleteAccessKey(ctx context.Context, accessKey string) error
+
+	// Quotas.
+	SetQuota(ctx context.Context, q Quota) error
+	ListQuotas(ctx context.Context, tenant string) ([]Quota, error)
+
+	// IdentityGeneration counts changes to tenants, users and keys.
+	IdentityGeneration(ctx context.Context) (int64, error)
+}

@@ -1,0 +1,110 @@
+package iam
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+)
+
+// ErrAccessDenied is the decision to refuse a request.
+var ErrAccessDenied = errors.New("access denied")
+
+// Action names an S3 operation for authorization (s3:GetObject, ...).
+type Action string
+
+// Actions the rules below single out.
+const (
+	ActionCreateBucket     Action = "s3:CreateBucket"
+	ActionDeleteBucket     Action = "s3:DeleteBucket"
+	ActionListAllMyBuckets Action = "s3:ListAllMyBuckets"
+)
+
+// readOnly reports whether an action only reads: what a read-only
+// application credential may do.
+func (a Action) readOnly() bool {
+	return strings.HasPrefix(string(a), "s3:Get") || strings.HasPrefix(string(a), "s3:List")
+}
+
+// Request is everything one access decision looks at. Authorize is a pure
+// function of it: callers load the bucket and the tenants' status first.
+type Request struct {
+	ID     *Identity // nil: anonymous
+	Action Action
+	// Bucket is the bucket acted on; nil for actions on no bucket
+	// (ListAllMyBuckets, CreateBucket).
+	Bucket *catalog.Bucket
+	// BucketSuspended is set when the bucket's tenant is suspended.
+	BucketSuspended bool
+	Key             string
+}
+
+// Authorize decides a request. The provider's root may do anything; a
+// suspended tenant may do nothing, nor may anyone to its buckets; an
+// application credential stays within its buckets and permission and
+// never creates or deletes a bucket; a tenant admin may act on all of its
+// tenant's buckets; any other user on the buckets it owns.
+func Authorize(r Request) error {
+	id := r.ID
+	if id != nil && id.Root {
+		return nil
+	}
+	if id == nil || id.Suspended || r.BucketSuspended {
+		return ErrAccessDenied
+	}
+	if app := id.App; app != nil {
+		switch {
+		case r.Action == ActionCreateBucket || r.Action == ActionDeleteBucket:
+			return ErrAccessDenied
+		case app.ReadOnly && !r.Action.readOnly():
+			return ErrAccessDenied
+		case r.Bucket != nil && !slices.Contains(app.Buckets, r.Bucket.Name):
+			return ErrAccessDenied
+		}
+	}
+	b := r.Bucket
+	switch {
+	case b == nil:
+		return nil
+	case id.Role == catalog.RoleAdmin && id.Tenant != "" && id.Tenant == b.Tenant:
+		return nil
+	case b.Owner == id.CanonicalID:
+		return nil
+	}
+	return ErrAccessDenied
+}
+
+// VisibleBuckets returns which buckets ListBuckets shows id: all for the
+// root, the tenant's for a tenant admin, its own for a user, narrowed to
+// an application credential's buckets.
+func VisibleBuckets(id *Identity) (f catalog.BucketFilter, only []string) {
+	switch {
+	case id.Root:
+	case id.Role == catalog.RoleAdmin && id.Tenant != "":
+		f.Tenant = id.Tenant
+	default:
+		f.Owner = id.CanonicalID
+	}
+	if id.App != nil {
+		only = id.App.Buckets
+	}
+	return f, only
+}
+
+// AuthorizeAdmin decides a call of the admin API about tenant ("" for the
+// provider-wide calls): the root may make any, a tenant admin those about
+// its own tenant.
+func AuthorizeAdmin(id *Identity, tenant string) error {
+	switch {
+	case id == nil:
+		return ErrAccessDenied
+	case id.Root:
+		return nil
+	case id.Suspended || id.App != nil || id.Role != catalog.RoleAdmin:
+		return ErrAccessDenied
+	case tenant != "" && tenant == id.Tenant:
+		return nil
+	}
+	return ErrAccessDenied
+}

@@ -1,0 +1,142 @@
+package iam_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/catalog/sqlite"
+	"github.com/ostiumio/ostium/internal/iam"
+)
+
+func TestAuthorizeRules(t *testing.T) {
+	acme := &catalog.Bucket{Name: "acme-data", Owner: iam.UserCanonicalID("acme", "alice"), Tenant: "acme"}
+	bob := &catalog.Bucket{Name: "acme-bob", Owner: iam.UserCanonicalID("acme", "bob"), Tenant: "acme"}
+	beta := &catalog.Bucket{Name: "beta-data", Owner: iam.UserCanonicalID("beta", "carol"), Tenant: "beta"}
+	root := &iam.Identity{Root: true, CanonicalID: iam.RootCanonicalID}
+	admin := &iam.Identity{Tenant: "acme", User: "ann", Role: catalog.RoleAdmin, CanonicalID: iam.UserCanonicalID("acme", "ann")}
+	alice := &iam.Identity{Tenant: "acme", User: "alice", Role: catalog.RoleUser, CanonicalID: iam.UserCanonicalID("acme", "alice")}
+	app := func(ro bool) *iam.Identity {
+		id := *alice
+		id.App = &iam.AppLimits{Buckets: []string{"acme-data"}, ReadOnly: ro}
+		return &id
+	}
+	suspended := *alice
+	suspended.Suspended = true
+
+	cases := []struct {
+		name      string
+		id        *iam.Identity
+		action    iam.Action
+		bucket    *catalog.Bucket
+		suspended bool
+		allow     bool
+	}{
+		{"root anything", root, "s3:DeleteBucket", beta, false, true},
+		{"root into a suspended tenant", root, "s3:GetObject", beta, true, true},
+		{"anonymous", nil, "s3:GetObject", acme, false, false},
+		{"admin own tenant's bucket", admin, "s3:PutObject", bob, false, true},
+		{"admin other tenant", admin, "s3:GetObject", beta, false, false},
+		{"user own bucket", alice, "s3:DeleteObject", acme, false, true},
+		{"user colleague's bucket", alice, "s3:GetObject", bob, false, false},
+		{"user other tenant", alice, "s3:GetObject", beta, false, false},
+		{"user creates a bucket", alice, iam.ActionCreateBucket, nil, false, true},
+		{"suspended user", &suspended, "s3:GetObject", acme, false, false},
+		{"bucket of a suspended tenant", alice, "s3:GetObject", acme, true, false},
+		{"app read-only reads", app(true), "s3:GetObject", acme, false, true},
+		{"app read-only lists", app(true), "s3:ListBucket", acme, false, true},
+		{"app read-only writes", app(true), "s3:PutObject", acme, false, false},
+		{"app read-write writes", app(false), "s3:PutObject", acme, false, true},
+		{"app outside its buckets", app(false), "s3:GetObject", bob, false, false},
+		{"app creates a bucket", app(false), iam.ActionCreateBucket, nil, false, false},
+		{"app deletes its bucket", app(false), iam.ActionDeleteBucket, acme, false, false},
+		{"app lists its buckets", app(true), iam.ActionListAllMyBuckets, nil, false, true},
+	}
+	for _, c := range cases {
+		err := iam.Authorize(iam.Request{ID: c.id, Action: c.action, Bucket: c.bucket, BucketSuspended: c.suspended})
+		if (err == nil) != c.allow {
+			t.Errorf("%s: Authorize = %v, want allow %v", c.name, err, c.allow)
+		}
+		if err != nil && !errors.Is(err, iam.ErrAccessDenied) {
+			t.Errorf("%s: error %v is not ErrAccessDenied", c.name, err)
+		}
+	}
+}
+
+func TestAuthorizeAdmin(t *testing.T) {
+	admin := &iam.Identity{Tenant: "acme", Role: catalog.RoleAdmin}
+	user := &iam.Identity{Tenant: "acme", Role: catalog.RoleUser}
+	appOfAdmin := &iam.Identity{Tenant: "acme", Role: catalog.RoleAdmin, App: &iam.AppLimits{}}
+	for _, c := range []struct {
+		id     *iam.Identity
+		tenant string
+		allow  bool
+	}{
+		{&iam.Identity{Root: true}, "", true}, {&iam.Identity{Root: true}, "beta", true},
+		{admin, "acme", true}, {admin, "beta", false}, {admin, "", false},
+		{user, "acme", false}, {appOfAdmin, "acme", false}, {nil, "acme", false},
+	} {
+		if err := iam.AuthorizeAdmin(c.id, c.tenant); (err == nil) != c.allow {
+			t.Errorf("AuthorizeAdmin(%+v, %q) = %v, want allow %v", c.id, c.tenant, err, c.allow)
+		}
+	}
+}
+
+// The keyring refuses disabled and expired keys, reports suspension, and
+// drops its cache when another node changes the catalog.
+func TestKeyringFollowsChanges(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, t.TempDir()+"/c.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	key, _ := iam.LoadNodeKey(t.TempDir(), "")
+	sealer, _ := iam.NewSealer(key)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(store.CreateTenant(ctx, catalog.Tenant{Name: "acme", Status: catalog.TenantActive}))
+	must(store.CreateUser(ctx, catalog.User{Tenant: "acme", Name: "alice", Role: catalog.RoleUser, CanonicalID: "c"}))
+	put := func(ak string, expires time.Time) {
+		must(store.PutAccessKey(ctx, catalog.AccessKey{AccessKey: ak, SecretSealed: sealer.Seal("s-"+ak, ak), Owner: "c",
+			Tenant: "acme", User: "alice", Kind: catalog.KeyAppCred, Buckets: []string{"b"}, Expires: expires}))
+	}
+	put("AK1", time.Time{})
+	put("AKOLD", time.Now().Add(-time.Second))
+
+	kr := iam.NewKeyring(store, sealer, time.Hour) // only Watch or Flush can refresh it
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go kr.Watch(wctx, 20*time.Millisecond)
+
+	secret, id, err := kr.Lookup(ctx, "AK1")
+	must(err)
+	if secret != "s-AK1" || id.Tenant != "acme" || id.Role != catalog.RoleUser || id.App == nil || id.App.Buckets[0] != "b" || id.Suspended {
+		t.Fatalf("Lookup = %q %+v", secret, id)
+	}
+	if _, _, err := kr.Lookup(ctx, "AKOLD"); !errors.Is(err, iam.ErrUnknownKey) {
+		t.Fatalf("expired key: %v", err)
+	}
+	// Changes made straight in the catalog, as another node would.
+	must(store.SetTenantStatus(ctx, "acme", catalog.TenantSuspended))
+	eventually(t, func() bool { _, id, err := kr.Lookup(ctx, "AK1"); return err == nil && id.Suspended })
+	must(store.UpdateAccessKey(ctx, "AK1", catalog.KeyDisable, time.Time{}))
+	eventually(t, func() bool { _, _, err := kr.Lookup(ctx, "AK1"); return errors.Is(err, iam.ErrUnknownKey) })
+}
+
+func eventually(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 2s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
