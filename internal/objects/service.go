@@ -9,9 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
