@@ -78,6 +78,9 @@ func (s *Service) authorize(ctx context.Context, r iam.Request) error {
 	return nil
 }
 
+// ReservedBucket is taken by the admin API's path (/admin/v1).
+const ReservedBucket = "admin"
+
 // CreateBucket creates a bucket owned by id.
 func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, name, region string) error {
 	if err := s.authorize(ctx, iam.Request{ID: id, Action: iam.ActionCreateBucket}); err != nil {
@@ -85,6 +88,9 @@ func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, name, regi
 	}
 	if err := ValidBucketName(name); err != nil {
 		return err
+	}
+	if name == ReservedBucket {
+		return ErrBucketAlreadyExists
 	}
 	if region == "" {
 		region = s.region

@@ -1,0 +1,142 @@
+package admin_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/node/nodetest"
+)
+
+var ctx = context.Background()
+
+func root(srv *nodetest.Server) *admin.Client {
+	return admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client())
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantCode checks that err is an admin API error with code and status.
+func wantCode(t *testing.T, err error, status int, code string) {
+	t.Helper()
+	var e *admin.Error
+	if !errors.As(err, &e) || e.Code != code || e.Status != status {
+		t.Fatalf("error = %v, want %d %s", err, status, code)
+	}
+}
+
+// The document served at /admin/v1/openapi.yaml names exactly the calls
+// the server answers, and each of them is routed.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{})
+	resp, err := srv.Client().Get(srv.URL + admin.Prefix + "/openapi.yaml")
+	must(t, err)
+	defer resp.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]any `yaml:"paths"`
+	}
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/yaml" {
+		t.Fatalf("GET openapi.yaml: %s %s", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	must(t, yaml.NewDecoder(resp.Body).Decode(&doc))
+	var documented []string
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			documented = append(documented, strings.ToUpper(method)+" "+path)
+		}
+	}
+	served := admin.Routes()
+	slices.Sort(documented)
+	slices.Sort(served)
+	if !slices.Equal(documented, served) {
+		t.Fatalf("OpenAPI document and routes differ:\ndocumented %v\nserved     %v", documented, served)
+	}
+	// Each documented call reaches a handler: an unknown tenant is a
+	// NoSuchTenant (or a validation error), never a missing route.
+	c := root(srv)
+	for _, call := range documented {
+		method, path, _ := strings.Cut(call, " ")
+		path = strings.NewReplacer("{tenant}", "nope", "{user}", "u", "{key}", "AK").Replace(path)
+		err := c.Do(ctx, method, path, map[string]any{}, nil)
+		var e *admin.Error
+		if errors.As(err, &e) && (e.Code == "NoSuchRoute" || e.Status == http.StatusMethodNotAllowed) {
+			t.Errorf("%s: not routed (%v)", call, err)
+		}
+	}
+	err = c.Do(ctx, "GET", "/nothing-here", nil, nil)
+	wantCode(t, err, 404, "NoSuchRoute")
+}
+
+func TestAdminCallsNeedTheRightIdentity(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{})
+	c := root(srv)
+	// Unsigned and wrongly signed calls are refused.
+	resp, err := srv.Client().Get(srv.URL + admin.Prefix + "/tenants")
+	must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != 403 {
+		t.Fatalf("anonymous GET /tenants: %s", resp.Status)
+	}
+	bad := admin.NewClient(srv.URL, nodetest.AccessKey, "wrong", srv.Client())
+	wantCode(t, bad.Do(ctx, "GET", "/tenants", nil, nil), 403, "SignatureDoesNotMatch")
+
+	for _, name := range []string{"acme", "beta"} {
+		must(t, c.Do(ctx, "POST", "/tenants", map[string]string{"name": name}, nil))
+	}
+	wantCode(t, c.Do(ctx, "POST", "/tenants", map[string]string{"name": "acme"}, nil), 409, "TenantAlreadyExists")
+	wantCode(t, c.Do(ctx, "POST", "/tenants", map[string]string{"name": "Bad_Name"}, nil), 400, "InvalidArgument")
+	must(t, c.Do(ctx, "POST", "/tenants/acme/users", map[string]string{"name": "ann", "role": "admin"}, nil))
+	must(t, c.Do(ctx, "POST", "/tenants/acme/users", map[string]string{"name": "bob"}, nil))
+	var annKey, bobKey admin.Key
+	must(t, c.Do(ctx, "POST", "/tenants/acme/users/ann/keys", nil, &annKey))
+	must(t, c.Do(ctx, "POST", "/tenants/acme/users/bob/keys", nil, &bobKey))
+	if annKey.SecretKey == "" || annKey.Tenant != "acme" || annKey.Kind != "key" {
+		t.Fatalf("created key = %+v", annKey)
+	}
+
+	ann := admin.NewClient(srv.URL, annKey.AccessKey, annKey.SecretKey, srv.Client())
+	bob := admin.NewClient(srv.URL, bobKey.AccessKey, bobKey.SecretKey, srv.Client())
+	// A tenant admin manages its own tenant's users and keys, nothing else.
+	must(t, ann.Do(ctx, "POST", "/tenants/acme/users", map[string]string{"name": "cy"}, nil))
+	var users []admin.User
+	must(t, ann.Do(ctx, "GET", "/tenants/acme/users", nil, &users))
+	if len(users) != 3 {
+		t.Fatalf("users of acme = %+v", users)
+	}
+	wantCode(t, ann.Do(ctx, "GET", "/tenants/beta/users", nil, nil), 403, "AccessDenied")
+	wantCode(t, ann.Do(ctx, "GET", "/tenants", nil, nil), 403, "AccessDenied")
+	wantCode(t, ann.Do(ctx, "POST", "/tenants/acme/suspend", nil, nil), 403, "AccessDenied")
+	wantCode(t, ann.Do(ctx, "PUT", "/tenants/acme/quotas", map[string]int{"max_bytes": 1 << 40}, nil), 403, "AccessDenied")
+	// A tenant user manages nothing.
+	wantCode(t, bob.Do(ctx, "GET", "/tenants/acme/users", nil, nil), 403, "AccessDenied")
+	wantCode(t, bob.Do(ctx, "POST", "/tenants/acme/users/bob/keys", nil, nil), 403, "AccessDenied")
+
+	// Keys are found only under their own user.
+	wantCode(t, c.Do(ctx, "POST", "/tenants/acme/users/ann/keys/"+bobKey.AccessKey+"/disable", nil, nil), 404, "NoSuchAccessKey")
+	var app admin.Key
+	wantCode(t, c.Do(ctx, "POST", "/tenants/acme/users/bob/appcreds", map[string]any{}, nil), 400, "InvalidArgument")
+	must(t, c.Do(ctx, "POST", "/tenants/acme/users/bob/appcreds", map[string]any{"buckets": []string{"bk2", "bk1", "bk1"}, "read_only": true}, &app))
+	if app.Kind != "appcred" || !app.ReadOnly || strings.Join(app.Buckets, ",") != "bk1,bk2" {
+		t.Fatalf("app credential = %+v", app)
+	}
+	var keys []admin.Key
+	must(t, c.Do(ctx, "GET", "/tenants/acme/users/bob/keys", nil, &keys))
+	if len(keys) != 2 || keys[0].SecretKey != "" || keys[1].SecretKey != "" {
+		t.Fatalf("listed keys (secrets must not be listed) = %+v", keys)
+	}
+	wantCode(t, c.Do(ctx, "POST", "/tenants/acme/users", "not an object", nil), 400, "MalformedJSON")
+	wantCode(t, c.Do(ctx, "POST", "/tenants/acme/users", map[string]string{"name": "x", "role": "god"}, nil), 400, "InvalidArgument")
+	wantCode(t, c.Do(ctx, "GET", "/tenants/nope/users", nil, nil), 404, "NoSuchTenant")
+	wantCode(t, c.Do(ctx, "DELETE", "/tenants/acme/users/nobody", nil, nil), 404, "NoSuchUser")
+}

@@ -1,0 +1,253 @@
+package admin
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/s3/sigv4"
+)
+
+// Prefix is where the admin API lives on the node's listener.
+const Prefix = "/admin/v1"
+
+//go:embed openapi.yaml
+var openAPI []byte
+
+// route is one admin API call: the handler returns the response body and
+// status, or an error for the one error writer.
+type route struct {
+	method, pattern string
+	serve           func(s *Service, r *http.Request, id *iam.Identity) (any, int, error)
+}
+
+// routes is the whole API; TestOpenAPIMatchesRoutes holds the document to it.
+var routes = []route{
+	{"GET", "/tenants", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.ListTenants(r.Context(), id))
+	}},
+	{"POST", "/tenants", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in struct {
+			Name        string `json:"name"`
+			DisplayName string `json:"display_name"`
+		}
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return created(s.CreateTenant(r.Context(), id, in.Name, in.DisplayName))
+	}},
+	{"GET", "/tenants/{tenant}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.GetTenant(r.Context(), id, r.PathValue("tenant")))
+	}},
+	{"DELETE", "/tenants/{tenant}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		purge, _ := strconv.ParseBool(r.URL.Query().Get("purge"))
+		return nil, http.StatusNoContent, s.DeleteTenant(r.Context(), id, r.PathValue("tenant"), purge)
+	}},
+	{"POST", "/tenants/{tenant}/suspend", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.SetSuspended(r.Context(), id, r.PathValue("tenant"), true))
+	}},
+	{"POST", "/tenants/{tenant}/resume", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.SetSuspended(r.Context(), id, r.PathValue("tenant"), false))
+	}},
+	{"GET", "/tenants/{tenant}/users", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.ListUsers(r.Context(), id, r.PathValue("tenant")))
+	}},
+	{"POST", "/tenants/{tenant}/users", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in struct{ Name, Role string }
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return created(s.CreateUser(r.Context(), id, r.PathValue("tenant"), in.Name, in.Role))
+	}},
+	{"GET", "/tenants/{tenant}/users/{user}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.GetUser(r.Context(), id, r.PathValue("tenant"), r.PathValue("user")))
+	}},
+	{"DELETE", "/tenants/{tenant}/users/{user}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return nil, http.StatusNoContent, s.DeleteUser(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"))
+	}},
+	{"GET", "/tenants/{tenant}/users/{user}/keys", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.ListKeys(r.Context(), id, r.PathValue("tenant"), r.PathValue("user")))
+	}},
+	{"POST", "/tenants/{tenant}/users/{user}/keys", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return created(s.CreateKey(r.Context(), id, r.PathValue("tenant"), r.PathValue("user")))
+	}},
+	{"POST", "/tenants/{tenant}/users/{user}/appcreds", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in struct {
+			Buckets  []string `json:"buckets"`
+			ReadOnly bool     `json:"read_only"`
+		}
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return created(s.CreateAppCred(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), in.Buckets, in.ReadOnly))
+	}},
+	{"POST", "/tenants/{tenant}/users/{user}/keys/{key}/rotate", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in struct {
+			GraceSeconds int64 `json:"grace_seconds"`
+		}
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return created(s.RotateKey(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), r.PathValue("key"), time.Duration(in.GraceSeconds)*time.Second))
+	}},
+	{"POST", "/tenants/{tenant}/users/{user}/keys/{key}/disable", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.SetKeyStatus(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), r.PathValue("key"), false))
+	}},
+	{"POST", "/tenants/{tenant}/users/{user}/keys/{key}/enable", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.SetKeyStatus(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), r.PathValue("key"), true))
+	}},
+	{"DELETE", "/tenants/{tenant}/users/{user}/keys/{key}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return nil, http.StatusNoContent, s.DeleteKey(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), r.PathValue("key"))
+	}},
+	{"GET", "/tenants/{tenant}/quotas", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.ListQuotas(r.Context(), id, r.PathValue("tenant")))
+	}},
+	{"PUT", "/tenants/{tenant}/quotas", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in Quota
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		in.Tenant = r.PathValue("tenant")
+		return ok(s.SetQuota(r.Context(), id, in))
+	}},
+}
+
+func ok[T any](v T, err error) (any, int, error)      { return v, http.StatusOK, err }
+func created[T any](v T, err error) (any, int, error) { return v, http.StatusCreated, err }
+
+// maxBody bounds a request body: admin calls carry a few fields.
+const maxBody = 64 << 10
+
+// decode reads a JSON body to its end, which is also what lets the
+// signature's payload hash be checked.
+func decode(r *http.Request, v any) error {
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	var se *sigv4.Error
+	switch {
+	case errors.As(err, &se):
+		return &Error{Status: se.Status, Code: se.Code, Message: se.Message}
+	case err != nil:
+		return newErr(http.StatusBadRequest, "IncompleteBody", "The request body could not be read")
+	case len(b) > maxBody:
+		return newErr(http.StatusRequestEntityTooLarge, "EntityTooLarge", "The request body is over 64 KiB")
+	case len(b) == 0:
+		return nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return newErr(http.StatusBadRequest, "MalformedJSON", "The request body is not valid JSON: %v", err)
+	}
+	return nil
+}
+
+// Handler serves the admin API: SigV4 authentication by the keyring, then
+// the routes. The OpenAPI document is served to anyone.
+type Handler struct {
+	svc  *Service
+	keys *iam.Keyring
+	mux  *http.ServeMux
+}
+
+// NewHandler returns the admin API's handler for paths under Prefix.
+func NewHandler(svc *Service, keys *iam.Keyring) *Handler {
+	h := &Handler{svc: svc, keys: keys, mux: http.NewServeMux()}
+	for _, rt := range routes {
+		h.mux.HandleFunc(rt.method+" "+Prefix+rt.pattern, func(w http.ResponseWriter, r *http.Request) {
+			id, err := h.authenticate(r)
+			if err != nil {
+				writeErr(w, err)
+				return
+			}
+			body, status, err := rt.serve(svc, r, id)
+			if err != nil {
+				writeErr(w, err)
+				return
+			}
+			writeJSON(w, status, body)
+		})
+	}
+	h.mux.HandleFunc("GET "+Prefix+"/openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		w.Write(openAPI)
+	})
+	h.mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		writeErr(w, newErr(http.StatusNotFound, "NoSuchRoute", "No admin API call at %s %s", r.Method, r.URL.Path))
+	})
+	return h
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			slog.Error("panic serving admin request", "path", r.URL.Path, "panic", v)
+			writeErr(w, errors.New("panic"))
+		}
+	}()
+	h.mux.ServeHTTP(w, r)
+}
+
+func (h *Handler) authenticate(r *http.Request) (*iam.Identity, error) {
+	a, err := sigv4.Verify(r.Context(), r, h.lookup, sigv4.Options{})
+	var se *sigv4.Error
+	switch {
+	case errors.Is(err, sigv4.ErrNoAuth):
+		return nil, errDenied
+	case errors.As(err, &se):
+		return nil, &Error{Status: se.Status, Code: se.Code, Message: se.Message}
+	case err != nil:
+		return nil, err
+	}
+	_, id, err := h.keys.Lookup(r.Context(), a.AccessKey)
+	if err != nil {
+		return nil, err
+	}
+	r.Body = a.Body
+	return id, nil
+}
+
+func (h *Handler) lookup(ctx context.Context, accessKey string) (string, error) {
+	secret, _, err := h.keys.Lookup(ctx, accessKey)
+	if errors.Is(err, iam.ErrUnknownKey) {
+		return "", sigv4.ErrUnknownKey
+	}
+	return secret, err
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	if status == http.StatusNoContent {
+		w.WriteHeader(status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+func writeErr(w http.ResponseWriter, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		slog.Error("admin API internal error", "err", err)
+		e = newErr(http.StatusInternalServerError, "InternalError", "We encountered an internal error. Please try again.")
+	}
+	writeJSON(w, e.Status, map[string]*Error{"error": e})
+}
+
+// Routes lists the API's calls as "METHOD /path", for tests and docs.
+func Routes() []string {
+	out := make([]string, len(routes))
+	for i, rt := range routes {
+		out[i] = rt.method + " " + rt.pattern
+	}
+	return out
+}

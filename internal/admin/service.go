@@ -1,0 +1,308 @@
+// Package admin is the provider's control plane: tenants, users, access
+// keys, application credentials and quotas, as a service that authorizes
+// every call (Service), its JSON API under /admin/v1 (Handler) and a
+// client for it (Client).
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/iam"
+)
+
+// DefaultGrace is how long a rotated key keeps working, so that running
+// applications can switch to the new one.
+const DefaultGrace = 5 * time.Minute
+
+// Error is an admin API error: an HTTP status, a code and a message.
+type Error struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+func newErr(status int, code, format string, args ...any) *Error {
+	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+var errDenied = newErr(http.StatusForbidden, "AccessDenied", "Access Denied")
+
+// Tenant, User, Key and Quota are the API's records.
+type Tenant struct {
+	Name        string    `json:"name"`
+	DisplayName string    `json:"display_name"`
+	Status      string    `json:"status"`
+	CanonicalID string    `json:"canonical_id"`
+	Created     time.Time `json:"created"`
+}
+
+type User struct {
+	Tenant      string    `json:"tenant"`
+	Name        string    `json:"name"`
+	Role        string    `json:"role"`
+	CanonicalID string    `json:"canonical_id"`
+	Created     time.Time `json:"created"`
+}
+
+type Key struct {
+	AccessKey string     `json:"access_key"`
+	SecretKey string     `json:"secret_key,omitempty"` // only when created
+	Tenant    string     `json:"tenant"`
+	User      string     `json:"user"`
+	Kind      string     `json:"kind"`
+	Status    string     `json:"status"`
+	Expires   *time.Time `json:"expires,omitempty"`
+	Buckets   []string   `json:"buckets,omitempty"`
+	ReadOnly  bool       `json:"read_only,omitempty"`
+	Created   time.Time  `json:"created"`
+}
+
+type Quota struct {
+	Tenant     string `json:"tenant"`
+	Bucket     string `json:"bucket,omitempty"`
+	MaxBytes   int64  `json:"max_bytes"`
+	MaxObjects int64  `json:"max_objects"`
+}
+
+// Service carries out admin calls for an identity.
+type Service struct {
+	cat    catalog.Store
+	keys   *iam.Keyring
+	sealer *iam.Sealer
+	grace  time.Duration
+}
+
+// NewService returns the admin service; keys is flushed after each change
+// so that this node applies it at once.
+func NewService(cat catalog.Store, keys *iam.Keyring, sealer *iam.Sealer) *Service {
+	return &Service{cat: cat, keys: keys, sealer: sealer, grace: DefaultGrace}
+}
+
+var (
+	tenantName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,62}$`)
+	userName   = regexp.MustCompile(`^[A-Za-z0-9_+=,.@-]{1,64}$`)
+)
+
+// allow checks that id may administer tenant ("" = provider-wide).
+func allow(id *iam.Identity, tenant string) error {
+	if iam.AuthorizeAdmin(id, tenant) != nil {
+		return errDenied
+	}
+	return nil
+}
+
+// done flushes this node's identity cache after a change and maps
+// catalog errors to API errors.
+func (s *Service) done(err error) error {
+	if err == nil {
+		s.keys.Flush()
+		return nil
+	}
+	return apiErr(err)
+}
+
+func apiErr(err error) error {
+	var e *Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, catalog.ErrNoSuchTenant):
+		return newErr(http.StatusNotFound, "NoSuchTenant", "The tenant does not exist")
+	case errors.Is(err, catalog.ErrTenantExists):
+		return newErr(http.StatusConflict, "TenantAlreadyExists", "A tenant of that name exists")
+	case errors.Is(err, catalog.ErrTenantNotEmpty):
+		return newErr(http.StatusConflict, "TenantNotEmpty", "The tenant still has buckets; delete them or purge")
+	case errors.Is(err, catalog.ErrNoSuchUser):
+		return newErr(http.StatusNotFound, "NoSuchUser", "The user does not exist")
+	case errors.Is(err, catalog.ErrUserExists):
+		return newErr(http.StatusConflict, "UserAlreadyExists", "A user of that name exists in the tenant")
+	case errors.Is(err, catalog.ErrNoSuchAccessKey):
+		return newErr(http.StatusNotFound, "NoSuchAccessKey", "The access key does not exist")
+	}
+	return fmt.Errorf("admin: %w", err)
+}
+
+func tenantOut(t catalog.Tenant) Tenant {
+	return Tenant{Name: t.Name, DisplayName: t.DisplayName, Status: t.Status, CanonicalID: t.CanonicalID, Created: t.CreatedAt}
+}
+
+func userOut(u catalog.User) User {
+	return User{Tenant: u.Tenant, Name: u.Name, Role: u.Role, CanonicalID: u.CanonicalID, Created: u.CreatedAt}
+}
+
+func keyOut(k catalog.AccessKey) Key {
+	out := Key{AccessKey: k.AccessKey, Tenant: k.Tenant, User: k.User, Kind: k.Kind, Status: k.Status,
+		Buckets: k.Buckets, ReadOnly: k.ReadOnly, Created: k.CreatedAt}
+	if !k.Expires.IsZero() {
+		out.Expires = &k.Expires
+	}
+	return out
+}
+
+func (s *Service) CreateTenant(ctx context.Context, id *iam.Identity, name, display string) (Tenant, error) {
+	if err := allow(id, ""); err != nil {
+		return Tenant{}, err
+	}
+	if !tenantName.MatchString(name) {
+		return Tenant{}, newErr(http.StatusBadRequest, "InvalidArgument", "A tenant name is 2 to 63 of a-z, 0-9 and -, starting with a letter or digit")
+	}
+	t := catalog.Tenant{Name: name, DisplayName: display, Status: catalog.TenantActive,
+		CanonicalID: iam.TenantCanonicalID(name), CreatedAt: time.Now().UTC()}
+	return tenantOut(t), s.done(s.cat.CreateTenant(ctx, t))
+}
+
+func (s *Service) ListTenants(ctx context.Context, id *iam.Identity) ([]Tenant, error) {
+	if err := allow(id, ""); err != nil {
+		return nil, err
+	}
+	ts, err := s.cat.ListTenants(ctx)
+	if err != nil {
+		return nil, apiErr(err)
+	}
+	out := make([]Tenant, len(ts))
+	for i, t := range ts {
+		out[i] = tenantOut(t)
+	}
+	return out, nil
+}
+
+func (s *Service) GetTenant(ctx context.Context, id *iam.Identity, name string) (Tenant, error) {
+	if err := allow(id, name); err != nil {
+		return Tenant{}, err
+	}
+	t, err := s.cat.GetTenant(ctx, name)
+	return tenantOut(t), apiErr(err)
+}
+
+// SetSuspended suspends or resumes a tenant: all of its access stops (or
+// resumes) at once, on every node within a second.
+func (s *Service) SetSuspended(ctx context.Context, id *iam.Identity, name string, suspended bool) (Tenant, error) {
+	if err := allow(id, ""); err != nil {
+		return Tenant{}, err
+	}
+	status := catalog.TenantActive
+	if suspended {
+		status = catalog.TenantSuspended
+	}
+	if err := s.done(s.cat.SetTenantStatus(ctx, name, status)); err != nil {
+		return Tenant{}, err
+	}
+	return s.GetTenant(ctx, id, name)
+}
+
+// DeleteTenant deletes a tenant; with purge, its buckets and their data go
+// first (the collector then deletes the blobs).
+func (s *Service) DeleteTenant(ctx context.Context, id *iam.Identity, name string, purge bool) error {
+	if err := allow(id, ""); err != nil {
+		return err
+	}
+	if _, err := s.cat.GetTenant(ctx, name); err != nil {
+		return apiErr(err)
+	}
+	if purge {
+		// Suspend first, so that nothing is written while buckets go.
+		if err := s.done(s.cat.SetTenantStatus(ctx, name, catalog.TenantSuspended)); err != nil {
+			return err
+		}
+		bs, err := s.cat.ListBuckets(ctx, catalog.BucketFilter{Tenant: name})
+		if err != nil {
+			return apiErr(err)
+		}
+		for _, b := range bs {
+			if err := s.cat.PurgeBucket(ctx, b.Name); err != nil && !errors.Is(err, catalog.ErrNoSuchBucket) {
+				return apiErr(err)
+			}
+		}
+	}
+	return s.done(s.cat.DeleteTenant(ctx, name))
+}
+
+func (s *Service) CreateUser(ctx context.Context, id *iam.Identity, tenant, name, role string) (User, error) {
+	if err := allow(id, tenant); err != nil {
+		return User{}, err
+	}
+	if role == "" {
+		role = catalog.RoleUser
+	}
+	if role != catalog.RoleUser && role != catalog.RoleAdmin {
+		return User{}, newErr(http.StatusBadRequest, "InvalidArgument", "A role is admin or user")
+	}
+	if !userName.MatchString(name) {
+		return User{}, newErr(http.StatusBadRequest, "InvalidArgument", "A user name is 1 to 64 of A-Z, a-z, 0-9 and _+=,.@-")
+	}
+	u := catalog.User{Tenant: tenant, Name: name, Role: role, CanonicalID: iam.UserCanonicalID(tenant, name), CreatedAt: time.Now().UTC()}
+	return userOut(u), s.done(s.cat.CreateUser(ctx, u))
+}
+
+func (s *Service) ListUsers(ctx context.Context, id *iam.Identity, tenant string) ([]User, error) {
+	if err := allow(id, tenant); err != nil {
+		return nil, err
+	}
+	if _, err := s.cat.GetTenant(ctx, tenant); err != nil {
+		return nil, apiErr(err)
+	}
+	us, err := s.cat.ListUsers(ctx, tenant)
+	if err != nil {
+		return nil, apiErr(err)
+	}
+	out := make([]User, len(us))
+	for i, u := range us {
+		out[i] = userOut(u)
+	}
+	return out, nil
+}
+
+func (s *Service) GetUser(ctx context.Context, id *iam.Identity, tenant, name string) (User, error) {
+	if err := allow(id, tenant); err != nil {
+		return User{}, err
+	}
+	u, err := s.cat.GetUser(ctx, tenant, name)
+	return userOut(u), apiErr(err)
+}
+
+func (s *Service) DeleteUser(ctx context.Context, id *iam.Identity, tenant, name string) error {
+	if err := allow(id, tenant); err != nil {
+		return err
+	}
+	return s.done(s.cat.DeleteUser(ctx, tenant, name))
+}
+
+func (s *Service) SetQuota(ctx context.Context, id *iam.Identity, q Quota) (Quota, error) {
+	if err := allow(id, ""); err != nil { // a tenant does not set its own quota
+		return Quota{}, err
+	}
+	if q.MaxBytes < 0 || q.MaxObjects < 0 {
+		return Quota{}, newErr(http.StatusBadRequest, "InvalidArgument", "Quota limits are zero (none) or positive")
+	}
+	if q.Bucket != "" {
+		if b, err := s.cat.GetBucket(ctx, q.Bucket); err != nil || b.Tenant != q.Tenant {
+			return Quota{}, newErr(http.StatusNotFound, "NoSuchBucket", "The tenant has no bucket %s", q.Bucket)
+		}
+	}
+	return q, s.done(s.cat.SetQuota(ctx, catalog.Quota{Tenant: q.Tenant, Bucket: q.Bucket, MaxBytes: q.MaxBytes, MaxObjects: q.MaxObjects}))
+}
+
+func (s *Service) ListQuotas(ctx context.Context, id *iam.Identity, tenant string) ([]Quota, error) {
+	if err := allow(id, tenant); err != nil {
+		return nil, err
+	}
+	qs, err := s.cat.ListQuotas(ctx, tenant)
+	if err != nil {
+		return nil, apiErr(err)
+	}
+	out := make([]Quota, len(qs))
+	for i, q := range qs {
+		out[i] = Quota{Tenant: q.Tenant, Bucket: q.Bucket, MaxBytes: q.MaxBytes, MaxObjects: q.MaxObjects}
+	}
+	return out, nil
+}
