@@ -98,3 +98,15 @@ func TestRootCredentials(t *testing.T) {
 		t.Fatal("an access key without a secret was accepted")
 	}
 }
+
+// Every character of a secret is random: no two secrets share a tail.
+func TestNewAccessKeySecretsAreRandomThroughout(t *testing.T) {
+	_, s1 := iam.NewAccessKey()
+	_, s2 := iam.NewAccessKey()
+	if len(s1) != 40 || len(s2) != 40 {
+		t.Fatalf("secret lengths %d, %d", len(s1), len(s2))
+	}
+	if s1[30:] == s2[30:] {
+		t.Fatalf("secrets %s and %s share their last 10 characters", s1, s2)
+	}
+}

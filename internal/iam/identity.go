@@ -49,7 +49,7 @@ const keyAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 // NewAccessKey returns a fresh access key id (20 characters, AWS-like) and
 // secret (40 characters).
 func NewAccessKey() (accessKey, secret string) {
-	b := make([]byte, 20+30)
+	b := make([]byte, 18+40)
 	if _, err := rand.Read(b); err != nil {
 		panic("iam: crypto/rand failed: " + err.Error())
 	}
@@ -57,13 +57,11 @@ func NewAccessKey() (accessKey, secret string) {
 	for _, c := range b[:18] {
 		ak = append(ak, keyAlphabet[int(c)%len(keyAlphabet)])
 	}
+	// Both alphabets divide 256, so every character is uniform.
 	const secretAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-	sk := make([]byte, 0, 40)
-	for _, c := range b[20:] {
-		sk = append(sk, secretAlphabet[int(c)%len(secretAlphabet)])
-	}
-	for len(sk) < 40 {
-		sk = append(sk, secretAlphabet[len(sk)])
+	sk := make([]byte, 40)
+	for i, c := range b[18:] {
+		sk[i] = secretAlphabet[int(c)%len(secretAlphabet)]
 	}
 	return string(ak), string(sk)
 }

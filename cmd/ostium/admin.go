@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/admin"
+)
+
+const adminUsage = `usage: ostium admin [--endpoint URL] [--access-key K --secret-key S] [--json] COMMAND
+
+  tenant create NAME [--display-name N] | list | get NAME | suspend NAME | resume NAME | delete NAME [--purge]
+  user   create TENANT USER [--role admin|user] | list TENANT | get TENANT USER | delete TENANT USER
+  key    create TENANT USER | list TENANT USER
+  key    rotate TENANT USER ACCESS_KEY [--grace 5m] | disable|enable|delete TENANT USER ACCESS_KEY
+  appcred create TENANT USER --bucket B [--bucket B2] [--read-only]
+  quota  set TENANT [--bucket B] --max-bytes N --max-objects N | list TENANT
+
+The endpoint comes from --endpoint or OSTIUM_ENDPOINT (default
+http://localhost:9000), the credentials from flags or OSTIUM_ROOT_ACCESS_KEY
+and OSTIUM_ROOT_SECRET_KEY. --json prints machine-readable JSON.`
+
+// adminCmd is one admin subcommand: its flags, its positional arguments'
+// names and what it calls.
+type adminCmd struct {
+	args []string
+	run  func(c *admin.Client, a []string, f *adminFlags) (any, error)
+}
+
+type adminFlags struct {
+	displayName, role, bucket string
+	buckets                   listFlag
+	purge, readOnly           bool
+	grace                     time.Duration
+	maxBytes, maxObjects      int64
+}
+
+func path(parts ...string) string {
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return "/" + strings.Join(parts, "/")
+}
+
+// call makes one API call and returns what it decoded.
+func call[T any](c *admin.Client, method, p string, in any) (any, error) {
+	var out T
+	err := c.Do(context.Background(), method, p, in, &out)
+	return out, err
+}
+
+var adminCmds = map[string]adminCmd{
+	"tenant create": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Tenant](c, "POST", "/tenants", map[string]string{"name": a[0], "display_name": f.displayName})
+	}},
+	"tenant list": {nil, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[[]admin.Tenant](c, "GET", "/tenants", nil)
+	}},
+	"tenant get": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Tenant](c, "GET", path("tenants", a[0]), nil)
+	}},
+	"tenant suspend": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Tenant](c, "POST", path("tenants", a[0], "suspend"), nil)
+	}},
+	"tenant resume": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Tenant](c, "POST", path("tenants", a[0], "resume"), nil)
+	}},
+	"tenant delete": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		p := path("tenants", a[0])
+		if f.purge {
+			p += "?purge=true"
+		}
+		return deleted(c.Do(context.Background(), "DELETE", p, nil, nil))
+	}},
+	"user create": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.User](c, "POST", path("tenants", a[0], "users"), map[string]string{"name": a[1], "role": f.role})
+	}},
+	"user list": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[[]admin.User](c, "GET", path("tenants", a[0], "users"), nil)
+	}},
+	"user get": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.User](c, "GET", path("tenants", a[0], "users", a[1]), nil)
+	}},
+	"user delete": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return deleted(c.Do(context.Background(), "DELETE", path("tenants", a[0], "users", a[1]), nil, nil))
+	}},
+	"key create": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "keys"), nil)
+	}},
+	"key list": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[[]admin.Key](c, "GET", path("tenants", a[0], "users", a[1], "keys"), nil)
+	}},
+	"key rotate": {[]string{"TENANT", "USER", "ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "keys", a[2], "rotate"),
+			map[string]int64{"grace_seconds": int64(f.grace / time.Second)})
+	}},
+	"key disable": {[]string{"TENANT", "USER", "ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "keys", a[2], "disable"), nil)
+	}},
+	"key enable": {[]string{"TENANT", "USER", "ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "keys", a[2], "enable"), nil)
+	}},
+	"key delete": {[]string{"TENANT", "USER", "ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return deleted(c.Do(context.Background(), "DELETE", path("tenants", a[0], "users", a[1], "keys", a[2]), nil, nil))
+	}},
+	"appcred create": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "appcreds"),
+			map[string]any{"buckets": []string(f.buckets), "read_only": f.readOnly})
+	}},
+	"quota set": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Quota](c, "PUT", path("tenants", a[0], "quotas"),
+			admin.Quota{Bucket: f.bucket, MaxBytes: f.maxBytes, MaxObjects: f.maxObjects})
+	}},
+	"quota list": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[[]admin.Quota](c, "GET", path("tenants", a[0], "quotas"), nil)
+	}},
+}
+
+func deleted(err error) (any, error) { return map[string]bool{"deleted": err == nil}, err }
+
+func adminMain(args []string) error {
+	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
+	fs.Usage = func() { fmt.Fprintln(os.Stderr, adminUsage) }
+	endpoint := fs.String("endpoint", env("OSTIUM_ENDPOINT", "http://localhost:9000"), "node URL")
+	ak := fs.String("access-key", os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), "access key")
+	sk := fs.String("secret-key", os.Getenv("OSTIUM_ROOT_SECRET_KEY"), "secret key")
+	asJSON := fs.Bool("json", false, "print JSON")
+	var f adminFlags
+	fs.StringVar(&f.displayName, "display-name", "", "tenant display name")
+	fs.StringVar(&f.role, "role", "user", "user role: admin or user")
+	fs.Var(&f.buckets, "bucket", "bucket (repeat for an app credential)")
+	fs.BoolVar(&f.purge, "purge", false, "delete the tenant's buckets and data too")
+	fs.BoolVar(&f.readOnly, "read-only", false, "app credential may only read")
+	fs.DurationVar(&f.grace, "grace", admin.DefaultGrace, "how long a rotated key keeps working")
+	fs.Int64Var(&f.maxBytes, "max-bytes", 0, "quota in bytes (0: none)")
+	fs.Int64Var(&f.maxObjects, "max-objects", 0, "quota in objects (0: none)")
+
+	// Flags may come anywhere among the words, as people type them.
+	var words []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		words, args = append(words, fs.Arg(0)), fs.Args()[1:]
+	}
+	if len(words) < 2 {
+		fs.Usage()
+		return errors.New("admin: a command is needed")
+	}
+	name := words[0] + " " + words[1]
+	cmd, ok := adminCmds[name]
+	if !ok {
+		fs.Usage()
+		return fmt.Errorf("admin: unknown command %q", name)
+	}
+	if got := words[2:]; len(got) != len(cmd.args) {
+		return fmt.Errorf("admin %s: wants %s", name, strings.Join(cmd.args, " "))
+	}
+	if len(f.buckets) == 1 {
+		f.bucket = f.buckets[0]
+	}
+	c := admin.NewClient(*endpoint, *ak, *sk, nil)
+	out, err := cmd.run(c, words[2:], &f)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	return printTable(out)
+}
+
+// printTable prints a record or a list of records as aligned columns, by
+// way of their JSON fields.
+func printTable(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	// Numbers stay as written (1000000, not 1e+06).
+	decode := func(v any) error {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		return d.Decode(v)
+	}
+	var rows []map[string]any
+	if decode(&rows) != nil {
+		var one map[string]any
+		if err := decode(&one); err != nil {
+			return err
+		}
+		rows = []map[string]any{one}
+	}
+	if len(rows) == 0 {
+		fmt.Println("(none)")
+		return nil
+	}
+	var cols []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		for k := range r {
+			if !seen[k] {
+				seen[k] = true
+				cols = append(cols, k)
+			}
+		}
+	}
+	// Names first, then the rest alphabetically.
+	first := map[string]int{"name": 1, "tenant": 2, "user": 3, "access_key": 4, "secret_key": 5, "kind": 6, "role": 7, "status": 8}
+	rank := func(k string) int {
+		if r, ok := first[k]; ok {
+			return r
+		}
+		return len(first) + 1
+	}
+	slices.SortFunc(cols, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.ToUpper(strings.Join(cols, "\t")))
+	for _, r := range rows {
+		vals := make([]string, len(cols))
+		for i, c := range cols {
+			if v, ok := r[c]; ok {
+				vals[i] = fmt.Sprint(v)
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(vals, "\t"))
+	}
+	return tw.Flush()
+}
