@@ -1,0 +1,197 @@
+package s3_test
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/node/nodetest"
+)
+
+// tenancy is a node with two tenants: acme (ann, admin; bob and cy,
+// users; two application credentials of bob's on his bucket) and beta
+// (carl). Buckets acme-bob and beta-carl hold an object "k".
+type tenancy struct {
+	srv     *nodetest.Server
+	admin   *admin.Client
+	clients map[string]*s3.Client // by identity name; "anonymous" signs nothing
+}
+
+func newTenancy(t *testing.T) *tenancy {
+	t.Helper()
+	ctx := context.Background()
+	srv := nodetest.Start(t, nodetest.Options{TLS: true})
+	ten := &tenancy{srv: srv, admin: admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client()),
+		clients: map[string]*s3.Client{"root": client(t, srv, srv.URL, false)}}
+	do := func(method, path string, in, out any) {
+		t.Helper()
+		if err := ten.admin.Do(ctx, method, path, in, out); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+	}
+	key := func(name, tenant, user string) {
+		var k admin.Key
+		do("POST", "/tenants/"+tenant+"/users/"+user+"/keys", nil, &k)
+		ten.clients[name] = client(t, srv, srv.URL, false, k.AccessKey, k.SecretKey)
+	}
+	for _, tn := range []string{"acme", "beta"} {
+		do("POST", "/tenants", map[string]string{"name": tn}, nil)
+	}
+	for _, u := range []struct{ tenant, name, role string }{{"acme", "ann", "admin"}, {"acme", "bob", "user"}, {"acme", "cy", "user"}, {"beta", "carl", "user"}} {
+		do("POST", "/tenants/"+u.tenant+"/users", map[string]string{"name": u.name, "role": u.role}, nil)
+		key(u.name, u.tenant, u.name)
+	}
+	for _, ro := range []bool{true, false} {
+		var k admin.Key
+		do("POST", "/tenants/acme/users/bob/appcreds", map[string]any{"buckets": []string{"acme-bob"}, "read_only": ro}, &k)
+		ten.clients[map[bool]string{true: "app-ro", false: "app-rw"}[ro]] = client(t, srv, srv.URL, false, k.AccessKey, k.SecretKey)
+	}
+	anon := client(t, srv, srv.URL, false)
+	ten.clients["anonymous"] = s3.New(anon.Options(), func(o *s3.Options) { o.Credentials = aws.AnonymousCredentials{} })
+	for _, b := range []struct{ owner, name string }{{"bob", "acme-bob"}, {"carl", "beta-carl"}} {
+		c := ten.clients[b.owner]
+		if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b.name)}); err != nil {
+			t.Fatalf("%s creates %s: %v", b.owner, b.name, err)
+		}
+		put(t, c, b.name, "k", []byte("data of "+b.name))
+	}
+	return ten
+}
+
+// opGroups are the S3 operation groups of the matrix. Each returns the
+// S3 error code, "" on success.
+var opGroups = []struct {
+	name string
+	do   func(c *s3.Client, bucket, who string) error
+}{
+	{"ListObjects", func(c *s3.Client, b, _ string) error {
+		_, err := c.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: &b})
+		return err
+	}},
+	{"GetObject", func(c *s3.Client, b, _ string) error {
+		out, err := c.GetObject(context.Background(), &s3.GetObjectInput{Bucket: &b, Key: aws.String("k")})
+		if err == nil {
+			out.Body.Close()
+		}
+		return err
+	}},
+	{"PutObject", func(c *s3.Client, b, who string) error {
+		_, err := c.PutObject(context.Background(), &s3.PutObjectInput{Bucket: &b, Key: aws.String("w-" + who), Body: bytes.NewReader([]byte("x"))})
+		return err
+	}},
+	{"DeleteObject", func(c *s3.Client, b, who string) error {
+		_, err := c.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: &b, Key: aws.String("w-" + who)})
+		return err
+	}},
+	{"Multipart", func(c *s3.Client, b, who string) error {
+		_, err := c.CreateMultipartUpload(context.Background(), &s3.CreateMultipartUploadInput{Bucket: &b, Key: aws.String("mp-" + who)})
+		return err
+	}},
+	{"CopyFrom", func(c *s3.Client, b, who string) error {
+		// Reading b by copying into a bucket everyone may write: the
+		// root's scratch bucket is no use (most may not write it), so
+		// copy within b itself, which needs read and write.
+		_, err := c.CopyObject(context.Background(), &s3.CopyObjectInput{Bucket: &b, Key: aws.String("c-" + who), CopySource: aws.String(b + "/k")})
+		return err
+	}},
+	{"DeleteBucket", func(c *s3.Client, b, _ string) error {
+		// The bucket is not empty: an allowed caller meets BucketNotEmpty,
+		// so the matrix never deletes what the next cell needs.
+		_, err := c.DeleteBucket(context.Background(), &s3.DeleteBucketInput{Bucket: &b})
+		return err
+	}},
+}
+
+// TestIsolationMatrix: every identity kind x every operation group x own
+// tenant's and other tenant's bucket, each cell the exact outcome.
+func TestIsolationMatrix(t *testing.T) {
+	ten := newTenancy(t)
+	const (
+		ok     = ""
+		denied = "AccessDenied"
+	)
+	// expect[identity][bucket] lists the outcome per group, in opGroups'
+	// order: ListObjects GetObject PutObject DeleteObject Multipart
+	// CopyFrom DeleteBucket.
+	all := []string{ok, ok, ok, ok, ok, ok, "BucketNotEmpty"}
+	none := []string{denied, denied, denied, denied, denied, denied, denied}
+	expect := map[string]map[string][]string{
+		"root":      {"acme-bob": all, "beta-carl": all},
+		"ann":       {"acme-bob": all, "beta-carl": none}, // tenant admin
+		"bob":       {"acme-bob": all, "beta-carl": none}, // owner
+		"cy":        {"acme-bob": none, "beta-carl": none}, // colleague, nothing granted
+		"app-ro":    {"acme-bob": {ok, ok, denied, denied, denied, denied, denied}, "beta-carl": none},
+		"app-rw":    {"acme-bob": {ok, ok, ok, ok, ok, ok, denied}, "beta-carl": none},
+		"carl":      {"acme-bob": none, "beta-carl": all},
+		"anonymous": {"acme-bob": none, "beta-carl": none},
+	}
+	for who, byBucket := range expect {
+		for bucket, want := range byBucket {
+			for i, g := range opGroups {
+				err := g.do(ten.clients[who], bucket, who)
+				if got := apiCode(err); got != want[i] || (want[i] == ok && err != nil) {
+					t.Errorf("%s %s on %s: got %q (%v), want %q", who, g.name, bucket, got, err, want[i])
+				}
+			}
+		}
+	}
+}
+
+// ListBuckets shows each identity what it may see, and CreateBucket is
+// for people, not application credentials.
+func TestIsolationBucketList(t *testing.T) {
+	ten := newTenancy(t)
+	ctx := context.Background()
+	want := map[string]string{
+		"root": "acme-bob beta-carl", "ann": "acme-bob", "bob": "acme-bob", "cy": "",
+		"app-ro": "acme-bob", "app-rw": "acme-bob", "carl": "beta-carl",
+	}
+	for who, names := range want {
+		out, err := ten.clients[who].ListBuckets(ctx, &s3.ListBucketsInput{})
+		if err != nil {
+			t.Fatalf("%s ListBuckets: %v", who, err)
+		}
+		var got []string
+		for _, b := range out.Buckets {
+			got = append(got, *b.Name)
+		}
+		if strings.Join(got, " ") != names {
+			t.Errorf("%s sees %v, want %q", who, got, names)
+		}
+	}
+	_, err := ten.clients["anonymous"].ListBuckets(ctx, &s3.ListBucketsInput{})
+	wantCode(t, err, "AccessDenied")
+
+	for who, code := range map[string]string{"ann": "", "cy": "", "app-rw": "AccessDenied", "app-ro": "AccessDenied", "anonymous": "AccessDenied"} {
+		name := "cb-" + strings.ReplaceAll(who, "app-", "app")
+		_, err := ten.clients[who].CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &name})
+		if apiCode(err) != code || (code == "" && err != nil) {
+			t.Errorf("%s CreateBucket: %v, want %q", who, err, code)
+		}
+	}
+	// A bucket name is global: beta cannot take acme's, and learns only
+	// that it is taken.
+	_, err = ten.clients["carl"].CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("acme-bob")})
+	wantCode(t, err, "BucketAlreadyExists")
+	_, err = ten.clients["root"].CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("admin")})
+	wantCode(t, err, "BucketAlreadyExists")
+	// The owner in listings is the creating user's canonical id.
+	out, err := ten.clients["bob"].ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("acme-bob"), FetchOwner: aws.Bool(true)})
+	if err != nil || len(out.Contents) == 0 || out.Contents[0].Owner == nil || *out.Contents[0].Owner.ID == "" {
+		t.Fatalf("listing with owner: %+v, %v", out, err)
+	}
+	var users []admin.User
+	if err := ten.admin.Do(ctx, "GET", "/tenants/acme/users", nil, &users); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(users, func(u admin.User) bool { return u.Name == "bob" })
+	if *out.Contents[0].Owner.ID != users[i].CanonicalID {
+		t.Errorf("owner %s, want bob's canonical id %s", *out.Contents[0].Owner.ID, users[i].CanonicalID)
+	}
+}
