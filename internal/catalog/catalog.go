@@ -112,6 +112,23 @@ type PutOptions struct {
 	// IfMatch, when set, fails the write with ErrPreconditionFailed unless
 	// the current version exists and has this quoted ETag.
 	IfMatch string
+	// Limits, checked in the write's transaction, fail a write that would
+	// grow usage past a quota with ErrQuotaExceeded.
+	Limits Limits
+}
+
+// Limits are the quotas a write must stay within; zero means none.
+type Limits struct {
+	Tenant                     string // whose buckets the tenant limits sum over
+	TenantBytes, TenantObjects int64
+	BucketBytes, BucketObjects int64
+}
+
+// Usage is what a bucket or tenant stores: bytes and objects of every
+// version that is not a delete marker.
+type Usage struct {
+	Bytes   int64 `json:"bytes"`
+	Objects int64 `json:"objects"`
 }
 
 // ListQuery selects current versions of objects in key order (UTF-8 byte
@@ -221,6 +238,11 @@ type Store interface {
 	CompleteUpload(ctx context.Context, uploadID string, o Object, opt PutOptions) error
 	// AbortUpload deletes the upload and queues all its parts' blobs.
 	AbortUpload(ctx context.Context, bucket, key, uploadID string) error
+
+	// BucketUsage and TenantUsage read the running totals every write
+	// keeps in its own transaction.
+	BucketUsage(ctx context.Context, bucket string) (Usage, error)
+	TenantUsage(ctx context.Context, tenant string) (Usage, error)
 
 	// PurgeBucket deletes a bucket with every version and upload in it,
 	// queueing their blobs; it commits in batches, so a purge cut short

@@ -27,7 +27,13 @@ type Keyring struct {
 	mu      sync.RWMutex
 	keys    map[string]cachedKey
 	tenants map[string]cachedTenant
+	quotas  map[string]cachedQuotas
 	gen     int64
+}
+
+type cachedQuotas struct {
+	qs      []catalog.Quota
+	expires time.Time
 }
 
 type cachedKey struct {
@@ -44,14 +50,20 @@ type cachedTenant struct {
 // NewKeyring returns a Keyring over store; ttl bounds how long a cached
 // entry outlives a change to it when Watch is not running.
 func NewKeyring(store catalog.Store, sealer *Sealer, ttl time.Duration) *Keyring {
-	return &Keyring{store: store, sealer: sealer, ttl: ttl, keys: map[string]cachedKey{}, tenants: map[string]cachedTenant{}}
+	k := &Keyring{store: store, sealer: sealer, ttl: ttl}
+	k.Flush()
+	return k
 }
 
 // Flush drops every cached entry.
 func (k *Keyring) Flush() {
 	k.mu.Lock()
-	k.keys, k.tenants = map[string]cachedKey{}, map[string]cachedTenant{}
+	k.flush()
 	k.mu.Unlock()
+}
+
+func (k *Keyring) flush() {
+	k.keys, k.tenants, k.quotas = map[string]cachedKey{}, map[string]cachedTenant{}, map[string]cachedQuotas{}
 }
 
 // Watch polls the catalog's identity generation every interval until ctx
@@ -64,7 +76,8 @@ func (k *Keyring) Watch(ctx context.Context, interval time.Duration) {
 		if err == nil {
 			k.mu.Lock()
 			if gen != k.gen {
-				k.gen, k.keys, k.tenants = gen, map[string]cachedKey{}, map[string]cachedTenant{}
+				k.gen = gen
+				k.flush()
 			}
 			k.mu.Unlock()
 		} else if ctx.Err() == nil {
@@ -180,6 +193,28 @@ func (k *Keyring) TenantSuspended(ctx context.Context, tenant string) (bool, err
 	k.tenants[tenant] = c
 	k.mu.Unlock()
 	return c.suspended, nil
+}
+
+// Quotas returns a tenant's quotas (tenant-wide and per bucket).
+func (k *Keyring) Quotas(ctx context.Context, tenant string) ([]catalog.Quota, error) {
+	now := time.Now()
+	k.mu.RLock()
+	c, ok := k.quotas[tenant]
+	k.mu.RUnlock()
+	if ok && now.Before(c.expires) {
+		return c.qs, nil
+	}
+	qs, err := k.store.ListQuotas(ctx, tenant)
+	if err != nil {
+		return nil, fmt.Errorf("iam: quotas of %s: %w", tenant, err)
+	}
+	k.mu.Lock()
+	if len(k.quotas) > 100_000 {
+		k.quotas = map[string]cachedQuotas{}
+	}
+	k.quotas[tenant] = cachedQuotas{qs: qs, expires: now.Add(k.ttl)}
+	k.mu.Unlock()
+	return qs, nil
 }
 
 func (k *Keyring) putKey(accessKey string, c cachedKey) {

@@ -21,7 +21,8 @@ type CopyInput struct {
 
 // CopyObject copies an object's bytes into a fresh blob of the destination.
 func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput) (src, dst catalog.Object, err error) {
-	if _, err := s.bucket(ctx, id, in.Bucket, "s3:PutObject"); err != nil {
+	b, err := s.bucket(ctx, id, in.Bucket, "s3:PutObject")
+	if err != nil {
 		return src, dst, err
 	}
 	if err := validKey(in.Key); err != nil {
@@ -59,13 +60,10 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	dst = catalog.Object{
 		Bucket: in.Bucket, Key: in.Key, VersionID: catalog.NullVersion,
 		Size: part.Size, ETag: part.ETag, LastModified: part.LastModified,
-		Owner: src.Owner, StorageClass: storageClass(sc), Meta: meta,
-	}
-	if b, err := s.cat.GetBucket(ctx, in.Bucket); err == nil {
-		dst.Owner = b.Owner
+		Owner: b.Owner, StorageClass: storageClass(sc), Meta: meta,
 	}
 	dst.Parts, dst.Inline = st.layout()
-	if err := s.commit(ctx, dst, in.Cond); err != nil {
+	if err := s.commit(ctx, b, dst, in.Cond); err != nil {
 		s.deleteBlobs(ctx, part.BlobID)
 		return src, catalog.Object{}, err
 	}

@@ -31,6 +31,7 @@ var (
 	ErrMetadataTooLarge    = errors.New("metadata too large")
 	ErrInvalidStorageClass = errors.New("invalid storage class")
 	ErrMalformedXML        = errors.New("malformed XML")
+	ErrQuotaExceeded       = errors.New("quota exceeded")
 )
 
 // Error carries a domain error with the message a client should see.

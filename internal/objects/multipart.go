@@ -59,19 +59,20 @@ func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.
 	return u, nil
 }
 
-// upload loads an upload after authorizing action on its bucket.
-func (s *Service) upload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, action iam.Action) (catalog.Upload, error) {
-	if _, err := s.bucket(ctx, id, bucket, action); err != nil {
-		return catalog.Upload{}, err
+// upload loads an upload and its bucket after authorizing action on it.
+func (s *Service) upload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, action iam.Action) (catalog.Upload, catalog.Bucket, error) {
+	b, err := s.bucket(ctx, id, bucket, action)
+	if err != nil {
+		return catalog.Upload{}, b, err
 	}
 	u, err := s.cat.GetUpload(ctx, bucket, key, uploadID)
 	if errors.Is(err, catalog.ErrNoSuchUpload) {
-		return u, noSuchUpload()
+		return u, b, noSuchUpload()
 	}
 	if err != nil {
-		return u, fmt.Errorf("objects: get upload: %w", err)
+		return u, b, fmt.Errorf("objects: get upload: %w", err)
 	}
-	return u, nil
+	return u, b, nil
 }
 
 func noSuchUpload() error {
@@ -105,7 +106,7 @@ func (s *Service) UploadPart(ctx context.Context, id *iam.Identity, in PartInput
 	if err := validPartNumber(in.Number); err != nil {
 		return catalog.Part{}, err
 	}
-	u, err := s.upload(ctx, id, in.Bucket, in.Key, in.UploadID, "s3:PutObject")
+	u, _, err := s.upload(ctx, id, in.Bucket, in.Key, in.UploadID, "s3:PutObject")
 	if err != nil {
 		return catalog.Part{}, err
 	}
@@ -179,7 +180,7 @@ func uploadChecksum(u catalog.Upload, parts []catalog.Part, want map[string]stri
 // checksums the client declared (x-amz-checksum-*), checked against a
 // FULL_OBJECT checksum.
 func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, want map[string]string, cond catalog.PutOptions) (catalog.Object, error) {
-	u, err := s.upload(ctx, id, bucket, key, uploadID, "s3:PutObject")
+	u, b, err := s.upload(ctx, id, bucket, key, uploadID, "s3:PutObject")
 	if err != nil {
 		return catalog.Object{}, err
 	}
@@ -229,18 +230,14 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 	if obj.Meta.Checksums, obj.Meta.ChecksumType, err = uploadChecksum(u, listed, want); err != nil {
 		return catalog.Object{}, err
 	}
-	err = s.cat.CompleteUpload(ctx, uploadID, obj, cond)
-	switch {
-	case errors.Is(err, catalog.ErrNoSuchUpload):
-		return obj, noSuchUpload()
-	case errors.Is(err, catalog.ErrPreconditionFailed):
-		return obj, ErrPreconditionFailed
-	case errors.Is(err, catalog.ErrNoSuchBucket):
-		return obj, ErrNoSuchBucket
-	case err != nil:
-		return obj, fmt.Errorf("objects: complete upload: %w", err)
+	if cond.Limits, err = s.limits(ctx, b); err != nil {
+		return obj, err
 	}
-	return obj, nil
+	err = s.cat.CompleteUpload(ctx, uploadID, obj, cond)
+	if errors.Is(err, catalog.ErrNoSuchUpload) {
+		return obj, noSuchUpload()
+	}
+	return obj, commitErr(err, "complete upload", obj)
 }
 
 func (s *Service) allParts(ctx context.Context, u catalog.Upload) (map[int]catalog.Part, error) {
@@ -263,7 +260,7 @@ func (s *Service) allParts(ctx context.Context, u catalog.Upload) (map[int]catal
 
 // AbortUpload discards an upload and its parts.
 func (s *Service) AbortUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string) error {
-	if _, err := s.upload(ctx, id, bucket, key, uploadID, "s3:AbortMultipartUpload"); err != nil {
+	if _, _, err := s.upload(ctx, id, bucket, key, uploadID, "s3:AbortMultipartUpload"); err != nil {
 		return err
 	}
 	err := s.cat.AbortUpload(ctx, bucket, key, uploadID)
@@ -278,7 +275,7 @@ func (s *Service) AbortUpload(ctx context.Context, id *iam.Identity, bucket, key
 
 // ListParts returns a page of an upload's parts after the marker.
 func (s *Service) ListParts(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, marker, max int) (catalog.Upload, []catalog.Part, bool, error) {
-	u, err := s.upload(ctx, id, bucket, key, uploadID, "s3:ListMultipartUploadParts")
+	u, _, err := s.upload(ctx, id, bucket, key, uploadID, "s3:ListMultipartUploadParts")
 	if err != nil {
 		return u, nil, false, err
 	}

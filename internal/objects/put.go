@@ -83,25 +83,36 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 		obj.Meta.ChecksumType = "FULL_OBJECT"
 	}
 	obj.Parts, obj.Inline = st.layout()
-	if err := s.commit(ctx, obj, in.Cond); err != nil {
+	if err := s.commit(ctx, b, obj, in.Cond); err != nil {
 		s.deleteBlobs(ctx, part.BlobID)
 		return catalog.Object{}, err
 	}
 	return obj, nil
 }
 
-// commit switches the object to its new version.
-func (s *Service) commit(ctx context.Context, obj catalog.Object, cond catalog.PutOptions) error {
-	err := s.cat.PutObject(ctx, obj, cond)
+// commit switches the object to its new version, within the quotas of
+// its bucket b.
+func (s *Service) commit(ctx context.Context, b catalog.Bucket, obj catalog.Object, cond catalog.PutOptions) error {
+	var err error
+	if cond.Limits, err = s.limits(ctx, b); err != nil {
+		return err
+	}
+	return commitErr(s.cat.PutObject(ctx, obj, cond), "commit", obj)
+}
+
+// commitErr maps the catalog's answer to a write.
+func commitErr(err error, what string, obj catalog.Object) error {
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, catalog.ErrPreconditionFailed):
 		return ErrPreconditionFailed
 	case errors.Is(err, catalog.ErrNoSuchBucket):
 		return ErrNoSuchBucket
-	case err != nil:
-		return fmt.Errorf("objects: commit %s/%s: %w", obj.Bucket, obj.Key, err)
+	case errors.Is(err, catalog.ErrQuotaExceeded):
+		return errorf(ErrQuotaExceeded, "The quota of this bucket or its tenant would be exceeded.")
 	}
-	return nil
+	return fmt.Errorf("objects: %s %s/%s: %w", what, obj.Bucket, obj.Key, err)
 }
 
 // stored is a payload written and checked: in a blob, or for a small

@@ -29,9 +29,32 @@ type Service struct {
 	tenants Tenants
 }
 
-// Tenants tells whether a tenant is suspended (*iam.Keyring, cached).
+// Tenants tells whether a tenant is suspended and what its quotas are
+// (*iam.Keyring, cached).
 type Tenants interface {
 	TenantSuspended(ctx context.Context, tenant string) (bool, error)
+	Quotas(ctx context.Context, tenant string) ([]catalog.Quota, error)
+}
+
+// limits returns the quotas a write to bucket b must stay within.
+func (s *Service) limits(ctx context.Context, b catalog.Bucket) (catalog.Limits, error) {
+	l := catalog.Limits{Tenant: b.Tenant}
+	if b.Tenant == "" {
+		return l, nil
+	}
+	qs, err := s.tenants.Quotas(ctx, b.Tenant)
+	if err != nil {
+		return l, fmt.Errorf("objects: quotas: %w", err)
+	}
+	for _, q := range qs {
+		switch q.Bucket {
+		case "":
+			l.TenantBytes, l.TenantObjects = q.MaxBytes, q.MaxObjects
+		case b.Name:
+			l.BucketBytes, l.BucketObjects = q.MaxBytes, q.MaxObjects
+		}
+	}
+	return l, nil
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.

@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Users", testUsers},
 		{"Quotas", testQuotas},
 		{"PurgeBucket", testPurge},
+		{"UsageAndLimits", testUsageAndLimits},
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 	}

@@ -197,3 +197,59 @@ func testPurge(t *testing.T, s catalog.Store) {
 		t.Fatalf("other bucket's object: %v", err)
 	}
 }
+
+func testUsageAndLimits(t *testing.T, s catalog.Store) {
+	tenant(t, s, "acme")
+	for _, b := range []string{"a1", "a2"} {
+		must(t, s.CreateBucket(ctx, catalog.Bucket{Name: b, Owner: "o", Tenant: "acme", CreatedAt: time.Now()}))
+	}
+	bucket(t, s, "other")
+	usage := func(u catalog.Usage, err error) string { must(t, err); return fmt.Sprintf("%d/%d", u.Bytes, u.Objects) }
+
+	put(t, s, object("a1", "x", 100))
+	put(t, s, object("a1", "y", 50))
+	put(t, s, object("a2", "x", 10))
+	put(t, s, object("other", "x", 1000))
+	put(t, s, object("a1", "x", 70)) // replaces 100
+	if got := usage(s.BucketUsage(ctx, "a1")); got != "120/2" {
+		t.Fatalf("BucketUsage(a1) = %s, want 120/2", got)
+	}
+	if got := usage(s.TenantUsage(ctx, "acme")); got != "130/3" {
+		t.Fatalf("TenantUsage(acme) = %s, want 130/3", got)
+	}
+	_, err := s.DeleteObject(ctx, "a1", "y", "")
+	must(t, err)
+	if got := usage(s.BucketUsage(ctx, "a1")); got != "70/1" {
+		t.Fatalf("after delete: %s, want 70/1", got)
+	}
+
+	// Limits: the write that would cross fails and changes nothing.
+	lim := catalog.PutOptions{Limits: catalog.Limits{Tenant: "acme", TenantBytes: 100}}
+	o := object("a2", "big", 21) // 70 + 10 + 21 > 100
+	wantErr(t, s.PutObject(ctx, o, lim), catalog.ErrQuotaExceeded)
+	_, err = s.GetObject(ctx, "a2", "big", "")
+	wantErr(t, err, catalog.ErrNoSuchObject)
+	if got := usage(s.TenantUsage(ctx, "acme")); got != "80/2" {
+		t.Fatalf("after refused write: %s, want 80/2", got)
+	}
+	must(t, s.PutObject(ctx, object("a2", "fits", 20), lim)) // exactly 100
+	wantErr(t, s.PutObject(ctx, object("a1", "one-more", 1), lim), catalog.ErrQuotaExceeded)
+	// Shrinking an object passes even at the limit; so do other buckets.
+	must(t, s.PutObject(ctx, object("a1", "x", 60), lim))
+	must(t, s.PutObject(ctx, object("other", "y", 5000), lim))
+	objLim := catalog.PutOptions{Limits: catalog.Limits{BucketObjects: 2}}
+	wantErr(t, s.PutObject(ctx, object("a2", "third", 0), objLim), catalog.ErrQuotaExceeded)
+	must(t, s.PutObject(ctx, object("a2", "fits", 0), objLim)) // a replacement adds no object
+
+	// Multipart completion is checked the same way.
+	u := catalog.Upload{Bucket: "a1", Key: "mp", UploadID: "u1", Initiated: time.Now(), StorageClass: "STANDARD"}
+	must(t, s.CreateUpload(ctx, u))
+	p := part(1, 500)
+	must(t, s.PutPart(ctx, "a1", "mp", "u1", p))
+	mo := object("a1", "mp", 500)
+	mo.Parts = []catalog.Part{p}
+	wantErr(t, s.CompleteUpload(ctx, "u1", mo, lim), catalog.ErrQuotaExceeded)
+	if _, err := s.GetUpload(ctx, "a1", "mp", "u1"); err != nil {
+		t.Fatalf("a refused completion loses the upload: %v", err)
+	}
+}

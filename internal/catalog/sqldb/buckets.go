@@ -78,8 +78,10 @@ func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 				return fmt.Errorf("sqldb: delete bucket: %w", err)
 			}
 		}
-		if _, err := s.exec(ctx, tx, s.q(`DELETE FROM buckets WHERE name = ?`), []byte(name)); err != nil {
-			return fmt.Errorf("sqldb: delete bucket: %w", err)
+		for _, q := range []string{`DELETE FROM buckets WHERE name = ?`, `DELETE FROM bucket_stats WHERE bucket = ?`} {
+			if _, err := s.exec(ctx, tx, s.q(q), []byte(name)); err != nil {
+				return fmt.Errorf("sqldb: delete bucket: %w", err)
+			}
 		}
 		return nil
 	})

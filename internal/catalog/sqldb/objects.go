@@ -118,11 +118,23 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 			return catalog.ErrPreconditionFailed
 		}
 	}
-	if _, err := s.removeVersion(ctx, tx, o.Bucket, o.Key, o.VersionID); err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
+	replaced, err := s.removeVersion(ctx, tx, o.Bucket, o.Key, o.VersionID)
+	isNew := errors.Is(err, catalog.ErrNoSuchObject)
+	if err != nil && !isNew {
 		return err
 	}
 	if _, err := s.exec(ctx, tx, s.q(`UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1`), []byte(o.Bucket), []byte(o.Key)); err != nil {
 		return fmt.Errorf("sqldb: put object: %w", err)
+	}
+	if err := s.count(ctx, tx, o, 1); err != nil {
+		return err
+	}
+	// A write that does not grow usage passes even over a quota, so that
+	// a tenant over its quota can still shrink.
+	if !o.DeleteMarker && (isNew || o.Size > replaced.Size) {
+		if err := s.withinLimits(ctx, tx, o.Bucket, opt.Limits); err != nil {
+			return err
+		}
 	}
 	meta, err := json.Marshal(o.Meta)
 	if err != nil {
@@ -186,6 +198,9 @@ func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, vers
 		}
 	}
 	if err := s.enqueue(ctx, tx, ids); err != nil {
+		return o, err
+	}
+	if err := s.count(ctx, tx, o, -1); err != nil {
 		return o, err
 	}
 	if o.IsLatest {
