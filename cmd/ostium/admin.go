@@ -25,6 +25,7 @@ const adminUsage = `usage: ostium admin [--endpoint URL] [--access-key K --secre
   key    rotate TENANT USER ACCESS_KEY [--grace 5m] | disable|enable|delete TENANT USER ACCESS_KEY
   appcred create TENANT USER --bucket B [--bucket B2] [--read-only]
   quota  set TENANT [--bucket B] --max-bytes N --max-objects N | list TENANT
+  usage  TENANT [--from T] [--to T] [--csv]     (T: RFC 3339 or Unix seconds)
 
 The endpoint comes from --endpoint or OSTIUM_ENDPOINT (default
 http://localhost:9000), the credentials from flags or OSTIUM_ROOT_ACCESS_KEY
@@ -40,7 +41,8 @@ type adminCmd struct {
 type adminFlags struct {
 	displayName, role, bucket string
 	buckets                   listFlag
-	purge, readOnly           bool
+	purge, readOnly, csv      bool
+	from, to                  string
 	grace                     time.Duration
 	maxBytes, maxObjects      int64
 }
@@ -121,10 +123,27 @@ var adminCmds = map[string]adminCmd{
 		return call[admin.Quota](c, "PUT", path("tenants", a[0], "quotas"),
 			admin.Quota{Bucket: f.bucket, MaxBytes: f.maxBytes, MaxObjects: f.maxObjects})
 	}},
+	"usage": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		q := url.Values{}
+		for k, v := range map[string]string{"from": f.from, "to": f.to} {
+			if v != "" {
+				q.Set(k, v)
+			}
+		}
+		if f.csv {
+			q.Set("format", "csv")
+			b, err := c.Raw(context.Background(), "GET", path("tenants", a[0], "usage")+"?"+q.Encode(), nil)
+			return rawOutput(b), err
+		}
+		return call[admin.Usage](c, "GET", path("tenants", a[0], "usage")+"?"+q.Encode(), nil)
+	}},
 	"quota list": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[[]admin.Quota](c, "GET", path("tenants", a[0], "quotas"), nil)
 	}},
 }
+
+// rawOutput is printed as the server sent it.
+type rawOutput []byte
 
 func deleted(err error) (any, error) { return map[string]bool{"deleted": err == nil}, err }
 
@@ -142,6 +161,9 @@ func adminMain(args []string) error {
 	fs.BoolVar(&f.purge, "purge", false, "delete the tenant's buckets and data too")
 	fs.BoolVar(&f.readOnly, "read-only", false, "app credential may only read")
 	fs.DurationVar(&f.grace, "grace", admin.DefaultGrace, "how long a rotated key keeps working")
+	fs.StringVar(&f.from, "from", "", "usage from (RFC 3339 or Unix seconds)")
+	fs.StringVar(&f.to, "to", "", "usage to, exclusive")
+	fs.BoolVar(&f.csv, "csv", false, "usage as CSV")
 	fs.Int64Var(&f.maxBytes, "max-bytes", 0, "quota in bytes (0: none)")
 	fs.Int64Var(&f.maxObjects, "max-objects", 0, "quota in objects (0: none)")
 
@@ -156,26 +178,40 @@ func adminMain(args []string) error {
 		}
 		words, args = append(words, fs.Arg(0)), fs.Args()[1:]
 	}
-	if len(words) < 2 {
+	if len(words) == 0 {
 		fs.Usage()
 		return errors.New("admin: a command is needed")
 	}
-	name := words[0] + " " + words[1]
+	// Commands are one word (usage) or two (tenant create).
+	name, rest := words[0], words[1:]
 	cmd, ok := adminCmds[name]
+	if !ok && len(words) > 1 {
+		name, rest = words[0]+" "+words[1], words[2:]
+		cmd, ok = adminCmds[name]
+	}
 	if !ok {
 		fs.Usage()
 		return fmt.Errorf("admin: unknown command %q", name)
 	}
-	if got := words[2:]; len(got) != len(cmd.args) {
+	if len(rest) != len(cmd.args) {
 		return fmt.Errorf("admin %s: wants %s", name, strings.Join(cmd.args, " "))
 	}
 	if len(f.buckets) == 1 {
 		f.bucket = f.buckets[0]
 	}
 	c := admin.NewClient(*endpoint, *ak, *sk, nil)
-	out, err := cmd.run(c, words[2:], &f)
+	out, err := cmd.run(c, rest, &f)
 	if err != nil {
 		return err
+	}
+	if raw, ok := out.(rawOutput); ok {
+		_, err := os.Stdout.Write(raw)
+		return err
+	}
+	if u, ok := out.(admin.Usage); ok && !*asJSON {
+		fmt.Printf("tenant %s stores %d bytes in %d objects; %s to %s:\n", u.Tenant, u.Now.Bytes, u.Now.Objects,
+			u.From.Format(time.RFC3339), u.To.Format(time.RFC3339))
+		return printTable(u.Rows)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(os.Stdout)

@@ -38,45 +38,53 @@ func NewClient(endpoint, accessKey, secretKey string, httpClient *http.Client) *
 // is sent as JSON and the response decoded into out (if not nil). An API
 // error is returned as *Error.
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
+	data, err := c.Raw(ctx, method, path, in)
+	if err != nil || out == nil || len(data) == 0 {
+		return err
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("admin client: decode response: %w", err)
+	}
+	return nil
+}
+
+// Raw makes one call as Do does and returns the response body as sent
+// (CSV, for example).
+func (c *Client) Raw(ctx context.Context, method, path string, in any) ([]byte, error) {
 	var body []byte
 	if in != nil {
 		var err error
 		if body, err = json.Marshal(in); err != nil {
-			return fmt.Errorf("admin client: encode request: %w", err)
+			return nil, fmt.Errorf("admin client: encode request: %w", err)
 		}
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.endpoint+Prefix+path, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("admin client: %w", err)
+		return nil, fmt.Errorf("admin client: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])
 	req.Header.Set("X-Amz-Content-Sha256", hash)
 	if err := c.signer.SignHTTP(ctx, c.creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
-		return fmt.Errorf("admin client: sign: %w", err)
+		return nil, fmt.Errorf("admin client: sign: %w", err)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("admin client: %s %s: %w", method, path, err)
+		return nil, fmt.Errorf("admin client: %s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("admin client: read response: %w", err)
+		return nil, fmt.Errorf("admin client: read response: %w", err)
 	}
 	if resp.StatusCode >= 300 {
 		var e struct{ Error *Error }
 		if json.Unmarshal(data, &e) != nil || e.Error == nil {
-			return fmt.Errorf("admin client: %s %s: %s", method, path, resp.Status)
+			return nil, fmt.Errorf("admin client: %s %s: %s", method, path, resp.Status)
 		}
 		e.Error.Status = resp.StatusCode
-		return e.Error
+		return nil, e.Error
 	}
-	if out != nil && len(data) > 0 {
-		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("admin client: decode response: %w", err)
-		}
-	}
-	return nil
+	return data, nil
 }

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	_ "embed"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"io"
@@ -108,6 +109,22 @@ var routes = []route{
 	}},
 	{"GET", "/tenants/{tenant}/quotas", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.ListQuotas(r.Context(), id, r.PathValue("tenant")))
+	}},
+	{"GET", "/tenants/{tenant}/usage", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		q := r.URL.Query()
+		from, err := parseTime("from", q.Get("from"))
+		if err != nil {
+			return nil, 0, err
+		}
+		to, err := parseTime("to", q.Get("to"))
+		if err != nil {
+			return nil, 0, err
+		}
+		u, err := s.Usage(r.Context(), id, r.PathValue("tenant"), from, to)
+		if q.Get("format") == "csv" {
+			return usageCSV(u), http.StatusOK, err
+		}
+		return u, http.StatusOK, err
 	}},
 	{"PUT", "/tenants/{tenant}/quotas", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in Quota
@@ -225,6 +242,12 @@ func (h *Handler) lookup(ctx context.Context, accessKey string) (string, error) 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	if status == http.StatusNoContent {
 		w.WriteHeader(status)
+		return
+	}
+	if rows, ok := v.(csvBody); ok {
+		w.Header().Set("Content-Type", "text/csv")
+		w.WriteHeader(status)
+		csv.NewWriter(w).WriteAll(rows)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

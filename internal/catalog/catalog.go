@@ -250,6 +250,7 @@ type Store interface {
 	PurgeBucket(ctx context.Context, name string) error
 
 	Identities
+	Metering
 
 	// Collection.
 	//

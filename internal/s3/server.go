@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/s3/sigv4"
@@ -21,17 +22,23 @@ import (
 type Server struct {
 	svc     *objects.Service
 	keys    *iam.Keyring
+	meter   Meter
 	domains []string
+}
+
+// Meter counts each request on a bucket for billing (*metering.Meter).
+type Meter interface {
+	Record(bucket string, t catalog.Traffic)
 }
 
 // New returns the S3 handler. domains are the names under which
 // virtual-hosted style (bucket.domain) is recognised.
-func New(svc *objects.Service, keys *iam.Keyring, domains []string) *Server {
+func New(svc *objects.Service, keys *iam.Keyring, meter Meter, domains []string) *Server {
 	ds := make([]string, len(domains))
 	for i, d := range domains {
 		ds[i] = strings.ToLower(strings.TrimPrefix(d, "."))
 	}
-	return &Server{svc: svc, keys: keys, domains: ds}
+	return &Server{svc: svc, keys: keys, meter: meter, domains: ds}
 }
 
 // call is one request on its way through the chain.
@@ -39,6 +46,7 @@ type call struct {
 	Route
 	id    *iam.Identity
 	auth  *sigv4.Auth
+	body  *countingReader // the payload as read, for metering
 	reqID string
 }
 
@@ -93,10 +101,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, c.Route, c.reqID, fmt.Errorf("panic: %v", v))
 		}
 	}()
-	err := s.serve(w, r, c)
+	mw := &meteredWriter{ResponseWriter: w}
+	err := s.serve(mw, r, c)
 	if err != nil {
-		writeError(w, r, c.Route, c.reqID, err)
+		writeError(mw, r, c.Route, c.reqID, err)
 	}
+	s.record(c, mw)
 	if slog.Default().Enabled(r.Context(), slog.LevelDebug) {
 		slog.Debug("request", "op", c.Op.String(), "bucket", c.Bucket, "key", c.Key,
 			"request_id", c.reqID, "dur", time.Since(start), "err", err)
@@ -136,7 +146,8 @@ func (s *Server) authenticate(r *http.Request, c *call) error {
 		return err
 	}
 	c.id, c.auth = id, a
-	r.Body = a.Body
+	c.body = &countingReader{r: a.Body}
+	r.Body = c.body
 	return nil
 }
 

@@ -40,6 +40,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Quotas", testQuotas},
 		{"PurgeBucket", testPurge},
 		{"UsageAndLimits", testUsageAndLimits},
+		{"Metering", testMetering},
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 	}

@@ -1,0 +1,87 @@
+package s3
+
+import (
+	"io"
+	"net/http"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+)
+
+// record counts a request on a bucket by its billing class. Like AWS, a
+// request refused as unauthorized (403) is not billed to the bucket.
+func (s *Server) record(c *call, w *meteredWriter) {
+	if s.meter == nil || c.Bucket == "" || c.Op == OpUnknown || w.status == http.StatusForbidden {
+		return
+	}
+	t := catalog.Traffic{BytesOut: w.n}
+	if c.body != nil {
+		t.BytesIn = c.body.n
+	}
+	switch c.Op {
+	case OpGetObject, OpHeadObject, OpHeadBucket, OpGetBucketLocation, OpGetBucketVersioning:
+		t.Get = 1
+	case OpListObjects, OpListObjectsV2, OpListObjectVersions, OpListMultipartUploads, OpListParts:
+		t.List = 1
+	case OpDeleteObject, OpDeleteObjects, OpDeleteBucket, OpAbortMultipartUpload:
+		t.Delete = 1
+	default:
+		t.Put = 1
+	}
+	s.meter.Record(c.Bucket, t)
+}
+
+// meteredWriter counts the body bytes sent and remembers the status.
+type meteredWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (w *meteredWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *meteredWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+// ReadFrom keeps the server's own copy path (sendfile for files).
+func (w *meteredWriter) ReadFrom(r io.Reader) (int64, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	var n int64
+	var err error
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		n, err = rf.ReadFrom(r)
+	} else {
+		n, err = io.Copy(struct{ io.Writer }{w.ResponseWriter}, r)
+	}
+	w.n += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *meteredWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// countingReader counts the payload bytes a handler read.
+type countingReader struct {
+	r io.ReadCloser
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) Close() error { return c.r.Close() }
