@@ -123,8 +123,8 @@ func TestIsolationMatrix(t *testing.T) {
 	none := []string{denied, denied, denied, denied, denied, denied, denied}
 	expect := map[string]map[string][]string{
 		"root":      {"acme-bob": all, "beta-carl": all},
-		"ann":       {"acme-bob": all, "beta-carl": none}, // tenant admin
-		"bob":       {"acme-bob": all, "beta-carl": none}, // owner
+		"ann":       {"acme-bob": all, "beta-carl": none},  // tenant admin
+		"bob":       {"acme-bob": all, "beta-carl": none},  // owner
 		"cy":        {"acme-bob": none, "beta-carl": none}, // colleague, nothing granted
 		"app-ro":    {"acme-bob": {ok, ok, denied, denied, denied, denied, denied}, "beta-carl": none},
 		"app-rw":    {"acme-bob": {ok, ok, ok, ok, ok, ok, denied}, "beta-carl": none},

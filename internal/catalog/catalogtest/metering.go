@@ -11,7 +11,9 @@ import (
 func testMetering(t *testing.T, s catalog.Store) {
 	h0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	h1 := h0.Add(time.Hour)
-	k := func(bucket string, h time.Time) catalog.MeterKey { return catalog.MeterKey{Tenant: "acme", Bucket: bucket, Hour: h} }
+	k := func(bucket string, h time.Time) catalog.MeterKey {
+		return catalog.MeterKey{Tenant: "acme", Bucket: bucket, Hour: h}
+	}
 	// Two nodes add to the same bucket-hour; each flush adds, none replaces.
 	must(t, s.AddTraffic(ctx, "n1", map[catalog.MeterKey]catalog.Traffic{k("b", h0): {Get: 1, Put: 2, BytesIn: 100}, k("b", h1): {List: 4}}))
 	must(t, s.AddTraffic(ctx, "n1", map[catalog.MeterKey]catalog.Traffic{k("b", h0): {Get: 10, Delete: 1, BytesOut: 7}}))

@@ -98,4 +98,3 @@ func (s *Store) UsageReport(ctx context.Context, tenant string, from, to time.Ti
 	})
 	return out, nil
 }
-
