@@ -40,7 +40,27 @@ type Bucket struct {
 	Tenant    string // the owner's tenant; "" for the provider's buckets
 	Region    string
 	CreatedAt time.Time
+	Settings
 }
+
+// Settings are a bucket's access settings, kept as the caller encodes
+// them (package iam); "" means never set.
+type Settings struct {
+	ACL               string
+	Policy            string
+	Ownership         string // BucketOwnerEnforced, BucketOwnerPreferred or ObjectWriter
+	PublicAccessBlock string
+}
+
+// Setting names one of Settings for SetBucketSetting.
+type Setting int
+
+const (
+	SettingACL Setting = iota
+	SettingPolicy
+	SettingOwnership
+	SettingPublicAccessBlock
+)
 
 // Meta is what S3 stores with an object besides its bytes.
 type Meta struct {
@@ -49,6 +69,7 @@ type Meta struct {
 	ContentDisposition string            `json:"cd,omitempty"`
 	ContentLanguage    string            `json:"cl,omitempty"`
 	CacheControl       string            `json:"cc,omitempty"`
+	ACL                string            `json:"acl,omitempty"` // as package iam encodes it; "" = private
 	Expires            string            `json:"ex,omitempty"`
 	User               map[string]string `json:"u,omitempty"` // x-amz-meta-* without the prefix, lower-case names
 	// Checksums maps an algorithm (CRC32, CRC32C, SHA1, SHA256, CRC64NVME)
@@ -238,6 +259,12 @@ type Store interface {
 	CompleteUpload(ctx context.Context, uploadID string, o Object, opt PutOptions) error
 	// AbortUpload deletes the upload and queues all its parts' blobs.
 	AbortUpload(ctx context.Context, bucket, key, uploadID string) error
+
+	// SetBucketSetting changes one access setting of a bucket and advances
+	// the identity generation, as access changes do.
+	SetBucketSetting(ctx context.Context, bucket string, which Setting, value string) error
+	// SetObjectACL changes a version's ACL (versionID "" = the current).
+	SetObjectACL(ctx context.Context, bucket, key, versionID, acl string) error
 
 	// BucketUsage and TenantUsage read the running totals every write
 	// keeps in its own transaction.

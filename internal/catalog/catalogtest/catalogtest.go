@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"PurgeBucket", testPurge},
 		{"UsageAndLimits", testUsageAndLimits},
 		{"Metering", testMetering},
+		{"BucketSettings", testSettings},
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 	}

@@ -253,3 +253,31 @@ func testUsageAndLimits(t *testing.T, s catalog.Store) {
 		t.Fatalf("a refused completion loses the upload: %v", err)
 	}
 }
+
+func testSettings(t *testing.T, s catalog.Store) {
+	must(t, s.CreateBucket(ctx, catalog.Bucket{Name: "b", Owner: "o", CreatedAt: time.Now(),
+		Settings: catalog.Settings{ACL: "acl0", Ownership: "BucketOwnerEnforced", PublicAccessBlock: "pab0"}}))
+	b, err := s.GetBucket(ctx, "b")
+	must(t, err)
+	if b.Settings != (catalog.Settings{ACL: "acl0", Ownership: "BucketOwnerEnforced", PublicAccessBlock: "pab0"}) {
+		t.Fatalf("settings at creation = %+v", b.Settings)
+	}
+	advances(t, s, "SetBucketSetting", func() error { return s.SetBucketSetting(ctx, "b", catalog.SettingPolicy, `{"Statement":[]}`) })
+	must(t, s.SetBucketSetting(ctx, "b", catalog.SettingACL, "acl1"))
+	must(t, s.SetBucketSetting(ctx, "b", catalog.SettingOwnership, ""))
+	must(t, s.SetBucketSetting(ctx, "b", catalog.SettingPublicAccessBlock, "pab1"))
+	b, _ = s.GetBucket(ctx, "b")
+	if b.Settings != (catalog.Settings{ACL: "acl1", Policy: `{"Statement":[]}`, PublicAccessBlock: "pab1"}) {
+		t.Fatalf("settings after changes = %+v", b.Settings)
+	}
+	wantErr(t, s.SetBucketSetting(ctx, "nope", catalog.SettingACL, "x"), catalog.ErrNoSuchBucket)
+
+	put(t, s, object("b", "k", 1))
+	must(t, s.SetObjectACL(ctx, "b", "k", "", "oacl"))
+	o, err := s.GetObject(ctx, "b", "k", "")
+	must(t, err)
+	if o.Meta.ACL != "oacl" || o.Meta.ContentType != "text/plain" || len(o.Parts) != 1 {
+		t.Fatalf("object after SetObjectACL = %+v", o)
+	}
+	wantErr(t, s.SetObjectACL(ctx, "b", "nope", "", "x"), catalog.ErrNoSuchObject)
+}

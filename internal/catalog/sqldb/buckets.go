@@ -12,8 +12,9 @@ import (
 
 func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 	return s.w.Write(ctx, func(tx *sql.Tx) error {
-		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
-			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt))
+		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, acl, policy, ownership, public_access_block)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt), b.ACL, b.Policy, b.Ownership, b.PublicAccessBlock)
 		if err != nil {
 			return fmt.Errorf("sqldb: create bucket: %w", err)
 		}
@@ -27,8 +28,8 @@ func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 func (s *Store) GetBucket(ctx context.Context, name string) (catalog.Bucket, error) {
 	b := catalog.Bucket{Name: name}
 	var created int64
-	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created FROM buckets WHERE name = ?`), []byte(name)).
-		Scan(&b.Owner, &b.Tenant, &b.Region, &created)
+	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created, acl, policy, ownership, public_access_block FROM buckets WHERE name = ?`), []byte(name)).
+		Scan(&b.Owner, &b.Tenant, &b.Region, &created, &b.ACL, &b.Policy, &b.Ownership, &b.PublicAccessBlock)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, catalog.ErrNoSuchBucket
 	}
@@ -171,4 +172,21 @@ func (s *Store) purgeSome(ctx context.Context, bucket string) (bool, error) {
 		return nil
 	})
 	return done, err
+}
+
+var settingColumns = map[catalog.Setting]string{
+	catalog.SettingACL: "acl", catalog.SettingPolicy: "policy",
+	catalog.SettingOwnership: "ownership", catalog.SettingPublicAccessBlock: "public_access_block",
+}
+
+func (s *Store) SetBucketSetting(ctx context.Context, bucket string, which catalog.Setting, value string) error {
+	col, ok := settingColumns[which]
+	if !ok {
+		return fmt.Errorf("sqldb: unknown bucket setting %d", which)
+	}
+	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
+		res, err := s.exec(ctx, tx, s.q(`UPDATE buckets SET `+col+` = ? WHERE name = ?`), value, []byte(bucket))
+		return affected(res, err, catalog.ErrNoSuchBucket)
+	})
+	return wrap("set bucket "+col, err)
 }

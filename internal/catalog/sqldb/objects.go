@@ -227,6 +227,31 @@ func (s *Store) DeleteObject(ctx context.Context, bucket, key, versionID string)
 	return removed, err
 }
 
+func (s *Store) SetObjectACL(ctx context.Context, bucket, key, versionID, acl string) error {
+	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+		if err := s.lockKey(ctx, tx, bucket, key); err != nil {
+			return err
+		}
+		q, args := versionQuery(bucket, key, versionID)
+		o, err := scanObject(s.row(ctx, tx, s.q(q), args...), bucket, true)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && o.DeleteMarker {
+			return catalog.ErrNoSuchObject
+		}
+		if err != nil {
+			return err
+		}
+		o.Meta.ACL = acl
+		meta, err := json.Marshal(o.Meta)
+		if err != nil {
+			return err
+		}
+		_, err = s.exec(ctx, tx, s.q(`UPDATE objects SET meta = ? WHERE bucket = ? AND key = ? AND version_id = ?`),
+			string(meta), []byte(bucket), []byte(key), o.VersionID)
+		return err
+	})
+	return wrap("set object acl", err)
+}
+
 func (s *Store) ListObjects(ctx context.Context, bucket string, q catalog.ListQuery) ([]catalog.Object, error) {
 	cond, args := keyRange("key", q.Prefix, q.Start, q.Inclusive, []any{[]byte(bucket)})
 	args = append(args, limit(q.Limit))
