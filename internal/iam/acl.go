@@ -1,0 +1,204 @@
+package iam
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ACL permissions, grantee types and groups, as S3 names them.
+const (
+	PermFullControl = "FULL_CONTROL"
+	PermRead        = "READ"
+	PermWrite       = "WRITE"
+	PermReadACP     = "READ_ACP"
+	PermWriteACP    = "WRITE_ACP"
+
+	GranteeUser  = "CanonicalUser"
+	GranteeGroup = "Group"
+	GranteeEmail = "AmazonCustomerByEmail"
+
+	AllUsers           = "http://acs.amazonaws.com/groups/global/AllUsers"
+	AuthenticatedUsers = "http://acs.amazonaws.com/groups/global/AuthenticatedUsers"
+	LogDelivery        = "http://acs.amazonaws.com/groups/s3/LogDelivery"
+)
+
+// Object ownership settings (PutBucketOwnershipControls).
+const (
+	OwnerEnforced  = "BucketOwnerEnforced" // ACLs disabled; the bucket owner owns every object
+	OwnerPreferred = "BucketOwnerPreferred"
+	ObjectWriter   = "ObjectWriter"
+)
+
+// ErrUnresolvableEmail refuses a grant by e-mail address: identities have
+// no e-mail here, so none can be resolved (AWS's
+// UnresolvableGrantByEmailAddress).
+var ErrUnresolvableEmail = errors.New("iam: grant by e-mail address cannot be resolved")
+
+// ACL is an access control list of a bucket or an object.
+type ACL struct {
+	Owner  string  `json:"owner"` // canonical id
+	Grants []Grant `json:"grants"`
+}
+
+// Grant gives one grantee one permission.
+type Grant struct {
+	Type       string `json:"type"`          // GranteeUser or GranteeGroup
+	ID         string `json:"id,omitempty"`  // canonical id, for a user
+	URI        string `json:"uri,omitempty"` // for a group
+	Permission string `json:"perm"`
+}
+
+// ValidPermission reports whether p is an ACL permission.
+func ValidPermission(p string) bool {
+	switch p {
+	case PermFullControl, PermRead, PermWrite, PermReadACP, PermWriteACP:
+		return true
+	}
+	return false
+}
+
+// CannedACL returns the ACL a canned name stands for, owned by owner, in
+// a bucket owned by bucketOwner ("" for a bucket's own ACL).
+func CannedACL(name, owner, bucketOwner string) (ACL, error) {
+	acl := ACL{Owner: owner, Grants: []Grant{{Type: GranteeUser, ID: owner, Permission: PermFullControl}}}
+	group := func(uri string, perms ...string) {
+		for _, p := range perms {
+			acl.Grants = append(acl.Grants, Grant{Type: GranteeGroup, URI: uri, Permission: p})
+		}
+	}
+	switch name {
+	case "", "private":
+	case "public-read":
+		group(AllUsers, PermRead)
+	case "public-read-write":
+		group(AllUsers, PermRead, PermWrite)
+	case "authenticated-read":
+		group(AuthenticatedUsers, PermRead)
+	case "log-delivery-write":
+		group(LogDelivery, PermWrite, PermReadACP)
+	case "bucket-owner-read", "bucket-owner-full-control":
+		perm := PermRead
+		if name == "bucket-owner-full-control" {
+			perm = PermFullControl
+		}
+		if bucketOwner != "" && bucketOwner != owner {
+			acl.Grants = append(acl.Grants, Grant{Type: GranteeUser, ID: bucketOwner, Permission: perm})
+		}
+	default:
+		return ACL{}, fmt.Errorf("iam: unknown canned ACL %q", name)
+	}
+	return acl, nil
+}
+
+// ParseGrantHeader reads an x-amz-grant-* header: comma-separated
+// id="...", uri="..." or emailAddress="..." grantees.
+func ParseGrantHeader(v, perm string) ([]Grant, error) {
+	var out []Grant
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		k, val, ok := strings.Cut(item, "=")
+		if !ok {
+			return nil, fmt.Errorf("iam: grantee %q is not key=value", item)
+		}
+		val = strings.Trim(strings.TrimSpace(val), `"`)
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "id":
+			out = append(out, Grant{Type: GranteeUser, ID: val, Permission: perm})
+		case "uri":
+			out = append(out, Grant{Type: GranteeGroup, URI: val, Permission: perm})
+		case "emailaddress":
+			return nil, ErrUnresolvableEmail
+		default:
+			return nil, fmt.Errorf("iam: unknown grantee type %q", k)
+		}
+	}
+	return out, nil
+}
+
+// Public reports whether the ACL grants anything to everyone or to every
+// authenticated identity (what public access blocks look for).
+func (a ACL) Public() bool {
+	for _, g := range a.Grants {
+		if g.Type == GranteeGroup && (g.URI == AllUsers || g.URI == AuthenticatedUsers) {
+			return true
+		}
+	}
+	return false
+}
+
+// Allows reports whether the ACL gives id (nil: anonymous) perm. The
+// owner always may read and write the ACL itself, as in S3; public grants
+// count only unless ignorePublic.
+func (a ACL) Allows(id *Identity, perm string, ignorePublic bool) bool {
+	if id != nil && id.CanonicalID == a.Owner && (perm == PermReadACP || perm == PermWriteACP) {
+		return true
+	}
+	for _, g := range a.Grants {
+		if g.Permission != perm && g.Permission != PermFullControl {
+			continue
+		}
+		switch {
+		case g.Type == GranteeUser && id != nil && g.ID == id.CanonicalID:
+			return true
+		case g.Type == GranteeGroup && !ignorePublic && g.URI == AllUsers:
+			return true
+		case g.Type == GranteeGroup && !ignorePublic && g.URI == AuthenticatedUsers && id != nil:
+			return true
+		}
+	}
+	return false
+}
+
+// EncodeACL and DecodeACL keep an ACL in the catalog. An empty string
+// decodes to the private ACL of owner.
+func EncodeACL(a ACL) string {
+	b, _ := json.Marshal(a)
+	return string(b)
+}
+
+func DecodeACL(s, owner string) (ACL, error) {
+	if s == "" {
+		return CannedACL("private", owner, "")
+	}
+	var a ACL
+	if err := json.Unmarshal([]byte(s), &a); err != nil {
+		return ACL{}, fmt.Errorf("iam: decode ACL: %w", err)
+	}
+	return a, nil
+}
+
+// PublicAccessBlock is a bucket's (or the provider's) public access block.
+type PublicAccessBlock struct {
+	BlockPublicACLs       bool `json:"block_public_acls"`
+	IgnorePublicACLs      bool `json:"ignore_public_acls"`
+	BlockPublicPolicy     bool `json:"block_public_policy"`
+	RestrictPublicBuckets bool `json:"restrict_public_buckets"`
+}
+
+// BlockAll is what AWS sets on every new bucket.
+var BlockAll = PublicAccessBlock{true, true, true, true}
+
+// Or combines a bucket's block with the provider's: either one blocks.
+func (p PublicAccessBlock) Or(o PublicAccessBlock) PublicAccessBlock {
+	return PublicAccessBlock{p.BlockPublicACLs || o.BlockPublicACLs, p.IgnorePublicACLs || o.IgnorePublicACLs,
+		p.BlockPublicPolicy || o.BlockPublicPolicy, p.RestrictPublicBuckets || o.RestrictPublicBuckets}
+}
+
+func EncodePAB(p PublicAccessBlock) string {
+	b, _ := json.Marshal(p)
+	return string(b)
+}
+
+// DecodePAB reads a stored block; "" is no block.
+func DecodePAB(s string) PublicAccessBlock {
+	var p PublicAccessBlock
+	if s != "" {
+		json.Unmarshal([]byte(s), &p)
+	}
+	return p
+}

@@ -1,0 +1,193 @@
+package bucketpolicy
+
+import "strings"
+
+// Decision is the outcome of evaluating a policy for a request.
+type Decision int
+
+const (
+	NoMatch Decision = iota // no statement applies
+	Allow
+	Deny
+)
+
+// Request is what one request brings to evaluation.
+type Request struct {
+	// Principals are the identifiers the caller answers to: its account
+	// (tenant) id, its user ARN, its canonical id. Empty with Anonymous.
+	Principals []string
+	Anonymous  bool
+	Action     string // "s3:GetObject"
+	Resource   string // "arn:aws:s3:::bucket" or "arn:aws:s3:::bucket/key"
+	// Context holds condition keys in lower case (aws:sourceip, s3:prefix,
+	// ...); a missing key is absent from the request.
+	Context map[string][]string
+}
+
+// Evaluate decides r: Deny if a statement denies it, else Allow if one
+// allows it, else NoMatch.
+func (p *Policy) Evaluate(r Request) Decision {
+	d := NoMatch
+	for i := range p.Statements {
+		st := &p.Statements[i]
+		if !st.applies(&r) {
+			continue
+		}
+		if !st.Allow {
+			return Deny
+		}
+		d = Allow
+	}
+	return d
+}
+
+func (st *Statement) applies(r *Request) bool {
+	if st.Principal != nil && !st.Principal.matches(r) || st.NotPrincipal != nil && st.NotPrincipal.matches(r) {
+		return false
+	}
+	if st.Action != nil && !anyMatch(st.Action, r.Action, true, r) || st.NotAction != nil && anyMatch(st.NotAction, r.Action, true, r) {
+		return false
+	}
+	if st.Resource != nil && !anyMatch(st.Resource, r.Resource, false, r) || st.NotResource != nil && anyMatch(st.NotResource, r.Resource, false, r) {
+		return false
+	}
+	for _, c := range st.Conditions {
+		if !c.holds(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Principal) matches(r *Request) bool {
+	if p.Everyone {
+		return true
+	}
+	for _, have := range r.Principals {
+		have = normalAccount(have)
+		for _, want := range p.AWS {
+			if want == have {
+				return true
+			}
+		}
+		for _, want := range p.Canonical {
+			if want == have {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// anyMatch reports whether value matches one of the patterns; actions
+// compare without regard to case, resources with it.
+func anyMatch(patterns []string, value string, fold bool, r *Request) bool {
+	if fold {
+		value = strings.ToLower(value)
+	}
+	for _, p := range patterns {
+		if fold {
+			p = strings.ToLower(p)
+		} else {
+			p = substitute(p, r, true)
+		}
+		if match(p, value) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsPublic reports whether the policy allows everyone something without a
+// condition that pins the caller down (source IP, account), as
+// GetBucketPolicyStatus judges.
+func (p *Policy) IsPublic() bool {
+	for _, st := range p.Statements {
+		if !st.Allow || st.Principal == nil || !st.Principal.Everyone {
+			continue
+		}
+		pinned := false
+		for _, c := range st.Conditions {
+			switch c.Key {
+			case "aws:sourceip", "aws:sourcevpc", "aws:sourcevpce", "aws:sourceaccount", "aws:sourcearn",
+				"aws:principalaccount", "aws:principalarn", "aws:userid", "aws:principalorgid":
+				// A positive operator holds the caller to fixed values.
+				pinned = pinned || !operators[c.Op].negated && c.Op != "Null"
+			}
+		}
+		if !pinned {
+			return true
+		}
+	}
+	return false
+}
+
+// substitute replaces policy variables: ${aws:username} and the like from
+// the request's context, and the escapes ${*}, ${?} and ${$}, which stay
+// literal in a pattern.
+func substitute(s string, r *Request, pattern bool) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		name := s[i+2 : i+j]
+		switch name {
+		case "*", "?", "$":
+			if pattern && name != "$" {
+				b.WriteString("\x00" + name)
+			} else {
+				b.WriteString(name)
+			}
+		default:
+			if v := r.Context[strings.ToLower(name)]; len(v) > 0 {
+				b.WriteString(v[0])
+			}
+		}
+		s = s[i+j+1:]
+	}
+}
+
+// match reports whether s matches pattern, where * is any run and ? any
+// one character, and "\x00c" stands for a literal c. It backtracks only
+// to the last star, so it takes time linear in pattern times s at worst.
+func match(p, s string) bool {
+	px, sx := 0, 0
+	starPx, starSx := -1, -1
+	for px < len(p) || sx < len(s) {
+		if px < len(p) {
+			switch c := p[px]; {
+			case c == '*':
+				starPx, starSx = px, sx+1
+				px++
+				continue
+			case c == '?' && sx < len(s):
+				px, sx = px+1, sx+1
+				continue
+			case c == 0 && px+1 < len(p) && sx < len(s) && s[sx] == p[px+1]:
+				px, sx = px+2, sx+1
+				continue
+			case c != '?' && c != 0 && sx < len(s) && s[sx] == c:
+				px, sx = px+1, sx+1
+				continue
+			}
+		}
+		if starPx >= 0 && starSx <= len(s) {
+			px, sx = starPx, starSx
+			continue
+		}
+		return false
+	}
+	return true
+}
