@@ -25,26 +25,42 @@ type Keyring struct {
 	ttl    time.Duration
 
 	mu      sync.RWMutex
-	keys    map[string]cachedKey
-	tenants map[string]cachedTenant
-	quotas  map[string]cachedQuotas
+	keys    ttlMap[cachedKey]
+	tenants ttlMap[bool] // suspended
+	quotas  ttlMap[[]catalog.Quota]
 	gen     int64
 }
 
-type cachedQuotas struct {
-	qs      []catalog.Quota
+// ttlMap is a cache whose entries expire; the Keyring's mutex guards it.
+type ttlMap[V any] map[string]ttlEntry[V]
+
+type ttlEntry[V any] struct {
+	v       V
 	expires time.Time
 }
 
-type cachedKey struct {
-	secret  string
-	id      *Identity // nil: no such key (or unusable)
-	expires time.Time // of the cache entry, or of the key itself if sooner
+// maxCached bounds each cache under a flood of bogus keys.
+const maxCached = 100_000
+
+func cached[V any](k *Keyring, m *ttlMap[V], key string, now time.Time) (V, bool) {
+	k.mu.RLock()
+	e, ok := (*m)[key]
+	k.mu.RUnlock()
+	return e.v, ok && now.Before(e.expires)
 }
 
-type cachedTenant struct {
-	suspended bool
-	expires   time.Time
+func remember[V any](k *Keyring, m *ttlMap[V], key string, v V, expires time.Time) {
+	k.mu.Lock()
+	if len(*m) > maxCached {
+		*m = ttlMap[V]{}
+	}
+	(*m)[key] = ttlEntry[V]{v, expires}
+	k.mu.Unlock()
+}
+
+type cachedKey struct {
+	secret string
+	id     *Identity // nil: no such key (or unusable)
 }
 
 // NewKeyring returns a Keyring over store; ttl bounds how long a cached
@@ -63,7 +79,7 @@ func (k *Keyring) Flush() {
 }
 
 func (k *Keyring) flush() {
-	k.keys, k.tenants, k.quotas = map[string]cachedKey{}, map[string]cachedTenant{}, map[string]cachedQuotas{}
+	k.keys, k.tenants, k.quotas = ttlMap[cachedKey]{}, ttlMap[bool]{}, ttlMap[[]catalog.Quota]{}
 }
 
 // Watch polls the catalog's identity generation every interval until ctx
@@ -94,10 +110,8 @@ func (k *Keyring) Watch(ctx context.Context, interval time.Duration) {
 // Lookup returns the secret and identity of an active, unexpired accessKey.
 func (k *Keyring) Lookup(ctx context.Context, accessKey string) (string, *Identity, error) {
 	now := time.Now()
-	k.mu.RLock()
-	c, ok := k.keys[accessKey]
-	k.mu.RUnlock()
-	if !ok || !now.Before(c.expires) {
+	c, ok := cached(k, &k.keys, accessKey, now)
+	if !ok {
 		var err error
 		if c, err = k.load(ctx, accessKey, now); err != nil {
 			return "", nil, err
@@ -117,26 +131,28 @@ func (k *Keyring) Lookup(ctx context.Context, accessKey string) (string, *Identi
 	return c.secret, &id, nil
 }
 
-// load reads a key from the catalog and caches what it found.
+// load reads a key from the catalog and caches what it found; misses
+// only briefly.
 func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (cachedKey, error) {
-	miss := cachedKey{expires: now.Add(time.Second)}
+	miss := func() (cachedKey, error) {
+		remember(k, &k.keys, accessKey, cachedKey{}, now.Add(time.Second))
+		return cachedKey{}, nil
+	}
 	rec, err := k.store.GetAccessKey(ctx, accessKey)
 	if errors.Is(err, catalog.ErrNoSuchAccessKey) {
-		k.putKey(accessKey, miss)
-		return miss, nil
+		return miss()
 	}
 	if err != nil {
-		return miss, fmt.Errorf("iam: look up access key: %w", err)
+		return cachedKey{}, fmt.Errorf("iam: look up access key: %w", err)
 	}
 	// A disabled or expired key does not exist as far as S3 is concerned
 	// (AWS answers InvalidAccessKeyId for an inactive key).
 	if rec.Status != catalog.KeyActive || (!rec.Expires.IsZero() && !now.Before(rec.Expires)) {
-		k.putKey(accessKey, miss)
-		return miss, nil
+		return miss()
 	}
 	secret, err := k.sealer.Open(rec.SecretSealed, rec.AccessKey)
 	if err != nil {
-		return miss, err
+		return cachedKey{}, err
 	}
 	id := &Identity{
 		CanonicalID: rec.Owner,
@@ -149,22 +165,22 @@ func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (ca
 	if rec.Tenant != "" {
 		u, err := k.store.GetUser(ctx, rec.Tenant, rec.User)
 		if errors.Is(err, catalog.ErrNoSuchUser) {
-			k.putKey(accessKey, miss)
-			return miss, nil
+			return miss()
 		}
 		if err != nil {
-			return miss, fmt.Errorf("iam: look up user of %s: %w", accessKey, err)
+			return cachedKey{}, fmt.Errorf("iam: look up user of %s: %w", accessKey, err)
 		}
 		id.Role = u.Role
 	}
 	if rec.Kind == catalog.KeyAppCred {
 		id.App = &AppLimits{Buckets: rec.Buckets, ReadOnly: rec.ReadOnly}
 	}
-	c := cachedKey{secret: secret, id: id, expires: now.Add(k.ttl)}
-	if !rec.Expires.IsZero() && rec.Expires.Before(c.expires) {
-		c.expires = rec.Expires
+	c := cachedKey{secret: secret, id: id}
+	expires := now.Add(k.ttl)
+	if !rec.Expires.IsZero() && rec.Expires.Before(expires) {
+		expires = rec.Expires // a rotated key must stop on time
 	}
-	k.putKey(accessKey, c)
+	remember(k, &k.keys, accessKey, c, expires)
 	return c, nil
 }
 
@@ -175,55 +191,30 @@ func (k *Keyring) TenantSuspended(ctx context.Context, tenant string) (bool, err
 		return false, nil
 	}
 	now := time.Now()
-	k.mu.RLock()
-	c, ok := k.tenants[tenant]
-	k.mu.RUnlock()
-	if ok && now.Before(c.expires) {
-		return c.suspended, nil
+	if suspended, ok := cached(k, &k.tenants, tenant, now); ok {
+		return suspended, nil
 	}
 	t, err := k.store.GetTenant(ctx, tenant)
 	if err != nil && !errors.Is(err, catalog.ErrNoSuchTenant) {
 		return false, fmt.Errorf("iam: look up tenant %s: %w", tenant, err)
 	}
-	c = cachedTenant{suspended: err != nil || t.Status != catalog.TenantActive, expires: now.Add(k.ttl)}
-	k.mu.Lock()
-	if len(k.tenants) > 100_000 {
-		k.tenants = map[string]cachedTenant{}
-	}
-	k.tenants[tenant] = c
-	k.mu.Unlock()
-	return c.suspended, nil
+	suspended := err != nil || t.Status != catalog.TenantActive
+	remember(k, &k.tenants, tenant, suspended, now.Add(k.ttl))
+	return suspended, nil
 }
 
 // Quotas returns a tenant's quotas (tenant-wide and per bucket).
 func (k *Keyring) Quotas(ctx context.Context, tenant string) ([]catalog.Quota, error) {
 	now := time.Now()
-	k.mu.RLock()
-	c, ok := k.quotas[tenant]
-	k.mu.RUnlock()
-	if ok && now.Before(c.expires) {
-		return c.qs, nil
+	if qs, ok := cached(k, &k.quotas, tenant, now); ok {
+		return qs, nil
 	}
 	qs, err := k.store.ListQuotas(ctx, tenant)
 	if err != nil {
 		return nil, fmt.Errorf("iam: quotas of %s: %w", tenant, err)
 	}
-	k.mu.Lock()
-	if len(k.quotas) > 100_000 {
-		k.quotas = map[string]cachedQuotas{}
-	}
-	k.quotas[tenant] = cachedQuotas{qs: qs, expires: now.Add(k.ttl)}
-	k.mu.Unlock()
+	remember(k, &k.quotas, tenant, qs, now.Add(k.ttl))
 	return qs, nil
-}
-
-func (k *Keyring) putKey(accessKey string, c cachedKey) {
-	k.mu.Lock()
-	if len(k.keys) > 100_000 { // bound memory under a flood of bogus keys
-		k.keys = map[string]cachedKey{}
-	}
-	k.keys[accessKey] = c
-	k.mu.Unlock()
 }
 
 // EnsureRoot makes sure the provider's root credentials exist. With
