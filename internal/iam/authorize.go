@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
 )
 
 // ErrAccessDenied is the decision to refuse a request.
@@ -38,19 +39,37 @@ type Request struct {
 	// BucketSuspended is set when the bucket's tenant is suspended.
 	BucketSuspended bool
 	Key             string
+	// Policy is the bucket's policy, nil if none; Origin feeds its
+	// conditions.
+	Policy *bucketpolicy.Policy
+	Origin Origin
 }
 
 // Authorize decides a request. The provider's root may do anything; a
 // suspended tenant may do nothing, nor may anyone to its buckets; an
 // application credential stays within its buckets and permission and
-// never creates or deletes a bucket; a tenant admin may act on all of its
-// tenant's buckets; any other user on the buckets it owns.
+// never creates or deletes a bucket; a bucket policy's explicit deny
+// wins over everything below; a tenant admin may act on all of its
+// tenant's buckets, any other user on the buckets it owns; beyond that,
+// what the bucket policy allows (anonymous callers included).
 func Authorize(r Request) error {
 	id := r.ID
 	if id != nil && id.Root {
 		return nil
 	}
-	if id == nil || id.Suspended || r.BucketSuspended {
+	if id != nil && id.Suspended || r.BucketSuspended {
+		return ErrAccessDenied
+	}
+	var policy bucketpolicy.Decision
+	if r.Policy != nil && r.Bucket != nil {
+		if policy = r.Policy.Evaluate(policyRequest(r)); policy == bucketpolicy.Deny {
+			return ErrAccessDenied
+		}
+	}
+	if id == nil {
+		if policy == bucketpolicy.Allow {
+			return nil
+		}
 		return ErrAccessDenied
 	}
 	if app := id.App; app != nil {
@@ -70,6 +89,8 @@ func Authorize(r Request) error {
 	case id.Role == catalog.RoleAdmin && id.Tenant != "" && id.Tenant == b.Tenant:
 		return nil
 	case b.Owner == id.CanonicalID:
+		return nil
+	case policy == bucketpolicy.Allow:
 		return nil
 	}
 	return ErrAccessDenied

@@ -21,7 +21,7 @@ type CopyInput struct {
 
 // CopyObject copies an object's bytes into a fresh blob of the destination.
 func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput) (src, dst catalog.Object, err error) {
-	b, err := s.bucket(ctx, id, in.Bucket, "s3:PutObject")
+	b, err := s.bucket(ctx, id, in.Bucket, in.Key, "s3:PutObject")
 	if err != nil {
 		return src, dst, err
 	}
@@ -76,7 +76,7 @@ const MaxCopySize = 5 << 30
 // openSource authorizes reading a copy source, checks its conditions and
 // opens the (ranged) bytes.
 func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange) (catalog.Object, *Reader, error) {
-	if _, err := s.bucket(ctx, id, bucket, "s3:GetObject"); err != nil {
+	if _, err := s.bucket(ctx, id, bucket, key, "s3:GetObject"); err != nil {
 		return catalog.Object{}, nil, err
 	}
 	src, err := s.lookup(ctx, bucket, key, version)

@@ -12,7 +12,7 @@ import (
 // DeleteObject removes a key (or one version of it). As in S3, deleting a
 // key that does not exist succeeds.
 func (s *Service) DeleteObject(ctx context.Context, id *iam.Identity, bucket, key, versionID string) (catalog.Object, error) {
-	if _, err := s.bucket(ctx, id, bucket, "s3:DeleteObject"); err != nil {
+	if _, err := s.bucket(ctx, id, bucket, key, "s3:DeleteObject"); err != nil {
 		return catalog.Object{}, err
 	}
 	return s.deleteObject(ctx, bucket, key, versionID)
@@ -43,7 +43,7 @@ const MaxDeleteKeys = 1000
 
 // DeleteObjects removes up to MaxDeleteKeys objects, reporting each.
 func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket string, targets []DeleteTarget) ([]DeleteResult, error) {
-	if _, err := s.bucket(ctx, id, bucket, "s3:DeleteObject"); err != nil {
+	if _, err := s.bucket(ctx, id, bucket, "", "s3:DeleteObject"); err != nil {
 		return nil, err
 	}
 	if len(targets) == 0 || len(targets) > MaxDeleteKeys {

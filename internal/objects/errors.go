@@ -32,6 +32,8 @@ var (
 	ErrInvalidStorageClass = errors.New("invalid storage class")
 	ErrMalformedXML        = errors.New("malformed XML")
 	ErrQuotaExceeded       = errors.New("quota exceeded")
+	ErrMalformedPolicy     = errors.New("malformed policy")
+	ErrNoSuchBucketPolicy  = errors.New("no such bucket policy")
 )
 
 // Error carries a domain error with the message a client should see.

@@ -51,7 +51,7 @@ type Reader struct {
 
 // GetObject opens an object for reading; head skips opening the bytes.
 func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, head bool) (*Reader, error) {
-	if _, err := s.bucket(ctx, id, in.Bucket, "s3:GetObject"); err != nil {
+	if _, err := s.bucket(ctx, id, in.Bucket, in.Key, "s3:GetObject"); err != nil {
 		return nil, err
 	}
 	obj, err := s.lookup(ctx, in.Bucket, in.Key, in.VersionID)

@@ -40,7 +40,7 @@ func clampKeys(n int) int {
 
 // ListObjects lists the current objects of a bucket.
 func (s *Service) ListObjects(ctx context.Context, id *iam.Identity, in ListInput) (ListOutput, error) {
-	if _, err := s.bucket(ctx, id, in.Bucket, "s3:ListBucket"); err != nil {
+	if _, err := s.bucket(ctx, id, in.Bucket, "", "s3:ListBucket"); err != nil {
 		return ListOutput{}, err
 	}
 	f, err := fold(in.Prefix, in.Delimiter, clampKeys(in.MaxKeys), cursor[catalog.Object]{start: in.Marker},
@@ -60,7 +60,7 @@ func (s *Service) ListObjects(ctx context.Context, id *iam.Identity, in ListInpu
 
 // ListVersions lists every version and delete marker of a bucket.
 func (s *Service) ListVersions(ctx context.Context, id *iam.Identity, in ListInput) (ListOutput, error) {
-	if _, err := s.bucket(ctx, id, in.Bucket, "s3:ListBucketVersions"); err != nil {
+	if _, err := s.bucket(ctx, id, in.Bucket, "", "s3:ListBucketVersions"); err != nil {
 		return ListOutput{}, err
 	}
 	start := cursor[catalog.Object]{start: in.Marker}

@@ -24,7 +24,7 @@ const (
 
 // CreateUpload starts a multipart upload and returns its id.
 func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.Upload) (catalog.Upload, error) {
-	b, err := s.bucket(ctx, id, u.Bucket, "s3:PutObject")
+	b, err := s.bucket(ctx, id, u.Bucket, u.Key, "s3:PutObject")
 	if err != nil {
 		return u, err
 	}
@@ -61,7 +61,7 @@ func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.
 
 // upload loads an upload and its bucket after authorizing action on it.
 func (s *Service) upload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, action iam.Action) (catalog.Upload, catalog.Bucket, error) {
-	b, err := s.bucket(ctx, id, bucket, action)
+	b, err := s.bucket(ctx, id, bucket, key, action)
 	if err != nil {
 		return catalog.Upload{}, b, err
 	}
@@ -302,7 +302,7 @@ type UploadsOutput struct {
 
 // ListUploads lists the uploads in progress in a bucket.
 func (s *Service) ListUploads(ctx context.Context, id *iam.Identity, in ListInput) (UploadsOutput, error) {
-	if _, err := s.bucket(ctx, id, in.Bucket, "s3:ListBucketMultipartUploads"); err != nil {
+	if _, err := s.bucket(ctx, id, in.Bucket, "", "s3:ListBucketMultipartUploads"); err != nil {
 		return UploadsOutput{}, err
 	}
 	start := cursor[catalog.Upload]{start: in.Marker}

@@ -52,7 +52,7 @@ type PutInput struct {
 // PutObject stores an object: bytes to a fresh durable blob, then one
 // catalog commit.
 func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) (catalog.Object, error) {
-	b, err := s.bucket(ctx, id, in.Bucket, "s3:PutObject")
+	b, err := s.bucket(ctx, id, in.Bucket, in.Key, "s3:PutObject")
 	if err != nil {
 		return catalog.Object{}, err
 	}

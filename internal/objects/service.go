@@ -23,10 +23,11 @@ import (
 // Service implements S3 semantics. Its methods authorize the caller
 // themselves, so every front end (S3, admin, console) decides alike.
 type Service struct {
-	cat     catalog.Store
-	blobs   blob.Store
-	region  string
-	tenants Tenants
+	cat      catalog.Store
+	blobs    blob.Store
+	region   string
+	tenants  Tenants
+	policies policyCache
 }
 
 // Tenants tells whether a tenant is suspended and what its quotas are
@@ -68,11 +69,9 @@ func New(cat catalog.Store, blobs blob.Store, tenants Tenants, region string) *S
 // Region is the region the service reports for its buckets.
 func (s *Service) Region() string { return s.region }
 
-// bucket loads a bucket and checks that id may perform action on it.
-func (s *Service) bucket(ctx context.Context, id *iam.Identity, name string, action iam.Action) (catalog.Bucket, error) {
-	if id == nil {
-		return catalog.Bucket{}, ErrAccessDenied
-	}
+// bucket loads a bucket and checks that id may perform action on it (on
+// key in it, when not "").
+func (s *Service) bucket(ctx context.Context, id *iam.Identity, name, key string, action iam.Action) (catalog.Bucket, error) {
 	b, err := s.cat.GetBucket(ctx, name)
 	if errors.Is(err, catalog.ErrNoSuchBucket) {
 		return b, ErrNoSuchBucket
@@ -80,7 +79,11 @@ func (s *Service) bucket(ctx context.Context, id *iam.Identity, name string, act
 	if err != nil {
 		return b, fmt.Errorf("objects: get bucket %s: %w", name, err)
 	}
-	if err := s.authorize(ctx, iam.Request{ID: id, Action: action, Bucket: &b}); err != nil {
+	r := iam.Request{ID: id, Action: action, Bucket: &b, Key: key, Origin: iam.OriginOf(ctx)}
+	if r.Policy, err = s.policies.parse(b); err != nil {
+		return b, fmt.Errorf("objects: policy of %s: %w", name, err)
+	}
+	if err := s.authorize(ctx, r); err != nil {
 		return b, err
 	}
 	return b, nil
@@ -133,12 +136,12 @@ func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, name, regi
 
 // HeadBucket returns the bucket if id may see it.
 func (s *Service) HeadBucket(ctx context.Context, id *iam.Identity, name string) (catalog.Bucket, error) {
-	return s.bucket(ctx, id, name, "s3:ListBucket")
+	return s.bucket(ctx, id, name, "", "s3:ListBucket")
 }
 
 // DeleteBucket deletes an empty bucket.
 func (s *Service) DeleteBucket(ctx context.Context, id *iam.Identity, name string) error {
-	if _, err := s.bucket(ctx, id, name, "s3:DeleteBucket"); err != nil {
+	if _, err := s.bucket(ctx, id, name, "", "s3:DeleteBucket"); err != nil {
 		return err
 	}
 	err := s.cat.DeleteBucket(ctx, name)

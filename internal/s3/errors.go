@@ -50,6 +50,8 @@ var domainErrors = map[error]apiError{
 	objects.ErrMetadataTooLarge:    {400, "MetadataTooLarge", "Your metadata headers exceed the maximum allowed metadata size."},
 	objects.ErrInvalidStorageClass: {400, "InvalidStorageClass", "The storage class you specified is not valid"},
 	objects.ErrMalformedXML:        {400, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema"},
+	objects.ErrMalformedPolicy:     {400, "MalformedPolicy", "Policies must be valid JSON and the first byte must be '{'"},
+	objects.ErrNoSuchBucketPolicy:  {404, "NoSuchBucketPolicy", "The bucket policy does not exist"},
 	// No AWS code exists for a quota; this is what Ceph RGW answers.
 	objects.ErrQuotaExceeded: {403, "QuotaExceeded", "The quota of this bucket or its tenant would be exceeded."},
 }

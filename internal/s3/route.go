@@ -37,6 +37,10 @@ const (
 	OpCompleteMultipartUpload
 	OpAbortMultipartUpload
 	OpListParts
+	OpGetBucketPolicy
+	OpPutBucketPolicy
+	OpDeleteBucketPolicy
+	OpGetBucketPolicyStatus
 	opCount
 )
 
@@ -47,6 +51,7 @@ var opNames = [opCount]string{
 	"CopyObject", "GetObject", "HeadObject", "DeleteObject",
 	"CreateMultipartUpload", "UploadPart", "UploadPartCopy",
 	"CompleteMultipartUpload", "AbortMultipartUpload", "ListParts",
+	"GetBucketPolicy", "PutBucketPolicy", "DeleteBucketPolicy", "GetBucketPolicyStatus",
 }
 
 func (o Op) String() string {
@@ -86,7 +91,7 @@ func (r Route) Resource() string {
 // for one gets NotImplemented rather than being mistaken for a plain
 // object or bucket request.
 var unimplemented = []string{
-	"acl", "policy", "policyStatus", "cors", "lifecycle", "tagging", "website",
+	"acl", "cors", "lifecycle", "tagging", "website",
 	"logging", "notification", "replication", "encryption", "object-lock",
 	"retention", "legal-hold", "requestPayment", "accelerate", "analytics",
 	"inventory", "metrics", "intelligent-tiering", "ownershipControls",
@@ -154,6 +159,19 @@ func operation(r *http.Request, rt Route) Op {
 	case rt.Bucket == "":
 		if r.Method == http.MethodGet {
 			return OpListBuckets
+		}
+	case rt.Key == "" && has("policy"):
+		switch r.Method {
+		case http.MethodGet:
+			return OpGetBucketPolicy
+		case http.MethodPut:
+			return OpPutBucketPolicy
+		case http.MethodDelete:
+			return OpDeleteBucketPolicy
+		}
+	case rt.Key == "" && has("policyStatus"):
+		if r.Method == http.MethodGet {
+			return OpGetBucketPolicyStatus
 		}
 	case rt.Key == "":
 		switch r.Method {

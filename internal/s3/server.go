@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -80,6 +81,10 @@ func init() {
 		OpCompleteMultipartUpload: completeUpload,
 		OpAbortMultipartUpload:    abortUpload,
 		OpListParts:               listParts,
+		OpGetBucketPolicy:         getBucketPolicy,
+		OpPutBucketPolicy:         putBucketPolicy,
+		OpDeleteBucketPolicy:      deleteBucketPolicy,
+		OpGetBucketPolicyStatus:   getBucketPolicyStatus,
 	}
 }
 
@@ -101,6 +106,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, c.Route, c.reqID, fmt.Errorf("panic: %v", v))
 		}
 	}()
+	// Policy conditions see where the request came from.
+	ip, _, _ := net.SplitHostPort(r.RemoteAddr)
+	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: ip, Secure: r.TLS != nil}))
 	mw := &meteredWriter{ResponseWriter: w}
 	err := s.serve(mw, r, c)
 	if err != nil {

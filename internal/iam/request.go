@@ -1,0 +1,55 @@
+package iam
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
+)
+
+// Origin is where a request came from, for policy conditions. The
+// protocol layer puts it in the request's context.
+type Origin struct {
+	SourceIP string
+	Secure   bool // arrived over TLS
+}
+
+type originKey struct{}
+
+// WithOrigin returns ctx carrying o.
+func WithOrigin(ctx context.Context, o Origin) context.Context {
+	return context.WithValue(ctx, originKey{}, o)
+}
+
+// OriginOf returns the origin ctx carries, zero if none.
+func OriginOf(ctx context.Context) Origin {
+	o, _ := ctx.Value(originKey{}).(Origin)
+	return o
+}
+
+// policyRequest is what a bucket policy sees of r: the caller's principal
+// names, the action, the resource ARN and the condition keys.
+func policyRequest(r Request) bucketpolicy.Request {
+	resource := "arn:aws:s3:::" + r.Bucket.Name
+	if r.Key != "" {
+		resource += "/" + r.Key
+	}
+	ctx := map[string][]string{
+		"aws:securetransport": {strconv.FormatBool(r.Origin.Secure)},
+		"aws:currenttime":     {time.Now().UTC().Format(time.RFC3339)},
+	}
+	if r.Origin.SourceIP != "" {
+		ctx["aws:sourceip"] = []string{r.Origin.SourceIP}
+	}
+	pr := bucketpolicy.Request{Action: string(r.Action), Resource: resource, Context: ctx, Anonymous: r.ID == nil}
+	if id := r.ID; id != nil {
+		pr.Principals = []string{id.CanonicalID}
+		if id.Tenant != "" {
+			pr.Principals = append(pr.Principals, id.Tenant, "arn:aws:iam::"+id.Tenant+":user/"+id.User)
+			ctx["aws:username"] = []string{id.User}
+			ctx["aws:userid"] = []string{id.CanonicalID}
+		}
+	}
+	return pr
+}
