@@ -184,6 +184,29 @@ def test_anonymous_denied(server, s3, bucket):
         assert error_code(e) == (403, "AccessDenied")
 
 
+def test_bucket_policy_opens_a_prefix_to_anonymous_readers(server, s3, bucket):
+    import json
+    s3.put_object(Bucket=bucket, Key="public/hello", Body=b"hello")
+    s3.put_object(Bucket=bucket, Key="private", Body=b"secret")
+    with pytest.raises(ClientError) as e:
+        s3.get_bucket_policy(Bucket=bucket)
+    assert error_code(e) == (404, "NoSuchBucketPolicy")
+    with pytest.raises(ClientError) as e:
+        s3.put_bucket_policy(Bucket=bucket, Policy='{"Statement": "nope"}')
+    assert error_code(e) == (400, "MalformedPolicy")
+    policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
+                                                      "Resource": f"arn:aws:s3:::{bucket}/public/*"}]}
+    s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
+    assert json.loads(s3.get_bucket_policy(Bucket=bucket)["Policy"]) == policy
+    assert s3.get_bucket_policy_status(Bucket=bucket)["PolicyStatus"]["IsPublic"] is True
+    r = requests.get(f"{server.endpoint}/{bucket}/public/hello")
+    assert r.status_code == 200 and r.content == b"hello"
+    r = requests.get(f"{server.endpoint}/{bucket}/private")
+    assert r.status_code == 403 and b"secret" not in r.content
+    s3.delete_bucket_policy(Bucket=bucket)
+    assert requests.get(f"{server.endpoint}/{bucket}/public/hello").status_code == 403
+
+
 def test_request_time_too_skewed(server, bucket):
     # A SigV4 request signed 20 minutes ago.
     skewed = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) - dt.timedelta(minutes=20)
@@ -196,7 +219,7 @@ def test_request_time_too_skewed(server, bucket):
 
 
 @pytest.mark.parametrize("op", [
-    "get_bucket_acl", "put_object_acl", "get_bucket_policy", "get_bucket_tagging", "put_object_tagging",
+    "get_bucket_acl", "put_object_acl", "get_bucket_tagging", "put_object_tagging",
     "get_bucket_lifecycle_configuration", "get_bucket_cors", "put_bucket_versioning",
 ])
 def test_unimplemented_features_answer_501(s3, bucket, op):
@@ -204,7 +227,6 @@ def test_unimplemented_features_answer_501(s3, bucket, op):
     calls = {
         "get_bucket_acl": lambda: s3.get_bucket_acl(Bucket=bucket),
         "put_object_acl": lambda: s3.put_object_acl(Bucket=bucket, Key="k", ACL="public-read"),
-        "get_bucket_policy": lambda: s3.get_bucket_policy(Bucket=bucket),
         "get_bucket_tagging": lambda: s3.get_bucket_tagging(Bucket=bucket),
         "put_object_tagging": lambda: s3.put_object_tagging(Bucket=bucket, Key="k", Tagging={"TagSet": [{"Key": "a", "Value": "b"}]}),
         "get_bucket_lifecycle_configuration": lambda: s3.get_bucket_lifecycle_configuration(Bucket=bucket),
