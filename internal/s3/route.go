@@ -152,6 +152,23 @@ func hostBucket(host string, domains []string) string {
 	return ""
 }
 
+// bucketSubresources routes a bucket's configuration sub-resources by
+// method; a method not listed is not allowed.
+var bucketSubresources = map[string]map[string]Op{
+	"policy":       {http.MethodGet: OpGetBucketPolicy, http.MethodPut: OpPutBucketPolicy, http.MethodDelete: OpDeleteBucketPolicy},
+	"policyStatus": {http.MethodGet: OpGetBucketPolicyStatus},
+}
+
+// bucketSub names the configuration sub-resource a query asks for, if any.
+func bucketSub(q url.Values) string {
+	for sub := range bucketSubresources {
+		if _, ok := q[sub]; ok {
+			return sub
+		}
+	}
+	return ""
+}
+
 func operation(r *http.Request, rt Route) Op {
 	q := rt.Query
 	has := func(k string) bool { _, ok := q[k]; return ok }
@@ -160,19 +177,8 @@ func operation(r *http.Request, rt Route) Op {
 		if r.Method == http.MethodGet {
 			return OpListBuckets
 		}
-	case rt.Key == "" && has("policy"):
-		switch r.Method {
-		case http.MethodGet:
-			return OpGetBucketPolicy
-		case http.MethodPut:
-			return OpPutBucketPolicy
-		case http.MethodDelete:
-			return OpDeleteBucketPolicy
-		}
-	case rt.Key == "" && has("policyStatus"):
-		if r.Method == http.MethodGet {
-			return OpGetBucketPolicyStatus
-		}
+	case rt.Key == "" && bucketSub(q) != "":
+		return bucketSubresources[bucketSub(q)][r.Method]
 	case rt.Key == "":
 		switch r.Method {
 		case http.MethodPut:
