@@ -52,6 +52,7 @@ func serve(args []string) error {
 	fs.DurationVar(&cfg.GCInterval, "gc-interval", envDuration("OSTIUM_GC_INTERVAL", 10*time.Second), "how often replaced blobs are collected")
 	fs.DurationVar(&cfg.SweepInterval, "sweep-interval", envDuration("OSTIUM_SWEEP_INTERVAL", time.Hour), "how often never-committed blobs are swept")
 	fs.DurationVar(&cfg.SweepGrace, "sweep-grace", envDuration("OSTIUM_SWEEP_GRACE", time.Hour), "age after which an uncommitted blob is swept")
+	fs.BoolVar(&cfg.BlockPublicAccess, "block-public-access", env("OSTIUM_BLOCK_PUBLIC_ACCESS", "") == "true", "block all public access to every bucket, whatever its settings (OSTIUM_BLOCK_PUBLIC_ACCESS=true)")
 	logLevel := fs.String("log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -202,3 +202,36 @@ func DecodePAB(s string) PublicAccessBlock {
 	}
 	return p
 }
+
+// ACLSpec is an ACL as a request states it: a canned name (x-amz-acl) or
+// explicit grants (x-amz-grant-* headers or an XML body, where an empty
+// list still says something). The zero value states nothing.
+type ACLSpec struct {
+	Canned string
+	Grants []Grant // nil: none stated
+}
+
+// Stated reports whether the request said anything about the ACL.
+func (s ACLSpec) Stated() bool { return s.Canned != "" || s.Grants != nil }
+
+// Resolve returns the ACL s stands for, owned by owner, in a bucket owned
+// by bucketOwner ("" for a bucket's own ACL). Explicit grants replace
+// the whole list, as in S3.
+func (s ACLSpec) Resolve(owner, bucketOwner string) (ACL, error) {
+	if s.Grants != nil {
+		return ACL{Owner: owner, Grants: s.Grants}, nil
+	}
+	return CannedACL(s.Canned, owner, bucketOwner)
+}
+
+// OnlyOwner reports whether the ACL grants nothing to anyone but owner:
+// what a bucket under BucketOwnerEnforced still accepts, the equivalents
+// of bucket-owner-full-control.
+func (a ACL) OnlyOwner(owner string) bool {
+	for _, g := range a.Grants {
+		if g.Type != GranteeUser || g.ID != owner {
+			return false
+		}
+	}
+	return true
+}

@@ -39,19 +39,30 @@ type Request struct {
 	// BucketSuspended is set when the bucket's tenant is suspended.
 	BucketSuspended bool
 	Key             string
-	// Policy is the bucket's policy, nil if none; Origin feeds its
-	// conditions.
-	Policy *bucketpolicy.Policy
-	Origin Origin
+	// Access is the bucket's policy, ACL, ownership and public access
+	// block (nil: none of them); Origin and Conditions feed the policy's
+	// conditions (Conditions holds the s3: keys the operation defines,
+	// s3:prefix, s3:x-amz-acl, ..., lower-cased).
+	Access     *BucketAccess
+	Origin     Origin
+	Conditions map[string][]string
+	// ObjectACL is the ACL of the object acted on, when the caller has
+	// loaded it: Authorize asks for it with ErrNeedObjectACL.
+	ObjectACL *ACL
 }
 
+// ErrNeedObjectACL is Authorize's answer when only the object's ACL can
+// still allow the request: the caller loads it and asks again.
+var ErrNeedObjectACL = errors.New("decision needs the object's ACL")
+
 // Authorize decides a request. The provider's root may do anything; a
-// suspended tenant may do nothing, nor may anyone to its buckets; an
-// application credential stays within its buckets and permission and
-// never creates or deletes a bucket; a bucket policy's explicit deny
-// wins over everything below; a tenant admin may act on all of its
-// tenant's buckets, any other user on the buckets it owns; beyond that,
-// what the bucket policy allows (anonymous callers included).
+// suspended tenant may do nothing, nor may anyone to its buckets; a bucket
+// policy's explicit deny wins over everything below; an application
+// credential stays within its buckets and permission and never creates or
+// deletes a bucket; a tenant admin may act on all of its tenant's buckets,
+// any other user on the buckets it owns; beyond that, what the bucket
+// policy allows, then what the bucket's or object's ACL grants (anonymous
+// callers included), as the public access block lets them.
 func Authorize(r Request) error {
 	id := r.ID
 	if id != nil && id.Root {
@@ -60,40 +71,54 @@ func Authorize(r Request) error {
 	if id != nil && id.Suspended || r.BucketSuspended {
 		return ErrAccessDenied
 	}
+	b, a := r.Bucket, r.Access
+	if a == nil {
+		a = &BucketAccess{}
+	}
 	var policy bucketpolicy.Decision
-	if r.Policy != nil && r.Bucket != nil {
-		if policy = r.Policy.Evaluate(policyRequest(r)); policy == bucketpolicy.Deny {
+	if a.Policy != nil && b != nil {
+		if policy = a.Policy.Evaluate(policyRequest(r)); policy == bucketpolicy.Deny {
 			return ErrAccessDenied
 		}
-	}
-	if id == nil {
-		if policy == bucketpolicy.Allow {
-			return nil
+		// A public policy grants only within the bucket's tenant while
+		// RestrictPublicBuckets is on.
+		if policy == bucketpolicy.Allow && a.Block.RestrictPublicBuckets && a.Policy.IsPublic() &&
+			(id == nil || id.Tenant != b.Tenant) {
+			policy = bucketpolicy.NoMatch
 		}
-		return ErrAccessDenied
 	}
-	if app := id.App; app != nil {
+	if app := appLimits(id); app != nil {
 		switch {
 		case r.Action == ActionCreateBucket || r.Action == ActionDeleteBucket:
 			return ErrAccessDenied
 		case app.ReadOnly && !r.Action.readOnly():
 			return ErrAccessDenied
-		case r.Bucket != nil && !slices.Contains(app.Buckets, r.Bucket.Name):
+		case b != nil && !slices.Contains(app.Buckets, b.Name):
 			return ErrAccessDenied
 		}
 	}
-	b := r.Bucket
 	switch {
 	case b == nil:
+		if id != nil {
+			return nil
+		}
+	case id != nil && id.Role == catalog.RoleAdmin && id.Tenant != "" && id.Tenant == b.Tenant:
 		return nil
-	case id.Role == catalog.RoleAdmin && id.Tenant != "" && id.Tenant == b.Tenant:
-		return nil
-	case b.Owner == id.CanonicalID:
+	case id != nil && b.Owner == id.CanonicalID:
 		return nil
 	case policy == bucketpolicy.Allow:
 		return nil
+	case a.ACLsEnabled():
+		return a.aclDecision(r)
 	}
 	return ErrAccessDenied
+}
+
+func appLimits(id *Identity) *AppLimits {
+	if id == nil {
+		return nil
+	}
+	return id.App
 }
 
 // VisibleBuckets returns which buckets ListBuckets shows id: all for the

@@ -9,7 +9,12 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
 )
+
+// enforced is a bucket's access under BucketOwnerEnforced, with no
+// policy: what ownership and roles alone decide.
+var enforced = &iam.BucketAccess{Ownership: iam.OwnerEnforced}
 
 func TestAuthorizeRules(t *testing.T) {
 	acme := &catalog.Bucket{Name: "acme-data", Owner: iam.UserCanonicalID("acme", "alice"), Tenant: "acme"}
@@ -55,7 +60,7 @@ func TestAuthorizeRules(t *testing.T) {
 		{"app lists its buckets", app(true), iam.ActionListAllMyBuckets, nil, false, true},
 	}
 	for _, c := range cases {
-		err := iam.Authorize(iam.Request{ID: c.id, Action: c.action, Bucket: c.bucket, BucketSuspended: c.suspended})
+		err := iam.Authorize(iam.Request{ID: c.id, Action: c.action, Bucket: c.bucket, BucketSuspended: c.suspended, Access: enforced})
 		if (err == nil) != c.allow {
 			t.Errorf("%s: Authorize = %v, want allow %v", c.name, err, c.allow)
 		}
@@ -138,5 +143,50 @@ func eventually(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 2s")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ACLs grant after ownership, roles and policy, only while enabled, and
+// public grants only while the public access block lets them; a public
+// policy grants outside the bucket's tenant only while public buckets are
+// not restricted.
+func TestAuthorizeACLsAndBlocks(t *testing.T) {
+	b := &catalog.Bucket{Name: "acme-data", Owner: iam.UserCanonicalID("acme", "alice"), Tenant: "acme"}
+	carl := &iam.Identity{Tenant: "beta", User: "carl", CanonicalID: iam.UserCanonicalID("beta", "carl")}
+	cy := &iam.Identity{Tenant: "acme", User: "cy", CanonicalID: iam.UserCanonicalID("acme", "cy")}
+	readCarl := iam.ACL{Owner: b.Owner, Grants: []iam.Grant{{Type: iam.GranteeUser, ID: carl.CanonicalID, Permission: iam.PermRead}}}
+	publicRead, _ := iam.CannedACL("public-read", b.Owner, "")
+	public, err := bucketpolicy.Parse([]byte(`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::acme-data/*"}]}`), "acme-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name      string
+		id        *iam.Identity
+		action    iam.Action
+		access    iam.BucketAccess
+		objectACL *iam.ACL
+		want      error
+	}{
+		{"bucket READ lists", carl, "s3:ListBucket", iam.BucketAccess{ACL: readCarl}, nil, nil},
+		{"bucket READ does not write", carl, "s3:PutObject", iam.BucketAccess{ACL: readCarl}, nil, iam.ErrAccessDenied},
+		{"object read asks for the object's ACL", carl, "s3:GetObject", iam.BucketAccess{ACL: readCarl}, nil, iam.ErrNeedObjectACL},
+		{"object ACL grants the read", carl, "s3:GetObject", iam.BucketAccess{}, &readCarl, nil},
+		{"object ACL for someone else", cy, "s3:GetObject", iam.BucketAccess{}, &readCarl, iam.ErrAccessDenied},
+		{"ACLs disabled", carl, "s3:ListBucket", iam.BucketAccess{ACL: readCarl, Ownership: iam.OwnerEnforced}, nil, iam.ErrAccessDenied},
+		{"public ACL, anonymous", nil, "s3:ListBucket", iam.BucketAccess{ACL: publicRead}, nil, nil},
+		{"public ACL ignored", nil, "s3:ListBucket", iam.BucketAccess{ACL: publicRead, Block: iam.PublicAccessBlock{IgnorePublicACLs: true}}, nil, iam.ErrAccessDenied},
+		{"named grant survives IgnorePublicAcls", carl, "s3:ListBucket", iam.BucketAccess{ACL: readCarl, Block: iam.BlockAll}, nil, nil},
+		{"unmapped action", carl, "s3:PutBucketPolicy", iam.BucketAccess{ACL: readCarl}, nil, iam.ErrAccessDenied},
+		{"public policy, anonymous", nil, "s3:GetObject", iam.BucketAccess{Policy: public, Ownership: iam.OwnerEnforced}, nil, nil},
+		{"public policy restricted", nil, "s3:GetObject", iam.BucketAccess{Policy: public, Ownership: iam.OwnerEnforced, Block: iam.PublicAccessBlock{RestrictPublicBuckets: true}}, nil, iam.ErrAccessDenied},
+		{"restricted, other tenant", carl, "s3:GetObject", iam.BucketAccess{Policy: public, Ownership: iam.OwnerEnforced, Block: iam.PublicAccessBlock{RestrictPublicBuckets: true}}, nil, iam.ErrAccessDenied},
+		{"restricted, same tenant", cy, "s3:GetObject", iam.BucketAccess{Policy: public, Ownership: iam.OwnerEnforced, Block: iam.PublicAccessBlock{RestrictPublicBuckets: true}}, nil, nil},
+	}
+	for _, c := range cases {
+		err := iam.Authorize(iam.Request{ID: c.id, Action: c.action, Bucket: b, Key: "k", Access: &c.access, ObjectACL: c.objectACL})
+		if !errors.Is(err, c.want) || (c.want == nil && err != nil) {
+			t.Errorf("%s: Authorize = %v, want %v", c.name, err, c.want)
+		}
 	}
 }

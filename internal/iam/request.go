@@ -39,6 +39,9 @@ func policyRequest(r Request) bucketpolicy.Request {
 		"aws:securetransport": {strconv.FormatBool(r.Origin.Secure)},
 		"aws:currenttime":     {time.Now().UTC().Format(time.RFC3339)},
 	}
+	for k, v := range r.Conditions {
+		ctx[k] = v
+	}
 	if r.Origin.SourceIP != "" {
 		ctx["aws:sourceip"] = []string{r.Origin.SourceIP}
 	}

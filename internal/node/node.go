@@ -45,6 +45,9 @@ type Config struct {
 	GCInterval, SweepInterval, SweepGrace time.Duration
 	// MeterInterval is how often usage counters reach the catalog.
 	MeterInterval time.Duration
+	// BlockPublicAccess is the provider-wide switch that blocks all public
+	// access to every bucket, whatever the bucket's own settings.
+	BlockPublicAccess bool
 }
 
 // Validate reports the first invalid value, naming it.
@@ -115,7 +118,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute)
-	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, cfg.Region)
+	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess})
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer)
 	n.Meter = metering.New(n.Catalog)
 	n.Handler = route(s3.New(n.Service, n.Keys, n.Meter, cfg.Domains), admin.NewHandler(n.Admin, n.Keys), cfg.Domains)

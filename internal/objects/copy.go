@@ -17,11 +17,12 @@ type CopyInput struct {
 	Meta                          catalog.Meta
 	StorageClass                  string
 	Cond                          catalog.PutOptions // on the destination
+	ACL                           iam.ACLSpec        // the copy's; it never inherits the source's
 }
 
 // CopyObject copies an object's bytes into a fresh blob of the destination.
 func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput) (src, dst catalog.Object, err error) {
-	b, err := s.bucket(ctx, id, in.Bucket, in.Key, "s3:PutObject")
+	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL)
 	if err != nil {
 		return src, dst, err
 	}
@@ -49,7 +50,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		return src, dst, err
 	}
 	part, sums := st.part, st.sums
-	meta.Checksums, meta.ChecksumType = sums, ""
+	meta.Checksums, meta.ChecksumType, meta.ACL = sums, "", acl
 	if len(sums) > 0 {
 		meta.ChecksumType = "FULL_OBJECT"
 	}
@@ -60,7 +61,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	dst = catalog.Object{
 		Bucket: in.Bucket, Key: in.Key, VersionID: catalog.NullVersion,
 		Size: part.Size, ETag: part.ETag, LastModified: part.LastModified,
-		Owner: b.Owner, StorageClass: storageClass(sc), Meta: meta,
+		Owner: owner, StorageClass: storageClass(sc), Meta: meta,
 	}
 	dst.Parts, dst.Inline = st.layout()
 	if err := s.commit(ctx, b, dst, in.Cond); err != nil {
@@ -76,7 +77,7 @@ const MaxCopySize = 5 << 30
 // openSource authorizes reading a copy source, checks its conditions and
 // opens the (ranged) bytes.
 func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange) (catalog.Object, *Reader, error) {
-	if _, err := s.bucket(ctx, id, bucket, key, "s3:GetObject"); err != nil {
+	if _, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version); err != nil {
 		return catalog.Object{}, nil, err
 	}
 	src, err := s.lookup(ctx, bucket, key, version)

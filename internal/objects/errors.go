@@ -34,6 +34,13 @@ var (
 	ErrQuotaExceeded       = errors.New("quota exceeded")
 	ErrMalformedPolicy     = errors.New("malformed policy")
 	ErrNoSuchBucketPolicy  = errors.New("no such bucket policy")
+
+	ErrACLNotSupported                 = errors.New("the bucket does not allow ACLs")
+	ErrInvalidBucketACLWithOwnership   = errors.New("bucket ACL grants others under BucketOwnerEnforced")
+	ErrInvalidBucketACLWithBlock       = errors.New("public bucket ACL under a public access block")
+	ErrNoOwnershipControls             = errors.New("no ownership controls")
+	ErrNoSuchPublicAccessBlock         = errors.New("no public access block")
+	ErrUnresolvableGrantByEmailAddress = errors.New("grant by e-mail cannot be resolved")
 )
 
 // Error carries a domain error with the message a client should see.

@@ -3,6 +3,7 @@ package objects
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
@@ -38,9 +39,22 @@ func clampKeys(n int) int {
 	return n
 }
 
+// request is the access decision a listing asks for, with the condition
+// keys a bucket policy may test (s3:prefix is "" when none was given).
+func (in ListInput) request(id *iam.Identity, action iam.Action) iam.Request {
+	c := map[string][]string{"s3:prefix": {in.Prefix}}
+	if in.Delimiter != "" {
+		c["s3:delimiter"] = []string{in.Delimiter}
+	}
+	if in.MaxKeys >= 0 {
+		c["s3:max-keys"] = []string{strconv.Itoa(in.MaxKeys)}
+	}
+	return iam.Request{ID: id, Action: action, Conditions: c}
+}
+
 // ListObjects lists the current objects of a bucket.
 func (s *Service) ListObjects(ctx context.Context, id *iam.Identity, in ListInput) (ListOutput, error) {
-	if _, err := s.bucket(ctx, id, in.Bucket, "", "s3:ListBucket"); err != nil {
+	if _, err := s.bucketFor(ctx, in.request(id, "s3:ListBucket"), in.Bucket, ""); err != nil {
 		return ListOutput{}, err
 	}
 	f, err := fold(in.Prefix, in.Delimiter, clampKeys(in.MaxKeys), cursor[catalog.Object]{start: in.Marker},
@@ -60,7 +74,7 @@ func (s *Service) ListObjects(ctx context.Context, id *iam.Identity, in ListInpu
 
 // ListVersions lists every version and delete marker of a bucket.
 func (s *Service) ListVersions(ctx context.Context, id *iam.Identity, in ListInput) (ListOutput, error) {
-	if _, err := s.bucket(ctx, id, in.Bucket, "", "s3:ListBucketVersions"); err != nil {
+	if _, err := s.bucketFor(ctx, in.request(id, "s3:ListBucketVersions"), in.Bucket, ""); err != nil {
 		return ListOutput{}, err
 	}
 	start := cursor[catalog.Object]{start: in.Marker}

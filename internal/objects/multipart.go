@@ -23,11 +23,12 @@ const (
 )
 
 // CreateUpload starts a multipart upload and returns its id.
-func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.Upload) (catalog.Upload, error) {
-	b, err := s.bucket(ctx, id, u.Bucket, u.Key, "s3:PutObject")
+func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.Upload, acl iam.ACLSpec) (catalog.Upload, error) {
+	_, owner, stored, err := s.writeAccess(ctx, id, u.Bucket, u.Key, acl)
 	if err != nil {
 		return u, err
 	}
+	u.Meta.ACL = stored
 	if err := validKey(u.Key); err != nil {
 		return u, err
 	}
@@ -39,7 +40,7 @@ func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.
 		return u, fmt.Errorf("objects: upload id: %w", err)
 	}
 	u.UploadID = base64.RawURLEncoding.EncodeToString(raw[:])
-	u.Owner = b.Owner
+	u.Owner = owner
 	u.Initiated = time.Now().UTC()
 	u.StorageClass = storageClass(u.StorageClass)
 	if u.ChecksumAlgorithm != "" && u.ChecksumType == "" {

@@ -3,62 +3,35 @@ package objects
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
 )
 
-// policyCache keeps parsed policies by their text and bucket, so that a
-// request pays a map lookup, not a JSON parse.
-type policyCache struct {
-	mu sync.RWMutex
-	m  map[[2]string]*bucketpolicy.Policy
-}
-
-// maxPolicies bounds the cache; past it the cache starts over.
-const maxPolicies = 10_000
-
-func (c *policyCache) parse(b catalog.Bucket) (*bucketpolicy.Policy, error) {
-	if b.Policy == "" {
-		return nil, nil
-	}
-	k := [2]string{b.Name, b.Policy}
-	c.mu.RLock()
-	p, ok := c.m[k]
-	c.mu.RUnlock()
-	if ok {
-		return p, nil
-	}
-	p, err := bucketpolicy.Parse([]byte(b.Policy), b.Name)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) > maxPolicies {
-		c.m = map[[2]string]*bucketpolicy.Policy{}
-	}
-	c.m[k] = p
-	c.mu.Unlock()
-	return p, nil
-}
-
 // PutBucketPolicy validates and stores a bucket's policy; a malformed one
 // is refused with the reason.
 func (s *Service) PutBucketPolicy(ctx context.Context, id *iam.Identity, bucket string, doc []byte) error {
-	if _, err := s.bucket(ctx, id, bucket, "", "s3:PutBucketPolicy"); err != nil {
+	b, err := s.bucket(ctx, id, bucket, "", "s3:PutBucketPolicy")
+	if err != nil {
 		return err
 	}
-	if _, err := bucketpolicy.Parse(doc, bucket); err != nil {
-		var pe *bucketpolicy.Error
-		if errors.As(err, &pe) {
-			return errorf(ErrMalformedPolicy, pe.Reason)
-		}
+	a, err := s.access(b)
+	if err != nil {
 		return err
 	}
-	return s.setPolicy(ctx, bucket, string(doc))
+	p, err := bucketpolicy.Parse(doc, bucket)
+	var pe *bucketpolicy.Error
+	switch {
+	case errors.As(err, &pe):
+		return errorf(ErrMalformedPolicy, pe.Reason)
+	case err != nil:
+		return err
+	case p.IsPublic() && a.Block.BlockPublicPolicy:
+		// AWS refuses a public policy under BlockPublicPolicy with 403.
+		return ErrAccessDenied
+	}
+	return s.setSetting(ctx, bucket, catalog.SettingPolicy, string(doc))
 }
 
 // GetBucketPolicy returns the policy as it was stored.
@@ -78,7 +51,7 @@ func (s *Service) DeleteBucketPolicy(ctx context.Context, id *iam.Identity, buck
 	if _, err := s.bucket(ctx, id, bucket, "", "s3:DeleteBucketPolicy"); err != nil {
 		return err
 	}
-	return s.setPolicy(ctx, bucket, "")
+	return s.setSetting(ctx, bucket, catalog.SettingPolicy, "")
 }
 
 // BucketPolicyPublic reports whether the policy makes the bucket public.
@@ -90,20 +63,9 @@ func (s *Service) BucketPolicyPublic(ctx context.Context, id *iam.Identity, buck
 	if b.Policy == "" {
 		return false, ErrNoSuchBucketPolicy
 	}
-	p, err := s.policies.parse(b)
+	a, err := s.access(b)
 	if err != nil {
-		return false, fmt.Errorf("objects: policy of %s: %w", bucket, err)
+		return false, err
 	}
-	return p.IsPublic(), nil
-}
-
-func (s *Service) setPolicy(ctx context.Context, bucket, doc string) error {
-	err := s.cat.SetBucketSetting(ctx, bucket, catalog.SettingPolicy, doc)
-	if errors.Is(err, catalog.ErrNoSuchBucket) {
-		return ErrNoSuchBucket
-	}
-	if err != nil {
-		return fmt.Errorf("objects: set policy of %s: %w", bucket, err)
-	}
-	return nil
+	return a.Policy.IsPublic(), nil
 }

@@ -47,15 +47,17 @@ type PutInput struct {
 	Meta         catalog.Meta
 	StorageClass string
 	Cond         catalog.PutOptions
+	ACL          iam.ACLSpec
 }
 
 // PutObject stores an object: bytes to a fresh durable blob, then one
 // catalog commit.
 func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) (catalog.Object, error) {
-	b, err := s.bucket(ctx, id, in.Bucket, in.Key, "s3:PutObject")
+	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL)
 	if err != nil {
 		return catalog.Object{}, err
 	}
+	in.Meta.ACL = acl
 	if err := validKey(in.Key); err != nil {
 		return catalog.Object{}, err
 	}
@@ -74,7 +76,7 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 		Size:         part.Size,
 		ETag:         part.ETag,
 		LastModified: part.LastModified,
-		Owner:        b.Owner,
+		Owner:        owner,
 		StorageClass: storageClass(in.StorageClass),
 		Meta:         in.Meta,
 	}

@@ -27,7 +27,9 @@ type Service struct {
 	blobs    blob.Store
 	region   string
 	tenants  Tenants
-	policies policyCache
+	// block is the provider's public access block, over every bucket's.
+	block       iam.PublicAccessBlock
+	accessCache accessCache
 }
 
 // Tenants tells whether a tenant is suspended and what its quotas are
@@ -58,12 +60,24 @@ func (s *Service) limits(ctx context.Context, b catalog.Bucket) (catalog.Limits,
 	return l, nil
 }
 
+// Options are a Service's provider-wide settings.
+type Options struct {
+	Region string // "" = us-east-1
+	// BlockPublicAccess puts every bucket under a block of all public
+	// access, whatever its own settings.
+	BlockPublicAccess bool
+}
+
 // New returns a Service storing metadata in cat and bytes in blobs.
-func New(cat catalog.Store, blobs blob.Store, tenants Tenants, region string) *Service {
-	if region == "" {
-		region = "us-east-1"
+func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
+	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region}
+	if s.region == "" {
+		s.region = "us-east-1"
 	}
-	return &Service{cat: cat, blobs: blobs, tenants: tenants, region: region}
+	if o.BlockPublicAccess {
+		s.block = iam.BlockAll
+	}
+	return s
 }
 
 // Region is the region the service reports for its buckets.
@@ -72,6 +86,12 @@ func (s *Service) Region() string { return s.region }
 // bucket loads a bucket and checks that id may perform action on it (on
 // key in it, when not "").
 func (s *Service) bucket(ctx context.Context, id *iam.Identity, name, key string, action iam.Action) (catalog.Bucket, error) {
+	return s.bucketFor(ctx, iam.Request{ID: id, Action: action, Key: key}, name, "")
+}
+
+// bucketFor loads bucket name and decides r on it; when only the ACL of
+// the object (version; "" = current) can still allow r, it reads that too.
+func (s *Service) bucketFor(ctx context.Context, r iam.Request, name, version string) (catalog.Bucket, error) {
 	b, err := s.cat.GetBucket(ctx, name)
 	if errors.Is(err, catalog.ErrNoSuchBucket) {
 		return b, ErrNoSuchBucket
@@ -79,14 +99,24 @@ func (s *Service) bucket(ctx context.Context, id *iam.Identity, name, key string
 	if err != nil {
 		return b, fmt.Errorf("objects: get bucket %s: %w", name, err)
 	}
-	r := iam.Request{ID: id, Action: action, Bucket: &b, Key: key, Origin: iam.OriginOf(ctx)}
-	if r.Policy, err = s.policies.parse(b); err != nil {
-		return b, fmt.Errorf("objects: policy of %s: %w", name, err)
-	}
-	if err := s.authorize(ctx, r); err != nil {
+	r.Bucket, r.Origin = &b, iam.OriginOf(ctx)
+	if r.Access, err = s.access(b); err != nil {
 		return b, err
 	}
-	return b, nil
+	err = s.authorize(ctx, r)
+	if errors.Is(err, iam.ErrNeedObjectACL) {
+		o, oerr := s.cat.GetObject(ctx, name, r.Key, version)
+		if oerr != nil || o.DeleteMarker {
+			return b, ErrAccessDenied
+		}
+		acl, aerr := objectACL(r.Access, b, o)
+		if aerr != nil {
+			return b, aerr
+		}
+		r.ObjectACL = &acl
+		err = s.authorize(ctx, r)
+	}
+	return b, err
 }
 
 // authorize fills in the bucket's tenant status and decides r.
@@ -98,7 +128,10 @@ func (s *Service) authorize(ctx context.Context, r iam.Request) error {
 		}
 		r.BucketSuspended = suspended
 	}
-	if iam.Authorize(r) != nil {
+	switch err := iam.Authorize(r); {
+	case errors.Is(err, iam.ErrNeedObjectACL):
+		return err
+	case err != nil:
 		return ErrAccessDenied
 	}
 	return nil
@@ -107,30 +140,72 @@ func (s *Service) authorize(ctx context.Context, r iam.Request) error {
 // ReservedBucket is taken by the admin API's path (/admin/v1).
 const ReservedBucket = "admin"
 
-// CreateBucket creates a bucket owned by id.
-func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, name, region string) error {
+// BucketInput describes CreateBucket.
+type BucketInput struct {
+	Name, Region string
+	ACL          iam.ACLSpec
+	// Ownership is the object ownership asked for; "" = BucketOwnerEnforced.
+	Ownership string
+}
+
+// CreateBucket creates a bucket owned by id. As on AWS, a new bucket has
+// ACLs disabled (BucketOwnerEnforced) unless asked otherwise, and blocks
+// all public access until its owner lifts the block.
+func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, in BucketInput) error {
 	if err := s.authorize(ctx, iam.Request{ID: id, Action: iam.ActionCreateBucket}); err != nil {
 		return err
 	}
-	if err := ValidBucketName(name); err != nil {
+	if err := ValidBucketName(in.Name); err != nil {
 		return err
 	}
-	if name == ReservedBucket {
+	if in.Name == ReservedBucket {
 		return ErrBucketAlreadyExists
 	}
-	if region == "" {
-		region = s.region
+	b := catalog.Bucket{Name: in.Name, Owner: id.CanonicalID, Tenant: id.Tenant, Region: in.Region, CreatedAt: time.Now().UTC()}
+	if b.Region == "" {
+		b.Region = s.region
 	}
-	err := s.cat.CreateBucket(ctx, catalog.Bucket{Name: name, Owner: id.CanonicalID, Tenant: id.Tenant, Region: region, CreatedAt: time.Now().UTC()})
+	if err := newBucketSettings(&b, in); err != nil {
+		return err
+	}
+	err := s.cat.CreateBucket(ctx, b)
 	if errors.Is(err, catalog.ErrBucketExists) {
-		if b, gerr := s.cat.GetBucket(ctx, name); gerr == nil && b.Owner == id.CanonicalID {
+		if b, gerr := s.cat.GetBucket(ctx, in.Name); gerr == nil && b.Owner == id.CanonicalID {
 			return ErrBucketAlreadyOwned
 		}
 		return ErrBucketAlreadyExists
 	}
 	if err != nil {
-		return fmt.Errorf("objects: create bucket %s: %w", name, err)
+		return fmt.Errorf("objects: create bucket %s: %w", in.Name, err)
 	}
+	return nil
+}
+
+// newBucketSettings fills in a new bucket's ownership, public access
+// block and ACL, refusing the ACLs those forbid as AWS does.
+func newBucketSettings(b *catalog.Bucket, in BucketInput) error {
+	b.Ownership, b.PublicAccessBlock = in.Ownership, iam.EncodePAB(iam.BlockAll)
+	switch in.Ownership {
+	case "":
+		b.Ownership = iam.OwnerEnforced
+	case iam.OwnerEnforced, iam.OwnerPreferred, iam.ObjectWriter:
+	default:
+		return errorf(ErrInvalidArgument, "Invalid x-amz-object-ownership header: "+in.Ownership)
+	}
+	if !in.ACL.Stated() {
+		return nil
+	}
+	acl, err := in.ACL.Resolve(b.Owner, "")
+	switch {
+	case err != nil:
+		return errorf(ErrInvalidArgument, err.Error())
+	case acl.OnlyOwner(b.Owner):
+	case b.Ownership == iam.OwnerEnforced:
+		return ErrInvalidBucketACLWithOwnership
+	case acl.Public():
+		return ErrInvalidBucketACLWithBlock
+	}
+	b.ACL = iam.EncodeACL(acl)
 	return nil
 }
 

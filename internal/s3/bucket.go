@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/objects"
 )
 
 type owner struct {
@@ -63,7 +64,12 @@ func createBucket(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 			return err
 		}
 	}
-	if err := s.svc.CreateBucket(r.Context(), c.id, c.Bucket, conf.LocationConstraint); err != nil {
+	acl, err := aclHeaders(r)
+	if err != nil {
+		return err
+	}
+	in := objects.BucketInput{Name: c.Bucket, Region: conf.LocationConstraint, ACL: acl, Ownership: r.Header.Get("x-amz-object-ownership")}
+	if err := s.svc.CreateBucket(r.Context(), c.id, in); err != nil {
 		return err
 	}
 	w.Header().Set("Location", "/"+c.Bucket)

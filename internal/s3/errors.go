@@ -52,6 +52,13 @@ var domainErrors = map[error]apiError{
 	objects.ErrMalformedXML:        {400, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema"},
 	objects.ErrMalformedPolicy:     {400, "MalformedPolicy", "Policies must be valid JSON and the first byte must be '{'"},
 	objects.ErrNoSuchBucketPolicy:  {404, "NoSuchBucketPolicy", "The bucket policy does not exist"},
+
+	objects.ErrACLNotSupported:                 {400, "AccessControlListNotSupported", "The bucket does not allow ACLs"},
+	objects.ErrInvalidBucketACLWithOwnership:   {400, "InvalidBucketAclWithObjectOwnership", "Bucket cannot have ACLs set with ObjectOwnership's BucketOwnerEnforced setting"},
+	objects.ErrInvalidBucketACLWithBlock:       {400, "InvalidBucketAclWithBlockPublicAccessError", "Bucket cannot have public ACLs set with BlockPublicAccess enabled"},
+	objects.ErrNoOwnershipControls:             {404, "OwnershipControlsNotFoundError", "The bucket ownership controls were not found"},
+	objects.ErrNoSuchPublicAccessBlock:         {404, "NoSuchPublicAccessBlockConfiguration", "The public access block configuration was not found"},
+	objects.ErrUnresolvableGrantByEmailAddress: {400, "UnresolvableGrantByEmailAddress", "The e-mail address you provided does not match any account on record."},
 	// No AWS code exists for a quota; this is what Ceph RGW answers.
 	objects.ErrQuotaExceeded: {403, "QuotaExceeded", "The quota of this bucket or its tenant would be exceeded."},
 }

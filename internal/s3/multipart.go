@@ -54,7 +54,11 @@ func createUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 	default:
 		return &apiError{400, "InvalidRequest", "Value for x-amz-checksum-type header is invalid."}
 	}
-	u, err = s.svc.CreateUpload(r.Context(), c.id, u)
+	acl, err := aclHeaders(r)
+	if err != nil {
+		return err
+	}
+	u, err = s.svc.CreateUpload(r.Context(), c.id, u, acl)
 	if err != nil {
 		return err
 	}

@@ -76,9 +76,13 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
+	acl, err := aclHeaders(r)
+	if err != nil {
+		return err
+	}
 	obj, err := s.svc.PutObject(r.Context(), c.id, objects.PutInput{
 		Bucket: c.Bucket, Key: c.Key, Payload: p, Meta: metaFromHeaders(r.Header),
-		StorageClass: sc, Cond: cond,
+		StorageClass: sc, Cond: cond, ACL: acl,
 	})
 	if err != nil {
 		return err
@@ -195,6 +199,9 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 		return err
 	}
 	if in.Cond, err = putOptions(r.Header); err != nil {
+		return err
+	}
+	if in.ACL, err = aclHeaders(r); err != nil {
 		return err
 	}
 	src, dst, err := s.svc.CopyObject(r.Context(), c.id, in)

@@ -41,6 +41,16 @@ const (
 	OpPutBucketPolicy
 	OpDeleteBucketPolicy
 	OpGetBucketPolicyStatus
+	OpGetBucketAcl
+	OpPutBucketAcl
+	OpGetObjectAcl
+	OpPutObjectAcl
+	OpGetBucketOwnershipControls
+	OpPutBucketOwnershipControls
+	OpDeleteBucketOwnershipControls
+	OpGetPublicAccessBlock
+	OpPutPublicAccessBlock
+	OpDeletePublicAccessBlock
 	opCount
 )
 
@@ -52,6 +62,9 @@ var opNames = [opCount]string{
 	"CreateMultipartUpload", "UploadPart", "UploadPartCopy",
 	"CompleteMultipartUpload", "AbortMultipartUpload", "ListParts",
 	"GetBucketPolicy", "PutBucketPolicy", "DeleteBucketPolicy", "GetBucketPolicyStatus",
+	"GetBucketAcl", "PutBucketAcl", "GetObjectAcl", "PutObjectAcl",
+	"GetBucketOwnershipControls", "PutBucketOwnershipControls", "DeleteBucketOwnershipControls",
+	"GetPublicAccessBlock", "PutPublicAccessBlock", "DeletePublicAccessBlock",
 }
 
 func (o Op) String() string {
@@ -91,11 +104,10 @@ func (r Route) Resource() string {
 // for one gets NotImplemented rather than being mistaken for a plain
 // object or bucket request.
 var unimplemented = []string{
-	"acl", "cors", "lifecycle", "tagging", "website",
+	"cors", "lifecycle", "tagging", "website",
 	"logging", "notification", "replication", "encryption", "object-lock",
 	"retention", "legal-hold", "requestPayment", "accelerate", "analytics",
-	"inventory", "metrics", "intelligent-tiering", "ownershipControls",
-	"publicAccessBlock", "torrent", "restore", "select", "attributes",
+	"inventory", "metrics", "intelligent-tiering", "torrent", "restore", "select", "attributes",
 	"renameObject",
 }
 
@@ -152,21 +164,32 @@ func hostBucket(host string, domains []string) string {
 	return ""
 }
 
-// bucketSubresources routes a bucket's configuration sub-resources by
-// method; a method not listed is not allowed.
-var bucketSubresources = map[string]map[string]Op{
-	"policy":       {http.MethodGet: OpGetBucketPolicy, http.MethodPut: OpPutBucketPolicy, http.MethodDelete: OpDeleteBucketPolicy},
-	"policyStatus": {http.MethodGet: OpGetBucketPolicyStatus},
-}
+// subresources routes the configuration sub-resources of a bucket and of
+// an object by method; a method not listed is not allowed.
+type subresources map[string]map[string]Op
 
-// bucketSub names the configuration sub-resource a query asks for, if any.
-func bucketSub(q url.Values) string {
-	for sub := range bucketSubresources {
+var (
+	bucketSubresources = subresources{
+		"policy":            {http.MethodGet: OpGetBucketPolicy, http.MethodPut: OpPutBucketPolicy, http.MethodDelete: OpDeleteBucketPolicy},
+		"policyStatus":      {http.MethodGet: OpGetBucketPolicyStatus},
+		"acl":               {http.MethodGet: OpGetBucketAcl, http.MethodPut: OpPutBucketAcl},
+		"ownershipControls": {http.MethodGet: OpGetBucketOwnershipControls, http.MethodPut: OpPutBucketOwnershipControls, http.MethodDelete: OpDeleteBucketOwnershipControls},
+		"publicAccessBlock": {http.MethodGet: OpGetPublicAccessBlock, http.MethodPut: OpPutPublicAccessBlock, http.MethodDelete: OpDeletePublicAccessBlock},
+	}
+	objectSubresources = subresources{
+		"acl": {http.MethodGet: OpGetObjectAcl, http.MethodPut: OpPutObjectAcl},
+	}
+)
+
+// find returns the operation of the sub-resource q asks for, if it asks
+// for one.
+func (t subresources) find(q url.Values, method string) (op Op, asked bool) {
+	for sub, ops := range t {
 		if _, ok := q[sub]; ok {
-			return sub
+			return ops[method], true
 		}
 	}
-	return ""
+	return OpUnknown, false
 }
 
 func operation(r *http.Request, rt Route) Op {
@@ -177,9 +200,10 @@ func operation(r *http.Request, rt Route) Op {
 		if r.Method == http.MethodGet {
 			return OpListBuckets
 		}
-	case rt.Key == "" && bucketSub(q) != "":
-		return bucketSubresources[bucketSub(q)][r.Method]
 	case rt.Key == "":
+		if op, ok := bucketSubresources.find(q, r.Method); ok {
+			return op
+		}
 		switch r.Method {
 		case http.MethodPut:
 			return OpCreateBucket
@@ -207,6 +231,9 @@ func operation(r *http.Request, rt Route) Op {
 			return OpListObjects
 		}
 	default:
+		if op, ok := objectSubresources.find(q, r.Method); ok {
+			return op
+		}
 		switch r.Method {
 		case http.MethodPut:
 			copySrc := r.Header.Get("x-amz-copy-source") != ""

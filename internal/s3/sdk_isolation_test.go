@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
@@ -108,10 +109,48 @@ var opGroups = []struct {
 	}},
 }
 
+// share makes beta-shared, carl's bucket with grants: its policy gives
+// acme's user cy read and write, its ACL and the ACL of its object "k"
+// give everyone read (ACLs enabled with ObjectWriter, public access
+// block lifted).
+func (ten *tenancy) share(t *testing.T) {
+	t.Helper()
+	ctx, carl, b := context.Background(), ten.clients["carl"], aws.String("beta-shared")
+	steps := []func() error{
+		func() error {
+			_, err := carl.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: b, ObjectOwnership: types.ObjectOwnershipObjectWriter})
+			return err
+		},
+		func() error {
+			_, err := carl.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: b})
+			return err
+		},
+		func() error {
+			_, err := carl.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: b, ACL: types.BucketCannedACLPublicRead})
+			return err
+		},
+		func() error {
+			_, err := carl.PutObject(ctx, &s3.PutObjectInput{Bucket: b, Key: aws.String("k"), Body: strings.NewReader("shared"), ACL: types.ObjectCannedACLPublicRead})
+			return err
+		},
+		func() error {
+			return putPolicy(t, carl, *b, `{"Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},
+				"Action":["s3:ListBucket","s3:GetObject","s3:PutObject","s3:DeleteObject"],"Resource":["arn:aws:s3:::beta-shared","arn:aws:s3:::beta-shared/*"]}]}`)
+		},
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("sharing beta-shared, step %d: %v", i, err)
+		}
+	}
+}
+
 // TestIsolationMatrix: every identity kind x every operation group x own
-// tenant's and other tenant's bucket, each cell the exact outcome.
+// tenant's, other tenant's and granted bucket, each cell the exact
+// outcome.
 func TestIsolationMatrix(t *testing.T) {
 	ten := newTenancy(t)
+	ten.share(t)
 	const (
 		ok     = ""
 		denied = "AccessDenied"
@@ -121,15 +160,20 @@ func TestIsolationMatrix(t *testing.T) {
 	// CopyFrom DeleteBucket.
 	all := []string{ok, ok, ok, ok, ok, ok, "BucketNotEmpty"}
 	none := []string{denied, denied, denied, denied, denied, denied, denied}
+	read := []string{ok, ok, denied, denied, denied, denied, denied}
+	readWrite := []string{ok, ok, ok, ok, ok, ok, denied}
+	// beta-shared: public read by ACL for all, read-write by policy for
+	// cy; application credentials stay within their buckets whatever is
+	// granted.
 	expect := map[string]map[string][]string{
-		"root":      {"acme-bob": all, "beta-carl": all},
-		"ann":       {"acme-bob": all, "beta-carl": none},  // tenant admin
-		"bob":       {"acme-bob": all, "beta-carl": none},  // owner
-		"cy":        {"acme-bob": none, "beta-carl": none}, // colleague, nothing granted
-		"app-ro":    {"acme-bob": {ok, ok, denied, denied, denied, denied, denied}, "beta-carl": none},
-		"app-rw":    {"acme-bob": {ok, ok, ok, ok, ok, ok, denied}, "beta-carl": none},
-		"carl":      {"acme-bob": none, "beta-carl": all},
-		"anonymous": {"acme-bob": none, "beta-carl": none},
+		"root":      {"acme-bob": all, "beta-carl": all, "beta-shared": all},
+		"ann":       {"acme-bob": all, "beta-carl": none, "beta-shared": read},       // tenant admin
+		"bob":       {"acme-bob": all, "beta-carl": none, "beta-shared": read},       // owner
+		"cy":        {"acme-bob": none, "beta-carl": none, "beta-shared": readWrite}, // colleague
+		"app-ro":    {"acme-bob": read, "beta-carl": none, "beta-shared": none},
+		"app-rw":    {"acme-bob": readWrite, "beta-carl": none, "beta-shared": none},
+		"carl":      {"acme-bob": none, "beta-carl": all, "beta-shared": all},
+		"anonymous": {"acme-bob": none, "beta-carl": none, "beta-shared": read},
 	}
 	for who, byBucket := range expect {
 		for bucket, want := range byBucket {

@@ -35,6 +35,12 @@ func TestBucketPolicyGrantsAndDenies(t *testing.T) {
 		 "Resource":["arn:aws:s3:::acme-bob","arn:aws:s3:::acme-bob/*"]},
 		{"Sid":"public","Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::acme-bob/public/*"},
 		{"Sid":"keep","Effect":"Deny","Principal":"*","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::acme-bob/k"}]}`
+	// New buckets block public policies, as on AWS, until the owner lifts
+	// the block.
+	wantCode(t, putPolicy(t, bob, "acme-bob", doc), "AccessDenied")
+	if _, err := bob.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: aws.String("acme-bob")}); err != nil {
+		t.Fatal(err)
+	}
 	if err := putPolicy(t, bob, "acme-bob", doc); err != nil {
 		t.Fatal(err)
 	}

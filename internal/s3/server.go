@@ -85,6 +85,17 @@ func init() {
 		OpPutBucketPolicy:         putBucketPolicy,
 		OpDeleteBucketPolicy:      deleteBucketPolicy,
 		OpGetBucketPolicyStatus:   getBucketPolicyStatus,
+		OpGetBucketAcl:            getBucketACL,
+		OpPutBucketAcl:            putBucketACL,
+		OpGetObjectAcl:            getObjectACL,
+		OpPutObjectAcl:            putObjectACL,
+
+		OpGetBucketOwnershipControls:    getOwnershipControls,
+		OpPutBucketOwnershipControls:    putOwnershipControls,
+		OpDeleteBucketOwnershipControls: deleteOwnershipControls,
+		OpGetPublicAccessBlock:          getPublicAccessBlock,
+		OpPutPublicAccessBlock:          putPublicAccessBlock,
+		OpDeletePublicAccessBlock:       deletePublicAccessBlock,
 	}
 }
 

@@ -6,6 +6,7 @@ import datetime as dt
 import io
 import socket
 import time
+import uuid
 import urllib.error
 import urllib.request
 
@@ -196,6 +197,11 @@ def test_bucket_policy_opens_a_prefix_to_anonymous_readers(server, s3, bucket):
     assert error_code(e) == (400, "MalformedPolicy")
     policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject",
                                                       "Resource": f"arn:aws:s3:::{bucket}/public/*"}]}
+    # As on AWS, a new bucket blocks public policies until the block is lifted.
+    with pytest.raises(ClientError) as e:
+        s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
+    assert error_code(e) == (403, "AccessDenied")
+    s3.delete_public_access_block(Bucket=bucket)
     s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
     assert json.loads(s3.get_bucket_policy(Bucket=bucket)["Policy"]) == policy
     assert s3.get_bucket_policy_status(Bucket=bucket)["PolicyStatus"]["IsPublic"] is True
@@ -205,6 +211,28 @@ def test_bucket_policy_opens_a_prefix_to_anonymous_readers(server, s3, bucket):
     assert r.status_code == 403 and b"secret" not in r.content
     s3.delete_bucket_policy(Bucket=bucket)
     assert requests.get(f"{server.endpoint}/{bucket}/public/hello").status_code == 403
+
+
+def test_object_acls_open_an_object_to_anonymous_readers(server, s3):
+    name = "acl-" + uuid.uuid4().hex[:12]
+    s3.create_bucket(Bucket=name, ObjectOwnership="ObjectWriter")
+    assert s3.get_bucket_ownership_controls(Bucket=name)["OwnershipControls"]["Rules"] == [{"ObjectOwnership": "ObjectWriter"}]
+    with pytest.raises(ClientError) as e:
+        s3.put_object(Bucket=name, Key="pub", Body=b"hello", ACL="public-read")
+    assert error_code(e) == (403, "AccessDenied")  # BlockPublicAcls, on for every new bucket
+    s3.put_public_access_block(Bucket=name, PublicAccessBlockConfiguration={
+        "BlockPublicAcls": False, "IgnorePublicAcls": False, "BlockPublicPolicy": True, "RestrictPublicBuckets": True})
+    s3.put_object(Bucket=name, Key="pub", Body=b"hello", ACL="public-read")
+    s3.put_object(Bucket=name, Key="priv", Body=b"secret")
+    grants = s3.get_object_acl(Bucket=name, Key="pub")["Grants"]
+    assert {"Grantee": {"Type": "Group", "URI": "http://acs.amazonaws.com/groups/global/AllUsers"},
+            "Permission": "READ"} in grants
+    r = requests.get(f"{server.endpoint}/{name}/pub")
+    assert r.status_code == 200 and r.content == b"hello"
+    assert requests.get(f"{server.endpoint}/{name}/priv").status_code == 403
+    s3.put_object_acl(Bucket=name, Key="pub", ACL="private")
+    assert requests.get(f"{server.endpoint}/{name}/pub").status_code == 403
+    assert s3.get_public_access_block(Bucket=name)["PublicAccessBlockConfiguration"]["BlockPublicAcls"] is False
 
 
 def test_request_time_too_skewed(server, bucket):
@@ -219,14 +247,12 @@ def test_request_time_too_skewed(server, bucket):
 
 
 @pytest.mark.parametrize("op", [
-    "get_bucket_acl", "put_object_acl", "get_bucket_tagging", "put_object_tagging",
+    "get_bucket_tagging", "put_object_tagging",
     "get_bucket_lifecycle_configuration", "get_bucket_cors", "put_bucket_versioning",
 ])
 def test_unimplemented_features_answer_501(s3, bucket, op):
     s3.put_object(Bucket=bucket, Key="k", Body=b"x")
     calls = {
-        "get_bucket_acl": lambda: s3.get_bucket_acl(Bucket=bucket),
-        "put_object_acl": lambda: s3.put_object_acl(Bucket=bucket, Key="k", ACL="public-read"),
         "get_bucket_tagging": lambda: s3.get_bucket_tagging(Bucket=bucket),
         "put_object_tagging": lambda: s3.put_object_tagging(Bucket=bucket, Key="k", Tagging={"TagSet": [{"Key": "a", "Value": "b"}]}),
         "get_bucket_lifecycle_configuration": lambda: s3.get_bucket_lifecycle_configuration(Bucket=bucket),
