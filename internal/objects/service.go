@@ -23,10 +23,10 @@ import (
 // Service implements S3 semantics. Its methods authorize the caller
 // themselves, so every front end (S3, admin, console) decides alike.
 type Service struct {
-	cat      catalog.Store
-	blobs    blob.Store
-	region   string
-	tenants  Tenants
+	cat     catalog.Store
+	blobs   blob.Store
+	region  string
+	tenants Tenants
 	// block is the provider's public access block, over every bucket's.
 	block       iam.PublicAccessBlock
 	accessCache accessCache
