@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/node"
 )
 
 // A new bucket is as AWS makes one since 2023: ACLs disabled
@@ -176,5 +177,31 @@ func TestPolicyConditionKeys(t *testing.T) {
 	wantCode(t, err, "AccessDenied")
 	if _, err := carl.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: b, Prefix: aws.String("shared/x")}); err != nil {
 		t.Fatalf("listing the granted prefix: %v", err)
+	}
+}
+
+// The provider's switch blocks public access to every bucket, whatever
+// the bucket's owner lifts.
+func TestProviderBlocksPublicAccess(t *testing.T) {
+	ten := newTenancy(t, func(c *node.Config) { c.BlockPublicAccess = true })
+	ctx, bob, b := context.Background(), ten.clients["bob"], aws.String("acme-bob")
+	if _, err := bob.PutBucketOwnershipControls(ctx, &s3.PutBucketOwnershipControlsInput{Bucket: b, OwnershipControls: &types.OwnershipControls{
+		Rules: []types.OwnershipControlsRule{{ObjectOwnership: types.ObjectOwnershipObjectWriter}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bob.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: b}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := bob.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: b})
+	wantCode(t, err, "NoSuchPublicAccessBlockConfiguration")
+	_, err = bob.PutObject(ctx, &s3.PutObjectInput{Bucket: b, Key: aws.String("p"), Body: strings.NewReader("x"), ACL: types.ObjectCannedACLPublicRead})
+	wantCode(t, err, "AccessDenied")
+	wantCode(t, putPolicy(t, bob, "acme-bob", `{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::acme-bob/*"}]}`), "AccessDenied")
+	// Grants to named tenants are not public and still work.
+	if err := putPolicy(t, bob, "acme-bob", `{"Statement":[{"Effect":"Allow","Principal":{"AWS":"beta"},"Action":"s3:GetObject","Resource":"arn:aws:s3:::acme-bob/*"}]}`); err != nil {
+		t.Fatal(err)
+	}
+	if string(get(t, ten.clients["carl"], "acme-bob", "k")) != "data of acme-bob" {
+		t.Fatal("a named grant stopped working under the provider's block")
 	}
 }

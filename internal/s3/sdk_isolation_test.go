@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/node"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
@@ -24,10 +25,14 @@ type tenancy struct {
 	clients map[string]*s3.Client // by identity name; "anonymous" signs nothing
 }
 
-func newTenancy(t *testing.T) *tenancy {
+func newTenancy(t *testing.T, config ...func(*node.Config)) *tenancy {
 	t.Helper()
 	ctx := context.Background()
-	srv := nodetest.Start(t, nodetest.Options{TLS: true})
+	opt := nodetest.Options{TLS: true}
+	if len(config) > 0 {
+		opt.Config = config[0]
+	}
+	srv := nodetest.Start(t, opt)
 	ten := &tenancy{srv: srv, admin: admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client()),
 		clients: map[string]*s3.Client{"root": client(t, srv, srv.URL, false)}}
 	do := func(method, path string, in, out any) {
