@@ -98,6 +98,7 @@ type Identities interface {
 	SetQuota(ctx context.Context, q Quota) error
 	ListQuotas(ctx context.Context, tenant string) ([]Quota, error)
 
-	// IdentityGeneration counts changes to tenants, users and keys.
+	// IdentityGeneration counts changes to tenants, users, keys and quotas,
+	// and to buckets' existence and access settings: what nodes cache.
 	IdentityGeneration(ctx context.Context) (int64, error)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -29,6 +30,9 @@ type Keyring struct {
 	tenants ttlMap[bool] // suspended
 	quotas  ttlMap[[]catalog.Quota]
 	gen     int64
+	// epoch counts flushes, so that caches kept elsewhere (the object
+	// service's buckets) can tell an entry from before a change.
+	epoch atomic.Uint64
 }
 
 // ttlMap is a cache whose entries expire; the Keyring's mutex guards it.
@@ -80,7 +84,12 @@ func (k *Keyring) Flush() {
 
 func (k *Keyring) flush() {
 	k.keys, k.tenants, k.quotas = ttlMap[cachedKey]{}, ttlMap[bool]{}, ttlMap[[]catalog.Quota]{}
+	k.epoch.Add(1)
 }
+
+// Epoch advances with every flush: an entry cached under an older epoch
+// may predate a change to identities or access settings.
+func (k *Keyring) Epoch() uint64 { return k.epoch.Load() }
 
 // Watch polls the catalog's identity generation every interval until ctx
 // ends, and flushes the cache when it moved.

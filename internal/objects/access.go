@@ -10,48 +10,68 @@ import (
 	"github.com/ostiumio/ostium/internal/iam"
 )
 
-// accessCache keeps each bucket's parsed access settings, so that a
-// request pays a map lookup and a comparison with the stored text, not a
-// JSON parse. The catalog's record stays the truth: an entry is used only
-// while its text equals what the request read.
-type accessCache struct {
+// bucketCache keeps bucket records with their parsed access settings, so
+// that a request pays a map lookup, not a catalog read and a JSON parse.
+// Entries are valid for the keyring's epoch they were loaded in: every
+// change to a bucket (creation, deletion, settings) advances the catalog's
+// identity generation, which moves every node's epoch within a second; the
+// node making the change also drops the entry at once.
+type bucketCache struct {
 	mu sync.RWMutex
-	m  map[string]accessEntry
+	m  map[string]cachedBucket
 }
 
-type accessEntry struct {
-	settings catalog.Settings
-	access   *iam.BucketAccess
+type cachedBucket struct {
+	b      catalog.Bucket
+	access *iam.BucketAccess
+	epoch  uint64
 }
 
 // maxCachedBuckets bounds the cache; past it the cache starts over.
 const maxCachedBuckets = 10_000
 
-// access returns b's parsed settings under the provider's block.
-func (s *Service) access(b catalog.Bucket) (*iam.BucketAccess, error) {
-	c := &s.accessCache
+// getBucket returns bucket name with its access settings under the
+// provider's block.
+func (s *Service) getBucket(ctx context.Context, name string) (catalog.Bucket, *iam.BucketAccess, error) {
+	c := &s.buckets
+	epoch := s.tenants.Epoch() // before the read: a change after it invalidates what is read
 	c.mu.RLock()
-	e, ok := c.m[b.Name]
+	e, ok := c.m[name]
 	c.mu.RUnlock()
-	if ok && e.settings == b.Settings {
-		return e.access, nil
+	if ok && e.epoch == epoch {
+		return e.b, e.access, nil
+	}
+	b, err := s.cat.GetBucket(ctx, name)
+	if errors.Is(err, catalog.ErrNoSuchBucket) {
+		return b, nil, ErrNoSuchBucket
+	}
+	if err != nil {
+		return b, nil, fmt.Errorf("objects: get bucket %s: %w", name, err)
 	}
 	a, err := iam.ParseAccess(b, s.block)
 	if err != nil {
-		return nil, fmt.Errorf("objects: %w", err)
+		return b, nil, fmt.Errorf("objects: %w", err)
 	}
 	c.mu.Lock()
 	if c.m == nil || len(c.m) > maxCachedBuckets {
-		c.m = map[string]accessEntry{}
+		c.m = map[string]cachedBucket{}
 	}
-	c.m[b.Name] = accessEntry{b.Settings, a}
+	c.m[name] = cachedBucket{b, a, epoch}
 	c.mu.Unlock()
-	return a, nil
+	return b, a, nil
+}
+
+// forget drops a bucket this node changed.
+func (s *Service) forget(name string) {
+	s.buckets.mu.Lock()
+	delete(s.buckets.m, name)
+	s.buckets.mu.Unlock()
 }
 
 // setSetting stores one access setting of a bucket.
 func (s *Service) setSetting(ctx context.Context, bucket string, which catalog.Setting, value string) error {
 	err := s.cat.SetBucketSetting(ctx, bucket, which, value)
+	s.forget(bucket)
 	if errors.Is(err, catalog.ErrNoSuchBucket) {
 		return ErrNoSuchBucket
 	}

@@ -37,12 +37,9 @@ func checkACL(a *iam.BucketAccess, acl iam.ACL, owner string) error {
 // takes over: always under BucketOwnerEnforced, when asked with
 // bucket-owner-full-control under BucketOwnerPreferred, and for anonymous
 // writers.
-func (s *Service) writeAccess(ctx context.Context, id *iam.Identity, bucket, key string, spec iam.ACLSpec) (b catalog.Bucket, owner, acl string, err error) {
+func (s *Service) writeAccess(ctx context.Context, id *iam.Identity, bucket, key string, spec iam.ACLSpec) (_ catalog.Bucket, owner, acl string, _ error) {
 	r := iam.Request{ID: id, Action: "s3:PutObject", Key: key, Conditions: aclConditions(spec)}
-	if b, err = s.bucketFor(ctx, r, bucket, ""); err != nil {
-		return b, "", "", err
-	}
-	a, err := s.access(b)
+	b, a, err := s.bucketFor(ctx, r, bucket, "")
 	if err != nil {
 		return b, "", "", err
 	}
@@ -81,11 +78,7 @@ func objectACL(a *iam.BucketAccess, b catalog.Bucket, o catalog.Object) (iam.ACL
 
 // GetBucketACL returns a bucket's ACL.
 func (s *Service) GetBucketACL(ctx context.Context, id *iam.Identity, bucket string) (iam.ACL, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketAcl")
-	if err != nil {
-		return iam.ACL{}, err
-	}
-	a, err := s.access(b)
+	b, a, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetBucketAcl"}, bucket, "")
 	if err != nil {
 		return iam.ACL{}, err
 	}
@@ -98,11 +91,7 @@ func (s *Service) GetBucketACL(ctx context.Context, id *iam.Identity, bucket str
 // PutBucketACL replaces a bucket's ACL.
 func (s *Service) PutBucketACL(ctx context.Context, id *iam.Identity, bucket string, spec iam.ACLSpec) error {
 	r := iam.Request{ID: id, Action: "s3:PutBucketAcl", Conditions: aclConditions(spec)}
-	b, err := s.bucketFor(ctx, r, bucket, "")
-	if err != nil {
-		return err
-	}
-	a, err := s.access(b)
+	b, a, err := s.bucketFor(ctx, r, bucket, "")
 	if err != nil {
 		return err
 	}
@@ -151,11 +140,7 @@ func (s *Service) PutObjectACL(ctx context.Context, id *iam.Identity, bucket, ke
 
 // aclObject authorizes r on an object version and loads it.
 func (s *Service) aclObject(ctx context.Context, r iam.Request, bucket, version string) (catalog.Bucket, *iam.BucketAccess, catalog.Object, error) {
-	b, err := s.bucketFor(ctx, r, bucket, version)
-	if err != nil {
-		return b, nil, catalog.Object{}, err
-	}
-	a, err := s.access(b)
+	b, a, err := s.bucketFor(ctx, r, bucket, version)
 	if err != nil {
 		return b, nil, catalog.Object{}, err
 	}

@@ -77,7 +77,7 @@ const MaxCopySize = 5 << 30
 // openSource authorizes reading a copy source, checks its conditions and
 // opens the (ranged) bytes.
 func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange) (catalog.Object, *Reader, error) {
-	if _, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version); err != nil {
+	if _, _, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version); err != nil {
 		return catalog.Object{}, nil, err
 	}
 	src, err := s.lookup(ctx, bucket, key, version)

@@ -52,7 +52,7 @@ type Reader struct {
 // GetObject opens an object for reading; head skips opening the bytes.
 func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, head bool) (*Reader, error) {
 	req := iam.Request{ID: id, Action: "s3:GetObject", Key: in.Key}
-	if _, err := s.bucketFor(ctx, req, in.Bucket, in.VersionID); err != nil {
+	if _, _, err := s.bucketFor(ctx, req, in.Bucket, in.VersionID); err != nil {
 		return nil, err
 	}
 	obj, err := s.lookup(ctx, in.Bucket, in.Key, in.VersionID)

@@ -54,7 +54,7 @@ func (in ListInput) request(id *iam.Identity, action iam.Action) iam.Request {
 
 // ListObjects lists the current objects of a bucket.
 func (s *Service) ListObjects(ctx context.Context, id *iam.Identity, in ListInput) (ListOutput, error) {
-	if _, err := s.bucketFor(ctx, in.request(id, "s3:ListBucket"), in.Bucket, ""); err != nil {
+	if _, _, err := s.bucketFor(ctx, in.request(id, "s3:ListBucket"), in.Bucket, ""); err != nil {
 		return ListOutput{}, err
 	}
 	f, err := fold(in.Prefix, in.Delimiter, clampKeys(in.MaxKeys), cursor[catalog.Object]{start: in.Marker},
@@ -74,7 +74,7 @@ func (s *Service) ListObjects(ctx context.Context, id *iam.Identity, in ListInpu
 
 // ListVersions lists every version and delete marker of a bucket.
 func (s *Service) ListVersions(ctx context.Context, id *iam.Identity, in ListInput) (ListOutput, error) {
-	if _, err := s.bucketFor(ctx, in.request(id, "s3:ListBucketVersions"), in.Bucket, ""); err != nil {
+	if _, _, err := s.bucketFor(ctx, in.request(id, "s3:ListBucketVersions"), in.Bucket, ""); err != nil {
 		return ListOutput{}, err
 	}
 	start := cursor[catalog.Object]{start: in.Marker}

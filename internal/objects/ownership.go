@@ -23,17 +23,13 @@ func (s *Service) GetBucketOwnership(ctx context.Context, id *iam.Identity, buck
 // setting, as DeleteBucketOwnershipControls). ACLs cannot be disabled
 // while the bucket's ACL grants anyone but its owner, as AWS.
 func (s *Service) PutBucketOwnership(ctx context.Context, id *iam.Identity, bucket, ownership string) error {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:PutBucketOwnershipControls")
+	b, a, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:PutBucketOwnershipControls"}, bucket, "")
 	if err != nil {
 		return err
 	}
 	switch ownership {
 	case "", iam.ObjectWriter, iam.OwnerPreferred:
 	case iam.OwnerEnforced:
-		a, err := s.access(b)
-		if err != nil {
-			return err
-		}
 		if !a.ACL.OnlyOwner(b.Owner) {
 			return ErrInvalidBucketACLWithOwnership
 		}

@@ -12,11 +12,7 @@ import (
 // PutBucketPolicy validates and stores a bucket's policy; a malformed one
 // is refused with the reason.
 func (s *Service) PutBucketPolicy(ctx context.Context, id *iam.Identity, bucket string, doc []byte) error {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:PutBucketPolicy")
-	if err != nil {
-		return err
-	}
-	a, err := s.access(b)
+	_, a, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:PutBucketPolicy"}, bucket, "")
 	if err != nil {
 		return err
 	}
@@ -56,16 +52,12 @@ func (s *Service) DeleteBucketPolicy(ctx context.Context, id *iam.Identity, buck
 
 // BucketPolicyPublic reports whether the policy makes the bucket public.
 func (s *Service) BucketPolicyPublic(ctx context.Context, id *iam.Identity, bucket string) (bool, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketPolicyStatus")
+	_, a, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetBucketPolicyStatus"}, bucket, "")
 	if err != nil {
 		return false, err
 	}
-	if b.Policy == "" {
+	if a.Policy == nil {
 		return false, ErrNoSuchBucketPolicy
-	}
-	a, err := s.access(b)
-	if err != nil {
-		return false, err
 	}
 	return a.Policy.IsPublic(), nil
 }

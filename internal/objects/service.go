@@ -28,15 +28,16 @@ type Service struct {
 	region  string
 	tenants Tenants
 	// block is the provider's public access block, over every bucket's.
-	block       iam.PublicAccessBlock
-	accessCache accessCache
+	block   iam.PublicAccessBlock
+	buckets bucketCache
 }
 
 // Tenants tells whether a tenant is suspended and what its quotas are
-// (*iam.Keyring, cached).
+// (*iam.Keyring, cached); its epoch dates the service's cached buckets.
 type Tenants interface {
 	TenantSuspended(ctx context.Context, tenant string) (bool, error)
 	Quotas(ctx context.Context, tenant string) ([]catalog.Quota, error)
+	Epoch() uint64
 }
 
 // limits returns the quotas a write to bucket b must stay within.
@@ -86,37 +87,32 @@ func (s *Service) Region() string { return s.region }
 // bucket loads a bucket and checks that id may perform action on it (on
 // key in it, when not "").
 func (s *Service) bucket(ctx context.Context, id *iam.Identity, name, key string, action iam.Action) (catalog.Bucket, error) {
-	return s.bucketFor(ctx, iam.Request{ID: id, Action: action, Key: key}, name, "")
+	b, _, err := s.bucketFor(ctx, iam.Request{ID: id, Action: action, Key: key}, name, "")
+	return b, err
 }
 
 // bucketFor loads bucket name and decides r on it; when only the ACL of
 // the object (version; "" = current) can still allow r, it reads that too.
-func (s *Service) bucketFor(ctx context.Context, r iam.Request, name, version string) (catalog.Bucket, error) {
-	b, err := s.cat.GetBucket(ctx, name)
-	if errors.Is(err, catalog.ErrNoSuchBucket) {
-		return b, ErrNoSuchBucket
-	}
+func (s *Service) bucketFor(ctx context.Context, r iam.Request, name, version string) (catalog.Bucket, *iam.BucketAccess, error) {
+	b, a, err := s.getBucket(ctx, name)
 	if err != nil {
-		return b, fmt.Errorf("objects: get bucket %s: %w", name, err)
+		return b, a, err
 	}
-	r.Bucket, r.Origin = &b, iam.OriginOf(ctx)
-	if r.Access, err = s.access(b); err != nil {
-		return b, err
-	}
+	r.Bucket, r.Access, r.Origin = &b, a, iam.OriginOf(ctx)
 	err = s.authorize(ctx, r)
 	if errors.Is(err, iam.ErrNeedObjectACL) {
 		o, oerr := s.cat.GetObject(ctx, name, r.Key, version)
 		if oerr != nil || o.DeleteMarker {
-			return b, ErrAccessDenied
+			return b, a, ErrAccessDenied
 		}
-		acl, aerr := objectACL(r.Access, b, o)
+		acl, aerr := objectACL(a, b, o)
 		if aerr != nil {
-			return b, aerr
+			return b, a, aerr
 		}
 		r.ObjectACL = &acl
 		err = s.authorize(ctx, r)
 	}
-	return b, err
+	return b, a, err
 }
 
 // authorize fills in the bucket's tenant status and decides r.
@@ -169,6 +165,7 @@ func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, in BucketI
 		return err
 	}
 	err := s.cat.CreateBucket(ctx, b)
+	s.forget(in.Name)
 	if errors.Is(err, catalog.ErrBucketExists) {
 		if b, gerr := s.cat.GetBucket(ctx, in.Name); gerr == nil && b.Owner == id.CanonicalID {
 			return ErrBucketAlreadyOwned
@@ -220,6 +217,7 @@ func (s *Service) DeleteBucket(ctx context.Context, id *iam.Identity, name strin
 		return err
 	}
 	err := s.cat.DeleteBucket(ctx, name)
+	s.forget(name)
 	switch {
 	case errors.Is(err, catalog.ErrBucketNotEmpty):
 		return ErrBucketNotEmpty

@@ -255,8 +255,12 @@ func testUsageAndLimits(t *testing.T, s catalog.Store) {
 }
 
 func testSettings(t *testing.T, s catalog.Store) {
-	must(t, s.CreateBucket(ctx, catalog.Bucket{Name: "b", Owner: "o", CreatedAt: time.Now(),
-		Settings: catalog.Settings{ACL: "acl0", Ownership: "BucketOwnerEnforced", PublicAccessBlock: "pab0"}}))
+	advances(t, s, "CreateBucket", func() error {
+		return s.CreateBucket(ctx, catalog.Bucket{Name: "b", Owner: "o", CreatedAt: time.Now(),
+			Settings: catalog.Settings{ACL: "acl0", Ownership: "BucketOwnerEnforced", PublicAccessBlock: "pab0"}})
+	})
+	must(t, s.CreateBucket(ctx, catalog.Bucket{Name: "gone", Owner: "o", CreatedAt: time.Now()}))
+	advances(t, s, "DeleteBucket", func() error { return s.DeleteBucket(ctx, "gone") })
 	b, err := s.GetBucket(ctx, "b")
 	must(t, err)
 	if b.Settings != (catalog.Settings{ACL: "acl0", Ownership: "BucketOwnerEnforced", PublicAccessBlock: "pab0"}) {

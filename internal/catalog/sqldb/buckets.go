@@ -11,7 +11,7 @@ import (
 )
 
 func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
-	return s.w.Write(ctx, func(tx *sql.Tx) error {
+	return s.identityWrite(ctx, func(tx *sql.Tx) error {
 		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, acl, policy, ownership, public_access_block)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
 			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt), b.ACL, b.Policy, b.Ownership, b.PublicAccessBlock)
@@ -61,7 +61,7 @@ func (s *Store) ListBuckets(ctx context.Context, f catalog.BucketFilter) ([]cata
 }
 
 func (s *Store) DeleteBucket(ctx context.Context, name string) error {
-	return s.w.Write(ctx, func(tx *sql.Tx) error {
+	return s.identityWrite(ctx, func(tx *sql.Tx) error {
 		var one int
 		err := s.row(ctx, tx, s.q(`SELECT 1 FROM buckets WHERE name = ? {{forupdate}}`), []byte(name)).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {

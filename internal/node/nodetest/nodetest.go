@@ -19,8 +19,9 @@ const (
 // Server is a node serving HTTP (or HTTPS) on loopback.
 type Server struct {
 	*httptest.Server
-	Node *node.Node
-	Dir  string
+	Node    *node.Node
+	Dir     string
+	Catalog string // the catalog URL; "" = SQLite in Dir
 }
 
 // Options adjust a test node.
@@ -33,9 +34,20 @@ type Options struct {
 // Start runs a node until the test ends. Its catalog follows testenv.
 func Start(t testing.TB, opt Options) *Server {
 	t.Helper()
-	dir := t.TempDir()
+	return start(t, opt, t.TempDir(), testenv.CatalogURL(t))
+}
+
+// StartPeer runs a second node sharing first's catalog, node key and
+// blobs, as nodes behind one load balancer do.
+func StartPeer(t testing.TB, first *Server, opt Options) *Server {
+	t.Helper()
+	return start(t, opt, first.Dir, first.Catalog)
+}
+
+func start(t testing.TB, opt Options, dir, catalogURL string) *Server {
+	t.Helper()
 	cfg := node.Config{
-		DataDir: dir, Catalog: testenv.CatalogURL(t), Domains: opt.Domains,
+		DataDir: dir, Catalog: catalogURL, Domains: opt.Domains,
 		RootAccessKey: AccessKey, RootSecretKey: SecretKey,
 	}
 	if opt.Config != nil {
@@ -45,7 +57,7 @@ func Start(t testing.TB, opt Options) *Server {
 	if err != nil {
 		t.Fatalf("open node: %v", err)
 	}
-	s := &Server{Node: n, Dir: dir}
+	s := &Server{Node: n, Dir: dir, Catalog: catalogURL}
 	if opt.TLS {
 		s.Server = httptest.NewTLSServer(n.Handler)
 	} else {

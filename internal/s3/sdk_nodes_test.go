@@ -1,0 +1,65 @@
+package s3_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/ostiumio/ostium/internal/node/nodetest"
+)
+
+// A change to a bucket made through one node reaches another node sharing
+// the catalog within a second, though that node caches buckets: a policy
+// granting access, and a bucket deleted and taken by another tenant.
+func TestBucketChangesReachOtherNodes(t *testing.T) {
+	ten := newTenancy(t)
+	ctx := context.Background()
+	peer := nodetest.StartPeer(t, ten.srv, nodetest.Options{TLS: true})
+	// The same identities, signing to the peer.
+	onPeer := func(who string) *s3.Client {
+		return s3.New(ten.clients[who].Options(), func(o *s3.Options) {
+			o.BaseEndpoint, o.HTTPClient = aws.String(peer.URL), peer.Client()
+		})
+	}
+	carlB, bobB := onPeer("carl"), onPeer("bob")
+	get := func() error { return opGroups[1].do(carlB, "acme-bob", "carl") }
+	wantCode(t, get(), "AccessDenied") // the peer now caches acme-bob
+	if err := putPolicy(t, ten.clients["bob"], "acme-bob", `{"Statement":[{"Effect":"Allow","Principal":{"AWS":"beta"},
+		"Action":"s3:GetObject","Resource":"arn:aws:s3:::acme-bob/*"}]}`); err != nil {
+		t.Fatal(err)
+	}
+	within(t, time.Second+500*time.Millisecond, func() bool { return get() == nil })
+
+	// bob empties and deletes his bucket on the first node; carl takes the
+	// name there; bob's writes through the peer stop.
+	bob := ten.clients["bob"]
+	if _, err := bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("k")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bob.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String("acme-bob")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ten.clients["carl"].CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("acme-bob")}); err != nil {
+		t.Fatal(err)
+	}
+	within(t, time.Second+500*time.Millisecond, func() bool {
+		_, err := bobB.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("x"), Body: strings.NewReader("x")})
+		return apiCode(err) == "AccessDenied"
+	})
+}
+
+// within fails the test unless cond holds before d has passed.
+func within(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v", d)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
