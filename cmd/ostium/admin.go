@@ -20,7 +20,7 @@ import (
 const adminUsage = `usage: ostium admin [--endpoint URL] [--access-key K --secret-key S] [--json] COMMAND
 
   tenant create NAME [--display-name N] | list | get NAME | suspend NAME | resume NAME | delete NAME [--purge]
-  user   create TENANT USER [--role admin|user] | list TENANT | get TENANT USER | delete TENANT USER
+  user   create TENANT USER [--role admin|user] [--email ADDRESS] | list TENANT | get TENANT USER | delete TENANT USER
   key    create TENANT USER | list TENANT USER
   key    rotate TENANT USER ACCESS_KEY [--grace 5m] | disable|enable|delete TENANT USER ACCESS_KEY
   appcred create TENANT USER --bucket B [--bucket B2] [--read-only]
@@ -39,7 +39,7 @@ type adminCmd struct {
 }
 
 type adminFlags struct {
-	displayName, role, bucket string
+	displayName, role, bucket, email string
 	buckets                   listFlag
 	purge, readOnly, csv      bool
 	from, to                  string
@@ -85,7 +85,7 @@ var adminCmds = map[string]adminCmd{
 		return deleted(c.Do(context.Background(), "DELETE", p, nil, nil))
 	}},
 	"user create": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
-		return call[admin.User](c, "POST", path("tenants", a[0], "users"), map[string]string{"name": a[1], "role": f.role})
+		return call[admin.User](c, "POST", path("tenants", a[0], "users"), map[string]string{"name": a[1], "role": f.role, "email": f.email})
 	}},
 	"user list": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[[]admin.User](c, "GET", path("tenants", a[0], "users"), nil)
@@ -157,6 +157,7 @@ func adminMain(args []string) error {
 	var f adminFlags
 	fs.StringVar(&f.displayName, "display-name", "", "tenant display name")
 	fs.StringVar(&f.role, "role", "user", "user role: admin or user")
+	fs.StringVar(&f.email, "email", "", "user's e-mail address, for ACL grants by e-mail")
 	fs.Var(&f.buckets, "bucket", "bucket (repeat for an app credential)")
 	fs.BoolVar(&f.purge, "purge", false, "delete the tenant's buckets and data too")
 	fs.BoolVar(&f.readOnly, "read-only", false, "app credential may only read")

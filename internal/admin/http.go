@@ -61,11 +61,11 @@ var routes = []route{
 		return ok(s.ListUsers(r.Context(), id, r.PathValue("tenant")))
 	}},
 	{"POST", "/tenants/{tenant}/users", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
-		var in struct{ Name, Role string }
+		var in struct{ Name, Role, Email string }
 		if err := decode(r, &in); err != nil {
 			return nil, 0, err
 		}
-		return created(s.CreateUser(r.Context(), id, r.PathValue("tenant"), in.Name, in.Role))
+		return created(s.CreateUser(r.Context(), id, r.PathValue("tenant"), in.Name, in.Role, in.Email))
 	}},
 	{"GET", "/tenants/{tenant}/users/{user}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.GetUser(r.Context(), id, r.PathValue("tenant"), r.PathValue("user")))

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -49,6 +50,7 @@ type User struct {
 	Name        string    `json:"name"`
 	Role        string    `json:"role"`
 	CanonicalID string    `json:"canonical_id"`
+	Email       string    `json:"email,omitempty"`
 	Created     time.Time `json:"created"`
 }
 
@@ -126,6 +128,8 @@ func apiErr(err error) error {
 		return newErr(http.StatusNotFound, "NoSuchUser", "The user does not exist")
 	case errors.Is(err, catalog.ErrUserExists):
 		return newErr(http.StatusConflict, "UserAlreadyExists", "A user of that name exists in the tenant")
+	case errors.Is(err, catalog.ErrEmailExists):
+		return newErr(http.StatusConflict, "EmailAlreadyExists", "Another user has that e-mail address")
 	case errors.Is(err, catalog.ErrNoSuchAccessKey):
 		return newErr(http.StatusNotFound, "NoSuchAccessKey", "The access key does not exist")
 	}
@@ -137,7 +141,7 @@ func tenantOut(t catalog.Tenant) Tenant {
 }
 
 func userOut(u catalog.User) User {
-	return User{Tenant: u.Tenant, Name: u.Name, Role: u.Role, CanonicalID: u.CanonicalID, Created: u.CreatedAt}
+	return User{Tenant: u.Tenant, Name: u.Name, Role: u.Role, CanonicalID: u.CanonicalID, Email: u.Email, Created: u.CreatedAt}
 }
 
 func keyOut(k catalog.AccessKey) Key {
@@ -227,7 +231,9 @@ func (s *Service) DeleteTenant(ctx context.Context, id *iam.Identity, name strin
 	return s.done(s.cat.DeleteTenant(ctx, name))
 }
 
-func (s *Service) CreateUser(ctx context.Context, id *iam.Identity, tenant, name, role string) (User, error) {
+// CreateUser adds a user; email (optional, unique) lets ACLs grant to it
+// by e-mail address.
+func (s *Service) CreateUser(ctx context.Context, id *iam.Identity, tenant, name, role, email string) (User, error) {
 	if err := allow(id, tenant); err != nil {
 		return User{}, err
 	}
@@ -240,7 +246,11 @@ func (s *Service) CreateUser(ctx context.Context, id *iam.Identity, tenant, name
 	if !userName.MatchString(name) {
 		return User{}, newErr(http.StatusBadRequest, "InvalidArgument", "A user name is 1 to 64 of A-Z, a-z, 0-9 and _+=,.@-")
 	}
-	u := catalog.User{Tenant: tenant, Name: name, Role: role, CanonicalID: iam.UserCanonicalID(tenant, name), CreatedAt: time.Now().UTC()}
+	email = strings.ToLower(strings.TrimSpace(email))
+	if email != "" && (len(email) > 254 || strings.Count(email, "@") != 1 || strings.HasPrefix(email, "@") || strings.HasSuffix(email, "@")) {
+		return User{}, newErr(http.StatusBadRequest, "InvalidArgument", "An e-mail address is local@domain")
+	}
+	u := catalog.User{Tenant: tenant, Name: name, Role: role, CanonicalID: iam.UserCanonicalID(tenant, name), Email: email, CreatedAt: time.Now().UTC()}
 	return userOut(u), s.done(s.cat.CreateUser(ctx, u))
 }
 

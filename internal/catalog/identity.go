@@ -13,6 +13,7 @@ var (
 	ErrTenantNotEmpty  = errors.New("catalog: tenant still has buckets")
 	ErrUserExists      = errors.New("catalog: user already exists")
 	ErrNoSuchUser      = errors.New("catalog: no such user")
+	ErrEmailExists     = errors.New("catalog: e-mail address taken")
 	ErrNoSuchQuota     = errors.New("catalog: no such quota")
 	ErrQuotaExceeded   = errors.New("catalog: quota exceeded")
 	ErrTenantSuspended = errors.New("catalog: tenant suspended")
@@ -31,6 +32,7 @@ type Tenant struct {
 	DisplayName string
 	Status      string // TenantActive or TenantSuspended
 	CanonicalID string
+	Email       string // lower-case; "" = none; unique over the catalog
 	CreatedAt   time.Time
 }
 
@@ -46,6 +48,7 @@ type User struct {
 	Name        string
 	Role        string
 	CanonicalID string
+	Email       string // lower-case; "" = none; unique over the catalog
 	CreatedAt   time.Time
 }
 
@@ -78,8 +81,10 @@ type Identities interface {
 	// ErrTenantNotEmpty while it owns a bucket.
 	DeleteTenant(ctx context.Context, name string) error
 
-	CreateUser(ctx context.Context, u User) error // ErrUserExists, ErrNoSuchTenant
+	CreateUser(ctx context.Context, u User) error // ErrUserExists, ErrEmailExists, ErrNoSuchTenant
 	GetUser(ctx context.Context, tenant, name string) (User, error)
+	// UserByEmail finds the user with an e-mail address (ErrNoSuchUser).
+	UserByEmail(ctx context.Context, email string) (User, error)
 	ListUsers(ctx context.Context, tenant string) ([]User, error)
 	// DeleteUser removes the user and its keys.
 	DeleteUser(ctx context.Context, tenant, name string) error

@@ -2,7 +2,6 @@ package iam
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -31,11 +30,6 @@ const (
 	ObjectWriter   = "ObjectWriter"
 )
 
-// ErrUnresolvableEmail refuses a grant by e-mail address: identities have
-// no e-mail here, so none can be resolved (AWS's
-// UnresolvableGrantByEmailAddress).
-var ErrUnresolvableEmail = errors.New("iam: grant by e-mail address cannot be resolved")
-
 // ACL is an access control list of a bucket or an object.
 type ACL struct {
 	Owner  string  `json:"owner"` // canonical id
@@ -44,9 +38,13 @@ type ACL struct {
 
 // Grant gives one grantee one permission.
 type Grant struct {
-	Type       string `json:"type"`          // GranteeUser or GranteeGroup
-	ID         string `json:"id,omitempty"`  // canonical id, for a user
-	URI        string `json:"uri,omitempty"` // for a group
+	Type string `json:"type"`          // GranteeUser or GranteeGroup (GranteeEmail until resolved)
+	ID   string `json:"id,omitempty"`  // canonical id, for a user
+	URI  string `json:"uri,omitempty"` // for a group
+	// Email names the grantee of a GranteeEmail grant as the request
+	// stated it; the object service resolves it to a canonical id before
+	// the grant is stored, as S3 does.
+	Email      string `json:"-"`
 	Permission string `json:"perm"`
 }
 
@@ -112,7 +110,7 @@ func ParseGrantHeader(v, perm string) ([]Grant, error) {
 		case "uri":
 			out = append(out, Grant{Type: GranteeGroup, URI: val, Permission: perm})
 		case "emailaddress":
-			return nil, ErrUnresolvableEmail
+			out = append(out, Grant{Type: GranteeEmail, Email: val, Permission: perm})
 		default:
 			return nil, fmt.Errorf("iam: unknown grantee type %q", k)
 		}

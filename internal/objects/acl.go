@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
@@ -16,6 +17,30 @@ func aclConditions(spec iam.ACLSpec) map[string][]string {
 		return nil
 	}
 	return map[string][]string{"s3:x-amz-acl": {spec.Canned}}
+}
+
+// resolve turns grants by e-mail into grants to the user with that
+// address, as S3 does before it stores an ACL.
+func (s *Service) resolve(ctx context.Context, spec iam.ACLSpec) (iam.ACLSpec, error) {
+	if spec.Grants == nil {
+		return spec, nil
+	}
+	out := make([]iam.Grant, 0, len(spec.Grants))
+	for _, g := range spec.Grants {
+		if g.Type == iam.GranteeEmail {
+			u, err := s.cat.UserByEmail(ctx, strings.ToLower(g.Email))
+			if errors.Is(err, catalog.ErrNoSuchUser) {
+				return spec, ErrUnresolvableGrantByEmailAddress
+			}
+			if err != nil {
+				return spec, fmt.Errorf("objects: resolve grantee %s: %w", g.Email, err)
+			}
+			g = iam.Grant{Type: iam.GranteeUser, ID: u.CanonicalID, Permission: g.Permission}
+		}
+		out = append(out, g)
+	}
+	spec.Grants = out
+	return spec, nil
 }
 
 // checkACL applies the bucket's ownership and public access block to an
@@ -41,6 +66,9 @@ func (s *Service) writeAccess(ctx context.Context, id *iam.Identity, bucket, key
 	r := iam.Request{ID: id, Action: "s3:PutObject", Key: key, Conditions: aclConditions(spec)}
 	b, a, err := s.bucketFor(ctx, r, bucket, "")
 	if err != nil {
+		return b, "", "", err
+	}
+	if spec, err = s.resolve(ctx, spec); err != nil {
 		return b, "", "", err
 	}
 	owner = b.Owner
@@ -95,6 +123,9 @@ func (s *Service) PutBucketACL(ctx context.Context, id *iam.Identity, bucket str
 	if err != nil {
 		return err
 	}
+	if spec, err = s.resolve(ctx, spec); err != nil {
+		return err
+	}
 	acl, err := spec.Resolve(b.Owner, "")
 	if err != nil {
 		return errorf(ErrInvalidArgument, err.Error())
@@ -119,6 +150,9 @@ func (s *Service) PutObjectACL(ctx context.Context, id *iam.Identity, bucket, ke
 	r := iam.Request{ID: id, Action: "s3:PutObjectAcl", Key: key, Conditions: aclConditions(spec)}
 	b, a, o, err := s.aclObject(ctx, r, bucket, version)
 	if err != nil {
+		return err
+	}
+	if spec, err = s.resolve(ctx, spec); err != nil {
 		return err
 	}
 	acl, err := spec.Resolve(o.Owner, b.Owner)

@@ -157,6 +157,10 @@ func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, in BucketI
 	if in.Name == ReservedBucket {
 		return ErrBucketAlreadyExists
 	}
+	var err error
+	if in.ACL, err = s.resolve(ctx, in.ACL); err != nil {
+		return err
+	}
 	b := catalog.Bucket{Name: in.Name, Owner: id.CanonicalID, Tenant: id.Tenant, Region: in.Region, CreatedAt: time.Now().UTC()}
 	if b.Region == "" {
 		b.Region = s.region
@@ -164,7 +168,7 @@ func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, in BucketI
 	if err := newBucketSettings(&b, in); err != nil {
 		return err
 	}
-	err := s.cat.CreateBucket(ctx, b)
+	err = s.cat.CreateBucket(ctx, b)
 	s.forget(in.Name)
 	if errors.Is(err, catalog.ErrBucketExists) {
 		if b, gerr := s.cat.GetBucket(ctx, in.Name); gerr == nil && b.Owner == id.CanonicalID {

@@ -2,11 +2,9 @@ package s3
 
 import (
 	"encoding/xml"
-	"errors"
 	"net/http"
 
 	"github.com/ostiumio/ostium/internal/iam"
-	"github.com/ostiumio/ostium/internal/objects"
 )
 
 // accessControlPolicy is the document of Get/Put Bucket/Object Acl.
@@ -68,7 +66,7 @@ func aclHeaders(r *http.Request) (iam.ACLSpec, error) {
 		}
 		gs, err := iam.ParseGrantHeader(v, h.perm)
 		if err != nil {
-			return spec, grantError(err)
+			return spec, &apiError{400, "InvalidArgument", err.Error()}
 		}
 		spec.Grants = append(spec.Grants, gs...)
 		if spec.Grants == nil {
@@ -79,13 +77,6 @@ func aclHeaders(r *http.Request) (iam.ACLSpec, error) {
 		return spec, errCannedAndGrnt
 	}
 	return spec, validGrants(spec.Grants)
-}
-
-func grantError(err error) error {
-	if errors.Is(err, iam.ErrUnresolvableEmail) {
-		return objects.ErrUnresolvableGrantByEmailAddress
-	}
-	return &apiError{400, "InvalidArgument", err.Error()}
 }
 
 // validGrants refuses grants to groups S3 does not know.
@@ -125,11 +116,9 @@ func aclRequest(r *http.Request) (iam.ACLSpec, error) {
 		if !iam.ValidPermission(g.Permission) {
 			return spec, errMalformedACL
 		}
-		grant := iam.Grant{Type: g.Grantee.Type, ID: g.Grantee.ID, URI: g.Grantee.URI, Permission: g.Permission}
+		grant := iam.Grant{Type: g.Grantee.Type, ID: g.Grantee.ID, URI: g.Grantee.URI, Email: g.Grantee.EmailAddress, Permission: g.Permission}
 		switch g.Grantee.Type {
-		case iam.GranteeUser, iam.GranteeGroup:
-		case iam.GranteeEmail:
-			return spec, objects.ErrUnresolvableGrantByEmailAddress
+		case iam.GranteeUser, iam.GranteeGroup, iam.GranteeEmail:
 		default:
 			return spec, errMalformedACL
 		}

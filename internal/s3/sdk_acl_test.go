@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
+	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/node"
 )
@@ -140,6 +141,29 @@ func TestACLGrants(t *testing.T) {
 	block(true)
 	_, err = anon.GetObject(ctx, &s3.GetObjectInput{Bucket: b, Key: aws.String("k2")})
 	wantCode(t, err, "AccessDenied")
+
+	// A grant by e-mail names the user with that address (any case), and
+	// is stored as a grant to its canonical id, as S3 does.
+	var dee admin.User
+	if err := ten.admin.Do(ctx, "POST", "/tenants/beta/users", map[string]string{"name": "dee", "email": "dee@beta.test"}, &dee); err != nil {
+		t.Fatal(err)
+	}
+	var deeKey admin.Key
+	if err := ten.admin.Do(ctx, "POST", "/tenants/beta/users/dee/keys", nil, &deeKey); err != nil {
+		t.Fatal(err)
+	}
+	deeC := client(t, ten.srv, ten.srv.URL, false, deeKey.AccessKey, deeKey.SecretKey)
+	wantCode(t, opGroups[1].do(deeC, "acme-bob", "dee"), "AccessDenied")
+	if _, err := bob.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: b, Key: aws.String("k"), GrantRead: aws.String(`emailAddress="Dee@Beta.test"`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := opGroups[1].do(deeC, "acme-bob", "dee"); err != nil {
+		t.Fatalf("dee reads what was granted to her address: %v", err)
+	}
+	oacl, err = bob.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: b, Key: aws.String("k")})
+	if err != nil || len(oacl.Grants) != 1 || oacl.Grants[0].Grantee.Type != types.TypeCanonicalUser || *oacl.Grants[0].Grantee.ID != dee.CanonicalID {
+		t.Fatalf("object ACL after an e-mail grant: %+v, %v", oacl, err)
+	}
 
 	// Requests S3 refuses.
 	_, err = bob.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: b, Key: aws.String("k"), GrantRead: aws.String(`emailAddress="x@example.com"`)})

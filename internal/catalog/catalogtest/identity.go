@@ -124,7 +124,17 @@ func testUsers(t *testing.T, s catalog.Store) {
 	wantErr(t, s.CreateUser(ctx, u), catalog.ErrUserExists)
 	// The same name in another tenant is another user.
 	must(t, s.CreateUser(ctx, catalog.User{Tenant: "beta", Name: "bob", Role: catalog.RoleUser, CanonicalID: "c-bob2", CreatedAt: time.Now()}))
-	must(t, s.CreateUser(ctx, catalog.User{Tenant: "acme", Name: "amy", Role: catalog.RoleUser, CanonicalID: "c-amy", CreatedAt: time.Now()}))
+	must(t, s.CreateUser(ctx, catalog.User{Tenant: "acme", Name: "amy", Role: catalog.RoleUser, CanonicalID: "c-amy", Email: "amy@acme.test", CreatedAt: time.Now()}))
+	wantErr(t, s.CreateUser(ctx, catalog.User{Tenant: "beta", Name: "amy2", Role: catalog.RoleUser, CanonicalID: "c-amy2", Email: "amy@acme.test"}), catalog.ErrEmailExists)
+	byMail, err := s.UserByEmail(ctx, "amy@acme.test")
+	must(t, err)
+	if byMail.Name != "amy" || byMail.Tenant != "acme" || byMail.CanonicalID != "c-amy" || byMail.Email != "amy@acme.test" {
+		t.Fatalf("UserByEmail = %+v", byMail)
+	}
+	for _, none := range []string{"", "nobody@acme.test"} {
+		_, err := s.UserByEmail(ctx, none)
+		wantErr(t, err, catalog.ErrNoSuchUser)
+	}
 	got, err := s.GetUser(ctx, "acme", "bob")
 	must(t, err)
 	if got.Role != catalog.RoleAdmin || got.CanonicalID != "c-bob" {

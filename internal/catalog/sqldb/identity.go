@@ -135,19 +135,28 @@ func (s *Store) CreateUser(ctx context.Context, u catalog.User) error {
 		if err != nil {
 			return err
 		}
+		if u.Email != "" {
+			err := s.row(ctx, tx, s.q(`SELECT 1 FROM users WHERE email = ?`), u.Email).Scan(&one)
+			if err == nil {
+				return catalog.ErrEmailExists
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
 		return s.insertOnce(ctx, tx, catalog.ErrUserExists,
-			`INSERT INTO users (tenant, name, role, canonical_id, created) VALUES (?, ?, ?, ?, ?) ON CONFLICT (tenant, name) DO NOTHING`,
-			u.Tenant, u.Name, u.Role, u.CanonicalID, nanos(u.CreatedAt))
+			`INSERT INTO users (tenant, name, role, canonical_id, email, created) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, name) DO NOTHING`,
+			u.Tenant, u.Name, u.Role, u.CanonicalID, u.Email, nanos(u.CreatedAt))
 	})
 	return wrap("create user", err)
 }
 
-const userCols = `tenant, name, role, canonical_id, created`
+const userCols = `tenant, name, role, canonical_id, email, created`
 
 func scanUser(sc interface{ Scan(...any) error }) (catalog.User, error) {
 	var u catalog.User
 	var created int64
-	err := sc.Scan(&u.Tenant, &u.Name, &u.Role, &u.CanonicalID, &created)
+	err := sc.Scan(&u.Tenant, &u.Name, &u.Role, &u.CanonicalID, &u.Email, &created)
 	u.CreatedAt = fromNanos(created)
 	return u, err
 }
@@ -158,6 +167,17 @@ func (s *Store) GetUser(ctx context.Context, tenant, name string) (catalog.User,
 		return u, catalog.ErrNoSuchUser
 	}
 	return u, wrap("get user", err)
+}
+
+func (s *Store) UserByEmail(ctx context.Context, email string) (catalog.User, error) {
+	if email == "" {
+		return catalog.User{}, catalog.ErrNoSuchUser
+	}
+	u, err := scanUser(s.row(ctx, nil, s.q(`SELECT `+userCols+` FROM users WHERE email = ?`), email))
+	if errors.Is(err, sql.ErrNoRows) {
+		return u, catalog.ErrNoSuchUser
+	}
+	return u, wrap("user by e-mail", err)
 }
 
 func (s *Store) ListUsers(ctx context.Context, tenant string) ([]catalog.User, error) {
