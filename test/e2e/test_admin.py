@@ -94,3 +94,26 @@ def test_tenant_onboarding_with_the_cli(ostium_bin, server):
     admin(ostium_bin, server, "tenant", "delete", other)
     res = admin(ostium_bin, server, "tenant", "get", t, check=False)
     assert res.returncode != 0 and "NoSuchTenant" in res.stderr
+
+
+def test_grant_by_email_to_a_user_made_with_the_cli(ostium_bin, server):
+    owner_t, reader_t = "g" + uuid.uuid4().hex[:10], "r" + uuid.uuid4().hex[:10]
+    email = reader_t + "@example.test"
+    for t in (owner_t, reader_t):
+        admin(ostium_bin, server, "tenant", "create", t)
+    admin(ostium_bin, server, "user", "create", owner_t, "olga")
+    reader = admin(ostium_bin, server, "user", "create", reader_t, "rita", "--email", email)
+    assert reader["email"] == email
+    ok, rk = (admin(ostium_bin, server, "key", "create", *u) for u in ((owner_t, "olga"), (reader_t, "rita")))
+    olga = server.client(access_key=ok["access_key"], secret_key=ok["secret_key"])
+    rita = server.client(access_key=rk["access_key"], secret_key=rk["secret_key"])
+    bucket = owner_t + "-shared"
+    olga.create_bucket(Bucket=bucket, ObjectOwnership="ObjectWriter")
+    olga.put_object(Bucket=bucket, Key="doc", Body=b"for rita")
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        rita.get_object(Bucket=bucket, Key="doc")
+    assert code(e) == "AccessDenied"
+    olga.put_object_acl(Bucket=bucket, Key="doc", GrantRead=f'emailAddress="{email.upper()}"')
+    assert rita.get_object(Bucket=bucket, Key="doc")["Body"].read() == b"for rita"
+    grants = olga.get_object_acl(Bucket=bucket, Key="doc")["Grants"]
+    assert [g["Grantee"]["ID"] for g in grants] == [reader["canonical_id"]]
