@@ -89,7 +89,7 @@ func NewService(cat catalog.Store, keys *iam.Keyring, sealer *iam.Sealer) *Servi
 }
 
 var (
-	tenantName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,62}$`)
+	tenantName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,39}$`)
 	userName   = regexp.MustCompile(`^[A-Za-z0-9_+=,.@-]{1,64}$`)
 )
 
@@ -158,7 +158,7 @@ func (s *Service) CreateTenant(ctx context.Context, id *iam.Identity, name, disp
 		return Tenant{}, err
 	}
 	if !tenantName.MatchString(name) {
-		return Tenant{}, newErr(http.StatusBadRequest, "InvalidArgument", "A tenant name is 2 to 63 of a-z, 0-9 and -, starting with a letter or digit")
+		return Tenant{}, newErr(http.StatusBadRequest, "InvalidArgument", "A tenant name is 2 to 40 of a-z, 0-9 and -, starting with a letter or digit")
 	}
 	t := catalog.Tenant{Name: name, DisplayName: display, Status: catalog.TenantActive,
 		CanonicalID: iam.TenantCanonicalID(name), CreatedAt: time.Now().UTC()}

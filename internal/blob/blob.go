@@ -22,6 +22,11 @@ var ErrNotFound = errors.New("blob: not found")
 // ErrExists is returned by Put when the id is already taken.
 var ErrExists = errors.New("blob: already exists")
 
+// ErrUnavailable wraps failures of a platform that cannot be reached or
+// keeps refusing (after the driver's retries): the request may succeed
+// later, and S3 clients should be told to retry.
+var ErrUnavailable = errors.New("blob: platform unavailable")
+
 // Info describes a stored blob during a walk.
 type Info struct {
 	ID      string
@@ -60,9 +65,41 @@ func NewID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// ValidID reports whether id has the form NewID produces; drivers refuse
-// other ids so that an id can never name a path outside the store.
+// ValidID reports whether id is a driver's blob id: what NewID produces,
+// perhaps under a namespace ("acme/" + NewID()), which drivers use to
+// place a tenant's blobs apart (a platform bucket per tenant, a prefix, a
+// directory). Drivers refuse other ids so that an id can never name a
+// path outside the store.
 func ValidID(id string) bool {
+	ns, hex := SplitID(id)
+	return validHex(hex) && (ns == "" && len(id) == len(hex) || ValidNamespace(ns))
+}
+
+// SplitID returns an id's namespace ("" if none) and its NewID part.
+func SplitID(id string) (ns, hex string) {
+	if i := len(id) - 33; i > 0 && id[i] == '/' {
+		return id[:i], id[i+1:]
+	}
+	return "", id
+}
+
+// ValidNamespace reports whether ns may name a namespace: 1 to 40 of
+// a-z, 0-9 and '-', not starting with '-' (a tenant's name qualifies, and
+// fits in a bucket name with a prefix).
+func ValidNamespace(ns string) bool {
+	if len(ns) == 0 || len(ns) > 40 || ns[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(ns); i++ {
+		c := ns[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func validHex(id string) bool {
 	if len(id) != 32 {
 		return false
 	}

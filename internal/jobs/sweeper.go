@@ -74,9 +74,11 @@ func (s *Sweeper) RunOnce(ctx context.Context) (int, error) {
 	return removed, err
 }
 
-// idTime is when a blob id was made (its first 8 bytes are nanoseconds).
+// idTime is when a blob id was made: its NewID part (the last 32 digits,
+// after any platform and namespace) starts with 8 bytes of nanoseconds.
 // An id that does not parse counts as made now, so it is never swept.
 func idTime(id string) time.Time {
+	id = id[max(0, len(id)-32):]
 	b, err := hex.DecodeString(id[:min(16, len(id))])
 	if err != nil || len(b) != 8 {
 		return time.Now()

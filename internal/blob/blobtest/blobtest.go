@@ -104,13 +104,52 @@ func Run(t *testing.T, open func(t *testing.T) blob.Store) {
 	})
 
 	sub("InvalidIDsRefused", func(t *testing.T, s blob.Store) {
-		for _, id := range []string{"", "../../etc/passwd", "ABCDEF0123456789abcdef0123456789", strings.Repeat("a", 31) + "/"} {
+		hex := blob.NewID()
+		for _, id := range []string{"", "../../etc/passwd", "ABCDEF0123456789abcdef0123456789", strings.Repeat("a", 31) + "/",
+			"/" + hex, "Acme/" + hex, "a/b/" + hex, "../" + hex, "-a/" + hex, strings.Repeat("a", 41) + "/" + hex} {
 			if _, err := s.Put(ctx, id, strings.NewReader("x"), 1); err == nil {
 				t.Errorf("Put(%q) succeeded", id)
 			}
 			if _, err := s.Get(ctx, id, 0, -1); err == nil {
 				t.Errorf("Get(%q) succeeded", id)
 			}
+		}
+	})
+
+	sub("Namespaces", func(t *testing.T, s blob.Store) {
+		// The same id in two namespaces and in none names three blobs.
+		hex := blob.NewID()
+		ids := []string{hex, "acme/" + hex, "beta-2/" + hex}
+		for i, id := range ids {
+			if _, err := s.Put(ctx, id, strings.NewReader(id), int64(len(id))); err != nil {
+				t.Fatalf("Put(%s): %v", id, err)
+			}
+			if i == 1 {
+				if _, err := s.Put(ctx, id, strings.NewReader("x"), 1); !errors.Is(err, blob.ErrExists) {
+					t.Errorf("second Put(%s): %v, want ErrExists", id, err)
+				}
+			}
+		}
+		seen := map[string]bool{}
+		if err := s.Walk(ctx, func(in blob.Info) error { seen[in.ID] = true; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if got := read(t, s, id, 0, -1); string(got) != id {
+				t.Errorf("Get(%s) = %q", id, got)
+			}
+			if !seen[id] {
+				t.Errorf("Walk did not see %s (saw %v)", id, seen)
+			}
+		}
+		if err := s.Delete(ctx, ids[1]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Get(ctx, ids[1], 0, -1); !errors.Is(err, blob.ErrNotFound) {
+			t.Errorf("Get after Delete: %v", err)
+		}
+		if got := read(t, s, ids[2], 0, -1); string(got) != ids[2] {
+			t.Errorf("deleting %s touched %s", ids[1], ids[2])
 		}
 	})
 

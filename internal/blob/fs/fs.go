@@ -45,17 +45,20 @@ func Open(dir string) (*Store, error) {
 	return &Store{root: dir, rootDir: f, flusher: newCoalescer(func() error { return flushFS(f) })}, nil
 }
 
-// dir is where id lives. The head of an id is a timestamp, so the fan-out
-// comes from its random tail: directories fill evenly.
+// dir is where id lives: under its namespace's directory, if any. The
+// head of an id is a timestamp, so the fan-out comes from its random
+// tail: directories fill evenly.
 func (s *Store) dir(id string) string {
-	return filepath.Join(s.root, id[30:32], id[28:30])
+	ns, hex := blob.SplitID(id)
+	return filepath.Join(s.root, ns, hex[30:32], hex[28:30])
 }
 
 func (s *Store) path(id string) (string, error) {
 	if !blob.ValidID(id) {
 		return "", fmt.Errorf("fs: invalid blob id %q", id)
 	}
-	return filepath.Join(s.dir(id), id), nil
+	_, hex := blob.SplitID(id)
+	return filepath.Join(s.dir(id), hex), nil
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 1<<20); return &b }}
@@ -200,6 +203,11 @@ func (s *Store) Walk(ctx context.Context, fn func(blob.Info) error) error {
 		if d.IsDir() || !blob.ValidID(d.Name()) {
 			return nil
 		}
+		id := d.Name()
+		// root/ns/xx/yy/id holds a namespaced blob, root/xx/yy/id another.
+		if ns := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(path)))); filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(path)))) == filepath.Clean(s.root) {
+			id = ns + "/" + id
+		}
 		info, err := d.Info()
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -207,7 +215,7 @@ func (s *Store) Walk(ctx context.Context, fn func(blob.Info) error) error {
 		if err != nil {
 			return err
 		}
-		return fn(blob.Info{ID: d.Name(), Size: info.Size(), ModTime: info.ModTime()})
+		return fn(blob.Info{ID: id, Size: info.Size(), ModTime: info.ModTime()})
 	})
 }
 
