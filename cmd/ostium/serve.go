@@ -39,20 +39,21 @@ func envDuration(name string, def time.Duration) time.Duration {
 
 func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	listen := fs.String("listen", env("OSTIUM_LISTEN", ":9000"), "address to listen on (OSTIUM_LISTEN)")
-	var cfg node.Config
-	fs.StringVar(&cfg.DataDir, "data", env("OSTIUM_DATA", "data"), "data directory (OSTIUM_DATA)")
-	fs.StringVar(&cfg.Catalog, "catalog", env("OSTIUM_CATALOG", ""), "catalog URL: sqlite:///path or postgres://... (OSTIUM_CATALOG; default SQLite in the data directory)")
-	fs.StringVar(&cfg.Region, "region", env("OSTIUM_REGION", "us-east-1"), "region reported to clients (OSTIUM_REGION)")
+	configFile := fs.String("config", env("OSTIUM_CONFIG", ""), "configuration file (YAML; OSTIUM_CONFIG); flags given here override it")
+	var f node.Config
+	fs.StringVar(&f.Listen, "listen", env("OSTIUM_LISTEN", ":9000"), "address to listen on (OSTIUM_LISTEN)")
+	fs.StringVar(&f.DataDir, "data", env("OSTIUM_DATA", "data"), "data directory (OSTIUM_DATA)")
+	fs.StringVar(&f.Catalog, "catalog", env("OSTIUM_CATALOG", ""), "catalog URL: sqlite:///path or postgres://... (OSTIUM_CATALOG; default SQLite in the data directory)")
+	fs.StringVar(&f.Region, "region", env("OSTIUM_REGION", "us-east-1"), "region reported to clients (OSTIUM_REGION)")
 	var domains listFlag
 	if v := os.Getenv("OSTIUM_DOMAIN"); v != "" {
 		domains = strings.Split(v, ",")
 	}
 	fs.Var(&domains, "domain", "domain for virtual-hosted style, repeatable (OSTIUM_DOMAIN, comma-separated)")
-	fs.DurationVar(&cfg.GCInterval, "gc-interval", envDuration("OSTIUM_GC_INTERVAL", 10*time.Second), "how often replaced blobs are collected")
-	fs.DurationVar(&cfg.SweepInterval, "sweep-interval", envDuration("OSTIUM_SWEEP_INTERVAL", time.Hour), "how often never-committed blobs are swept")
-	fs.DurationVar(&cfg.SweepGrace, "sweep-grace", envDuration("OSTIUM_SWEEP_GRACE", time.Hour), "age after which an uncommitted blob is swept")
-	fs.BoolVar(&cfg.BlockPublicAccess, "block-public-access", env("OSTIUM_BLOCK_PUBLIC_ACCESS", "") == "true", "block all public access to every bucket, whatever its settings (OSTIUM_BLOCK_PUBLIC_ACCESS=true)")
+	fs.DurationVar(&f.GCInterval, "gc-interval", envDuration("OSTIUM_GC_INTERVAL", 10*time.Second), "how often replaced blobs are collected")
+	fs.DurationVar(&f.SweepInterval, "sweep-interval", envDuration("OSTIUM_SWEEP_INTERVAL", time.Hour), "how often never-committed blobs are swept")
+	fs.DurationVar(&f.SweepGrace, "sweep-grace", envDuration("OSTIUM_SWEEP_GRACE", time.Hour), "age after which an uncommitted blob is swept")
+	fs.BoolVar(&f.BlockPublicAccess, "block-public-access", env("OSTIUM_BLOCK_PUBLIC_ACCESS", "") == "true", "block all public access to every bucket, whatever its settings (OSTIUM_BLOCK_PUBLIC_ACCESS=true)")
 	logLevel := fs.String("log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -65,9 +66,17 @@ func serve(args []string) error {
 		return fmt.Errorf("log-level: %w", err)
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
-	cfg.Domains = domains
-	cfg.RootAccessKey, cfg.RootSecretKey = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
-	cfg.NodeKey = os.Getenv("OSTIUM_NODE_KEY")
+	f.Domains = domains
+	f.RootAccessKey, f.RootSecretKey = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
+	f.NodeKey = os.Getenv("OSTIUM_NODE_KEY")
+	cfg := f
+	if *configFile != "" {
+		var err error
+		if cfg, err = node.LoadConfig(*configFile); err != nil {
+			return err
+		}
+		overrideFromFlags(&cfg, f, fs)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -79,7 +88,7 @@ func serve(args []string) error {
 	if n.CreatedRootKey != "" {
 		fmt.Printf("Root credentials were generated and will not be shown again:\n  OSTIUM_ROOT_ACCESS_KEY=%s\n  OSTIUM_ROOT_SECRET_KEY=%s\n", n.CreatedRootKey, n.CreatedRootSecret)
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
@@ -98,4 +107,30 @@ func serve(args []string) error {
 		return err
 	}
 	return nil
+}
+
+// overrideFromFlags lets the flags given on the command line, and the
+// credentials in the environment, win over the configuration file.
+func overrideFromFlags(cfg *node.Config, f node.Config, fs *flag.FlagSet) {
+	set := map[string]func(){
+		"listen": func() { cfg.Listen = f.Listen }, "data": func() { cfg.DataDir = f.DataDir },
+		"catalog": func() { cfg.Catalog = f.Catalog }, "region": func() { cfg.Region = f.Region },
+		"domain": func() { cfg.Domains = f.Domains }, "gc-interval": func() { cfg.GCInterval = f.GCInterval },
+		"sweep-interval": func() { cfg.SweepInterval = f.SweepInterval }, "sweep-grace": func() { cfg.SweepGrace = f.SweepGrace },
+		"block-public-access": func() { cfg.BlockPublicAccess = f.BlockPublicAccess },
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		if apply, ok := set[fl.Name]; ok {
+			apply()
+		}
+	})
+	if f.RootAccessKey != "" {
+		cfg.RootAccessKey, cfg.RootSecretKey = f.RootAccessKey, f.RootSecretKey
+	}
+	if f.NodeKey != "" {
+		cfg.NodeKey = f.NodeKey
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = ":9000"
+	}
 }

@@ -44,12 +44,13 @@ type Bucket struct {
 }
 
 // Settings are a bucket's access settings, kept as the caller encodes
-// them (package iam); "" means never set.
+// them (package iam), and its placement; "" means never set.
 type Settings struct {
 	ACL               string
 	Policy            string
 	Ownership         string // BucketOwnerEnforced, BucketOwnerPreferred or ObjectWriter
 	PublicAccessBlock string
+	Platform          string // where new blobs go; "" = the tenant's default
 }
 
 // Setting names one of Settings for SetBucketSetting.
@@ -60,6 +61,7 @@ const (
 	SettingPolicy
 	SettingOwnership
 	SettingPublicAccessBlock
+	SettingPlatform
 )
 
 // Meta is what S3 stores with an object besides its bytes.

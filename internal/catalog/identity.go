@@ -32,8 +32,10 @@ type Tenant struct {
 	DisplayName string
 	Status      string // TenantActive or TenantSuspended
 	CanonicalID string
-	Email       string // lower-case; "" = none; unique over the catalog
-	CreatedAt   time.Time
+	// Platform is where the tenant's new blobs go ("" = the node's
+	// default); a bucket may be placed elsewhere.
+	Platform  string
+	CreatedAt time.Time
 }
 
 // User roles.
@@ -77,6 +79,8 @@ type Identities interface {
 	GetTenant(ctx context.Context, name string) (Tenant, error)
 	ListTenants(ctx context.Context) ([]Tenant, error)
 	SetTenantStatus(ctx context.Context, name, status string) error
+	// SetTenantPlatform changes where the tenant's new blobs go.
+	SetTenantPlatform(ctx context.Context, name, platform string) error
 	// DeleteTenant removes the tenant, its users, keys and quotas;
 	// ErrTenantNotEmpty while it owns a bucket.
 	DeleteTenant(ctx context.Context, name string) error

@@ -27,7 +27,7 @@ type Keyring struct {
 
 	mu      sync.RWMutex
 	keys    ttlMap[cachedKey]
-	tenants ttlMap[bool] // suspended
+	tenants ttlMap[tenantState]
 	quotas  ttlMap[[]catalog.Quota]
 	gen     int64
 	// epoch counts flushes, so that caches kept elsewhere (the object
@@ -83,7 +83,7 @@ func (k *Keyring) Flush() {
 }
 
 func (k *Keyring) flush() {
-	k.keys, k.tenants, k.quotas = ttlMap[cachedKey]{}, ttlMap[bool]{}, ttlMap[[]catalog.Quota]{}
+	k.keys, k.tenants, k.quotas = ttlMap[cachedKey]{}, ttlMap[tenantState]{}, ttlMap[[]catalog.Quota]{}
 	k.epoch.Add(1)
 }
 
@@ -193,23 +193,41 @@ func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (ca
 	return c, nil
 }
 
+// tenantState is what requests need of a tenant.
+type tenantState struct {
+	suspended bool
+	platform  string
+}
+
 // TenantSuspended reports whether tenant is suspended; a tenant that no
 // longer exists counts as suspended.
 func (k *Keyring) TenantSuspended(ctx context.Context, tenant string) (bool, error) {
 	if tenant == "" {
 		return false, nil
 	}
+	st, err := k.tenant(ctx, tenant)
+	return st.suspended, err
+}
+
+// TenantPlatform returns the platform the tenant's new blobs go to (""
+// = the node's default).
+func (k *Keyring) TenantPlatform(ctx context.Context, tenant string) (string, error) {
+	st, err := k.tenant(ctx, tenant)
+	return st.platform, err
+}
+
+func (k *Keyring) tenant(ctx context.Context, tenant string) (tenantState, error) {
 	now := time.Now()
-	if suspended, ok := cached(k, &k.tenants, tenant, now); ok {
-		return suspended, nil
+	if st, ok := cached(k, &k.tenants, tenant, now); ok {
+		return st, nil
 	}
 	t, err := k.store.GetTenant(ctx, tenant)
 	if err != nil && !errors.Is(err, catalog.ErrNoSuchTenant) {
-		return false, fmt.Errorf("iam: look up tenant %s: %w", tenant, err)
+		return tenantState{}, fmt.Errorf("iam: look up tenant %s: %w", tenant, err)
 	}
-	suspended := err != nil || t.Status != catalog.TenantActive
-	remember(k, &k.tenants, tenant, suspended, now.Add(k.ttl))
-	return suspended, nil
+	st := tenantState{suspended: err != nil || t.Status != catalog.TenantActive, platform: t.Platform}
+	remember(k, &k.tenants, tenant, st, now.Add(k.ttl))
+	return st, nil
 }
 
 // Quotas returns a tenant's quotas (tenant-wide and per bucket).

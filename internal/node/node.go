@@ -19,7 +19,6 @@ import (
 
 	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/blob"
-	"github.com/ostiumio/ostium/internal/blob/fs"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/catalog/postgres"
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
@@ -27,30 +26,51 @@ import (
 	"github.com/ostiumio/ostium/internal/jobs"
 	"github.com/ostiumio/ostium/internal/metering"
 	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/platform"
 	"github.com/ostiumio/ostium/internal/s3"
 )
 
-// Config is a node's configuration.
+// Config is a node's configuration, as `ostium serve` flags and the
+// configuration file (YAML, these keys) give it.
 type Config struct {
-	DataDir string   // blobs, node key and the default SQLite catalog
-	Catalog string   // sqlite:///path or postgres://...; "" = SQLite in DataDir
-	Domains []string // virtual-hosted style domains
-	Region  string
+	Listen  string   `yaml:"listen,omitempty"` // address of the S3 endpoint
+	DataDir string   `yaml:"data"`             // node key, default SQLite catalog and local blobs
+	Catalog string   `yaml:"catalog,omitempty"` // sqlite:///path or postgres://...; "" = SQLite in DataDir
+	// CatalogConns bounds this node's PostgreSQL connections (0 =
+	// postgres.DefaultMaxConns).
+	CatalogConns int `yaml:"catalog_connections,omitempty"`
+	// MaxRequests bounds the S3 requests served at once; more get 503
+	// SlowDown (0 = DefaultMaxRequests).
+	MaxRequests int      `yaml:"max_requests,omitempty"`
+	Domains     []string `yaml:"domains,omitempty"` // virtual-hosted style domains
+	Region      string   `yaml:"region,omitempty"`
 	// RootAccessKey/RootSecretKey: the provider's credentials; generated on
 	// first start when both are empty.
-	RootAccessKey, RootSecretKey string
-	NodeKey                      string // base64; "" = DataDir/node.key
+	RootAccessKey string `yaml:"root_access_key,omitempty"`
+	RootSecretKey string `yaml:"root_secret_key,omitempty"`
+	NodeKey       string `yaml:"node_key,omitempty"` // base64; "" = DataDir/node.key
 	// GCInterval paces the collector; SweepInterval and SweepGrace the
 	// sweeper of never-committed blobs.
-	GCInterval, SweepInterval, SweepGrace time.Duration
+	GCInterval    time.Duration `yaml:"gc_interval,omitempty"`
+	SweepInterval time.Duration `yaml:"sweep_interval,omitempty"`
+	SweepGrace    time.Duration `yaml:"sweep_grace,omitempty"`
 	// MeterInterval is how often usage counters reach the catalog.
-	MeterInterval time.Duration
+	MeterInterval time.Duration `yaml:"meter_interval,omitempty"`
 	// BlockPublicAccess is the provider-wide switch that blocks all public
 	// access to every bucket, whatever the bucket's own settings.
-	BlockPublicAccess bool
+	BlockPublicAccess bool `yaml:"block_public_access,omitempty"`
+	// Platforms are where blobs go, by name; none = "local", the blobs
+	// directory under DataDir. DefaultPlatform takes the blobs of tenants
+	// and buckets that name none ("" = "local").
+	Platforms       map[string]platform.Spec `yaml:"platforms,omitempty"`
+	DefaultPlatform string                   `yaml:"default_platform,omitempty"`
 }
 
-// Validate reports the first invalid value, naming it.
+// DefaultMaxRequests is how many S3 requests a node serves at once when
+// the configuration does not say.
+const DefaultMaxRequests = 1024
+
+// Validate reports the first invalid value, naming its key.
 func (c *Config) Validate() error {
 	if c.DataDir == "" {
 		return errors.New("data: a data directory is required")
@@ -61,21 +81,53 @@ func (c *Config) Validate() error {
 	}
 	for _, d := range c.Domains {
 		if d == "" || strings.ContainsAny(d, "/: ") {
-			return fmt.Errorf("domain: %q is not a host name", d)
+			return fmt.Errorf("domains: %q is not a host name", d)
 		}
 	}
-	for name, d := range map[string]time.Duration{"gc-interval": c.GCInterval, "sweep-interval": c.SweepInterval, "sweep-grace": c.SweepGrace, "meter-interval": c.MeterInterval} {
+	for name, n := range map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests} {
+		if n < 0 {
+			return fmt.Errorf("%s: %d must not be negative", name, n)
+		}
+	}
+	for name, d := range map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval} {
 		if d < 0 {
 			return fmt.Errorf("%s: %v must not be negative", name, d)
 		}
 	}
+	if (c.RootAccessKey == "") != (c.RootSecretKey == "") {
+		return errors.New("root_secret_key: give both root keys or neither")
+	}
+	specs, def := c.platforms()
+	if _, ok := specs[def]; !ok {
+		return fmt.Errorf("default_platform: %q is not among the platforms", def)
+	}
+	for name, spec := range specs {
+		if err := platform.Validate(name, spec); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// platforms returns the configured platforms, or the one local platform.
+func (c *Config) platforms() (map[string]platform.Spec, string) {
+	specs := c.Platforms
+	if len(specs) == 0 {
+		specs = map[string]platform.Spec{platform.Legacy: {Type: platform.TypeFS, Path: filepath.Join(c.DataDir, "blobs")}}
+	}
+	def := c.DefaultPlatform
+	if def == "" {
+		def = platform.Legacy
+	}
+	return specs, def
 }
 
 // Node is a running node's parts.
 type Node struct {
 	Catalog catalog.Store
 	Blobs   blob.Store
+	// Platforms are the blob stores by name; Blobs routes to them.
+	Platforms *platform.Set
 	Keys    *iam.Keyring
 	Service *objects.Service
 	Admin   *admin.Service
@@ -103,9 +155,11 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, err
 	}
 	fail := func(err error) (*Node, error) { n.Close(); return nil, err }
-	if n.Blobs, err = fs.Open(filepath.Join(cfg.DataDir, "blobs")); err != nil {
-		return fail(fmt.Errorf("node: blob store: %w", err))
+	specs, def := cfg.platforms()
+	if n.Platforms, err = platform.Open(specs, def); err != nil {
+		return fail(fmt.Errorf("node: %w", err))
 	}
+	n.Blobs = n.Platforms
 	key, err := iam.LoadNodeKey(cfg.DataDir, cfg.NodeKey)
 	if err != nil {
 		return fail(err)
@@ -121,7 +175,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess})
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer)
 	n.Meter = metering.New(n.Catalog)
-	n.Handler = route(s3.New(n.Service, n.Keys, n.Meter, cfg.Domains), admin.NewHandler(n.Admin, n.Keys), cfg.Domains)
+	n.Handler = route(s3.New(n.Service, n.Keys, n.Meter, cfg.Domains, or(cfg.MaxRequests, DefaultMaxRequests)), admin.NewHandler(n.Admin, n.Keys), cfg.Domains)
 	n.startJobs()
 	return n, nil
 }
@@ -137,7 +191,7 @@ func openCatalog(ctx context.Context, cfg Config) (catalog.Store, error) {
 		}
 		return sqlite.Open(ctx, u.Host+u.Path)
 	default:
-		return postgres.Open(ctx, cfg.Catalog)
+		return postgres.Open(ctx, cfg.Catalog, cfg.CatalogConns)
 	}
 }
 
@@ -150,16 +204,17 @@ func (n *Node) startJobs() {
 	// within a second.
 	watch := func(ctx context.Context) { n.Keys.Watch(ctx, time.Second) }
 	meter := func(ctx context.Context) { n.Meter.Run(ctx, or(n.cfg.MeterInterval, 10*time.Second)) }
-	for _, run := range []func(context.Context){gc.Run, sw.Run, watch, meter} {
+	health := func(ctx context.Context) { n.Platforms.Watch(ctx, 2*time.Second) }
+	for _, run := range []func(context.Context){gc.Run, sw.Run, watch, meter, health} {
 		n.wg.Add(1)
 		go func() { defer n.wg.Done(); run(ctx) }()
 	}
 	slog.Debug("background jobs started")
 }
 
-func or(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
+func or[T int | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
 	}
 	return def
 }

@@ -45,7 +45,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		return src, dst, err
 	}
 	algos := checksumNames(src.Meta.Checksums)
-	st, err := s.writeBlob(ctx, Payload{Body: r, Size: src.Size, Algorithms: algos}, true)
+	st, err := s.writeBlob(ctx, b, Payload{Body: r, Size: src.Size, Algorithms: algos}, true)
 	if err != nil {
 		return src, dst, err
 	}

@@ -107,7 +107,7 @@ func (s *Service) UploadPart(ctx context.Context, id *iam.Identity, in PartInput
 	if err := validPartNumber(in.Number); err != nil {
 		return catalog.Part{}, err
 	}
-	u, _, err := s.upload(ctx, id, in.Bucket, in.Key, in.UploadID, "s3:PutObject")
+	u, b, err := s.upload(ctx, id, in.Bucket, in.Key, in.UploadID, "s3:PutObject")
 	if err != nil {
 		return catalog.Part{}, err
 	}
@@ -125,7 +125,7 @@ func (s *Service) UploadPart(ctx context.Context, id *iam.Identity, in PartInput
 	}
 	// Parts always go to blobs: completing an upload lays them out as they
 	// are.
-	st, err := s.writeBlob(ctx, p, false)
+	st, err := s.writeBlob(ctx, b, p, false)
 	if err != nil {
 		return catalog.Part{}, err
 	}

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 )
@@ -64,7 +63,7 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 	if err := validMeta(in.Meta); err != nil {
 		return catalog.Object{}, err
 	}
-	st, err := s.writeBlob(ctx, in.Payload, true)
+	st, err := s.writeBlob(ctx, b, in.Payload, true)
 	if err != nil {
 		return catalog.Object{}, err
 	}
@@ -136,11 +135,12 @@ func (st stored) layout() ([]catalog.Part, []byte) {
 	return []catalog.Part{st.part}, nil
 }
 
-// writeBlob streams a payload into a fresh blob, checking its length and
-// digests; on any failure the blob is deleted and an S3 error returned.
-// When inline is allowed and the payload is at most InlineMax bytes, the
-// bytes are kept in memory for the catalog row instead of a blob.
-func (s *Service) writeBlob(ctx context.Context, p Payload, inline bool) (stored, error) {
+// writeBlob streams a payload into a fresh blob where bucket b places
+// its blobs, checking its length and digests; on any failure the blob is
+// deleted and an S3 error returned. When inline is allowed and the payload
+// is at most InlineMax bytes, the bytes are kept in memory for the catalog
+// row instead of a blob.
+func (s *Service) writeBlob(ctx context.Context, b catalog.Bucket, p Payload, inline bool) (stored, error) {
 	if p.Size > MaxPutSize {
 		return stored{}, errorf(ErrEntityTooLarge, "Your proposed upload exceeds the maximum allowed size")
 	}
@@ -168,7 +168,9 @@ func (s *Service) writeBlob(ctx context.Context, p Payload, inline bool) (stored
 		n, err = io.Copy(buf, io.TeeReader(body, d))
 		st.inline = buf.Bytes()
 	} else {
-		st.part.BlobID = blob.NewID()
+		if st.part.BlobID, err = s.newBlobID(ctx, b); err != nil {
+			return stored{}, err
+		}
 		n, err = s.blobs.Put(ctx, st.part.BlobID, io.TeeReader(body, d), p.Size)
 	}
 	fail := func(e error) (stored, error) {

@@ -32,12 +32,37 @@ type Service struct {
 	buckets bucketCache
 }
 
-// Tenants tells whether a tenant is suspended and what its quotas are
-// (*iam.Keyring, cached); its epoch dates the service's cached buckets.
+// Tenants tells whether a tenant is suspended, where its blobs go and
+// what its quotas are (*iam.Keyring, cached); its epoch dates the
+// service's cached buckets.
 type Tenants interface {
 	TenantSuspended(ctx context.Context, tenant string) (bool, error)
+	TenantPlatform(ctx context.Context, tenant string) (string, error)
 	Quotas(ctx context.Context, tenant string) ([]catalog.Quota, error)
 	Epoch() uint64
+}
+
+// placer is a blob store of several platforms (*platform.Set): it makes
+// ids that name the platform and namespace a blob goes to.
+type placer interface {
+	NewID(platform, ns string) string
+}
+
+// newBlobID names a fresh blob of bucket b: on the bucket's platform,
+// else its tenant's, else the node's default, in the tenant's namespace.
+func (s *Service) newBlobID(ctx context.Context, b catalog.Bucket) (string, error) {
+	p, ok := s.blobs.(placer)
+	if !ok {
+		return blob.NewID(), nil
+	}
+	platform := b.Platform
+	if platform == "" && b.Tenant != "" {
+		var err error
+		if platform, err = s.tenants.TenantPlatform(ctx, b.Tenant); err != nil {
+			return "", fmt.Errorf("objects: platform of %s: %w", b.Tenant, err)
+		}
+	}
+	return p.NewID(platform, b.Tenant), nil
 }
 
 // limits returns the quotas a write to bucket b must stay within.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
+	"github.com/ostiumio/ostium/internal/blob"
 	"log/slog"
 	"net/http"
 
@@ -63,7 +64,18 @@ var domainErrors = map[error]apiError{
 	objects.ErrQuotaExceeded: {403, "QuotaExceeded", "The quota of this bucket or its tenant would be exceeded."},
 }
 
-var errInternal = apiError{500, "InternalError", "We encountered an internal error. Please try again."}
+var (
+	errInternal = apiError{500, "InternalError", "We encountered an internal error. Please try again."}
+	// errUnavailable answers while a storage platform cannot be reached:
+	// nothing was stored or changed, and the client should retry.
+	errUnavailable = apiError{503, "ServiceUnavailable", "Service is unable to handle request."}
+	// errSlowDown answers requests beyond the node's limit.
+	errSlowDown = apiError{503, "SlowDown", "Please reduce your request rate."}
+)
+
+// retryAfter is the Retry-After (seconds) of a 503: about the period of
+// the platforms' health checks.
+const retryAfter = "2"
 
 // toAPIError finds the S3 response for any error a handler returns.
 func toAPIError(err error) apiError {
@@ -87,6 +99,9 @@ func toAPIError(err error) apiError {
 			return e
 		}
 	}
+	if errors.Is(err, blob.ErrUnavailable) {
+		return errUnavailable
+	}
 	return errInternal
 }
 
@@ -105,8 +120,11 @@ type errorBody struct {
 // writeError sends err as S3 does; HEAD responses and 304 carry no body.
 func writeError(w http.ResponseWriter, r *http.Request, rt Route, reqID string, err error) {
 	e := toAPIError(err)
-	if e.Status == 500 && !errors.Is(err, context.Canceled) {
+	switch {
+	case e.Status == 500 && !errors.Is(err, context.Canceled):
 		slog.Error("internal error", "op", rt.Op.String(), "bucket", rt.Bucket, "key", rt.Key, "request_id", reqID, "err", err)
+	case e.Status == http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", retryAfter)
 	}
 	if e.Status == http.StatusNotModified || r.Method == http.MethodHead {
 		w.WriteHeader(e.Status)

@@ -25,6 +25,9 @@ type Server struct {
 	keys    *iam.Keyring
 	meter   Meter
 	domains []string
+	// slots holds a token per request being served; when none is free a
+	// request gets 503 SlowDown rather than a queue.
+	slots chan struct{}
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -33,13 +36,14 @@ type Meter interface {
 }
 
 // New returns the S3 handler. domains are the names under which
-// virtual-hosted style (bucket.domain) is recognised.
-func New(svc *objects.Service, keys *iam.Keyring, meter Meter, domains []string) *Server {
+// virtual-hosted style (bucket.domain) is recognised; maxRequests bounds
+// the requests served at once.
+func New(svc *objects.Service, keys *iam.Keyring, meter Meter, domains []string, maxRequests int) *Server {
 	ds := make([]string, len(domains))
 	for i, d := range domains {
 		ds[i] = strings.ToLower(strings.TrimPrefix(d, "."))
 	}
-	return &Server{svc: svc, keys: keys, meter: meter, domains: ds}
+	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, slots: make(chan struct{}, maxRequests)}
 }
 
 // call is one request on its way through the chain.
@@ -121,7 +125,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ip, _, _ := net.SplitHostPort(r.RemoteAddr)
 	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: ip, Secure: r.TLS != nil}))
 	mw := &meteredWriter{ResponseWriter: w}
-	err := s.serve(mw, r, c)
+	var err error
+	select {
+	case s.slots <- struct{}{}:
+		err = s.serve(mw, r, c)
+		<-s.slots
+	default:
+		err = &errSlowDown
+	}
 	if err != nil {
 		writeError(mw, r, c.Route, c.reqID, err)
 	}

@@ -221,3 +221,11 @@ func (s *Store) Walk(ctx context.Context, fn func(blob.Info) error) error {
 
 // Close releases the root directory; every Put has flushed what it wrote.
 func (s *Store) Close() error { return s.rootDir.Close() }
+
+// Check tells whether the root directory is still there.
+func (s *Store) Check(ctx context.Context) error {
+	if _, err := os.Stat(s.root); err != nil {
+		return fmt.Errorf("fs: %w: %w", blob.ErrUnavailable, err)
+	}
+	return nil
+}

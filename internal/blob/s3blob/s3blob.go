@@ -45,25 +45,29 @@ const (
 
 // Config is how to reach a platform and use it.
 type Config struct {
-	Endpoint             string // URL; "" = AWS S3
-	Region               string // "" = us-east-1
-	AccessKey, SecretKey string
-	PathStyle            bool   // path-style addressing instead of virtual-hosted
-	CAFile               string // PEM bundle trusted besides the system's
-	Proxy                string // HTTP proxy URL
+	Endpoint  string `yaml:"endpoint,omitempty"` // URL; "" = AWS S3
+	Region    string `yaml:"region,omitempty"`   // "" = us-east-1
+	AccessKey string `yaml:"access_key,omitempty"`
+	SecretKey string `yaml:"secret_key,omitempty"`
+	PathStyle bool   `yaml:"path_style,omitempty"` // path-style addressing instead of virtual-hosted
+	CAFile    string `yaml:"ca_file,omitempty"`    // PEM bundle trusted besides the system's
+	Proxy     string `yaml:"proxy,omitempty"`      // HTTP proxy URL
 	// Timeout bounds connecting and waiting for response headers (not
 	// the transfer of a body); 0 = 30 s.
-	Timeout  time.Duration
-	MaxConns int // connections to the platform; 0 = 1000
-	Retries  int // retries on throttling, 5xx and network errors (backoff with jitter); 0 = 5, <0 = none
+	Timeout  time.Duration `yaml:"timeout,omitempty"`
+	MaxConns int           `yaml:"max_connections,omitempty"` // connections to the platform; 0 = 1000
+	// Retries on throttling, 5xx and network errors, with exponential
+	// backoff and jitter; 0 = 5, <0 = none.
+	Retries int `yaml:"retries,omitempty"`
 	// Blobs of MultipartThreshold bytes or more are written in parts of
 	// PartSize; 0 = 1 GiB each.
-	MultipartThreshold, PartSize int64
+	MultipartThreshold int64 `yaml:"multipart_threshold,omitempty"`
+	PartSize           int64 `yaml:"part_size,omitempty"`
 	// TrailingChecksums lets the SDK send CRC trailers, for platforms
 	// that support them.
-	TrailingChecksums bool
-	Layout            string // LayoutShared (default) or LayoutBucketPerTenant
-	Bucket            string // the shared bucket, or the per-tenant buckets' prefix
+	TrailingChecksums bool   `yaml:"trailing_checksums,omitempty"`
+	Layout            string `yaml:"layout,omitempty"` // LayoutShared (default) or LayoutBucketPerTenant
+	Bucket            string `yaml:"bucket,omitempty"` // the shared bucket, or the per-tenant buckets' prefix
 }
 
 // streamPart is the part size for blobs of unknown length: each part is

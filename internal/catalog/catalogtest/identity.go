@@ -95,6 +95,11 @@ func testTenants(t *testing.T, s catalog.Store) {
 		t.Fatalf("status = %q after suspend", got.Status)
 	}
 	wantErr(t, s.SetTenantStatus(ctx, "nope", catalog.TenantActive), catalog.ErrNoSuchTenant)
+	advances(t, s, "SetTenantPlatform", func() error { return s.SetTenantPlatform(ctx, "acme", "ceph") })
+	if got, _ = s.GetTenant(ctx, "acme"); got.Platform != "ceph" || got.Status != catalog.TenantSuspended {
+		t.Fatalf("after SetTenantPlatform: %+v", got)
+	}
+	wantErr(t, s.SetTenantPlatform(ctx, "nope", "ceph"), catalog.ErrNoSuchTenant)
 
 	// A tenant with a bucket cannot go; without, it takes its users,
 	// keys and quotas with it.
@@ -280,8 +285,9 @@ func testSettings(t *testing.T, s catalog.Store) {
 	must(t, s.SetBucketSetting(ctx, "b", catalog.SettingACL, "acl1"))
 	must(t, s.SetBucketSetting(ctx, "b", catalog.SettingOwnership, ""))
 	must(t, s.SetBucketSetting(ctx, "b", catalog.SettingPublicAccessBlock, "pab1"))
+	must(t, s.SetBucketSetting(ctx, "b", catalog.SettingPlatform, "ceph"))
 	b, _ = s.GetBucket(ctx, "b")
-	if b.Settings != (catalog.Settings{ACL: "acl1", Policy: `{"Statement":[]}`, PublicAccessBlock: "pab1"}) {
+	if b.Settings != (catalog.Settings{ACL: "acl1", Policy: `{"Statement":[]}`, PublicAccessBlock: "pab1", Platform: "ceph"}) {
 		t.Fatalf("settings after changes = %+v", b.Settings)
 	}
 	wantErr(t, s.SetBucketSetting(ctx, "nope", catalog.SettingACL, "x"), catalog.ErrNoSuchBucket)

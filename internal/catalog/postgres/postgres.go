@@ -24,17 +24,27 @@ var dialect = sqldb.Dialect{
 	},
 }
 
+// DefaultMaxConns is a node's connection pool when none is configured.
+const DefaultMaxConns = 32
+
 // migrationLock is the advisory lock that lets one node at a time migrate.
 const migrationLock = 0x6f737469756d // "ostium"
 
 // Open connects to the database at url (postgres://...) and migrates it.
-func Open(ctx context.Context, url string) (catalog.Store, error) {
+//
+// maxConns bounds this process's connections (0 = DefaultMaxConns): every
+// node sharing the catalog holds up to that many, so their sum must stay
+// below PostgreSQL's max_connections (see deploy/README.md).
+func Open(ctx context.Context, url string, maxConns int) (catalog.Store, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	db.SetMaxOpenConns(32)
-	db.SetMaxIdleConns(32)
+	if maxConns <= 0 {
+		maxConns = DefaultMaxConns
+	}
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

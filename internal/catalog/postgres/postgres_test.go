@@ -12,7 +12,7 @@ import (
 
 func TestConformance(t *testing.T) {
 	catalogtest.Run(t, func(t *testing.T) catalog.Store {
-		s, err := postgres.Open(context.Background(), testenv.FreshPostgres(t))
+		s, err := postgres.Open(context.Background(), testenv.FreshPostgres(t), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,9 +12,9 @@ import (
 
 func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 	return s.identityWrite(ctx, func(tx *sql.Tx) error {
-		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, acl, policy, ownership, public_access_block)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
-			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt), b.ACL, b.Policy, b.Ownership, b.PublicAccessBlock)
+		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, acl, policy, ownership, public_access_block, platform)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt), b.ACL, b.Policy, b.Ownership, b.PublicAccessBlock, b.Platform)
 		if err != nil {
 			return fmt.Errorf("sqldb: create bucket: %w", err)
 		}
@@ -28,8 +28,8 @@ func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 func (s *Store) GetBucket(ctx context.Context, name string) (catalog.Bucket, error) {
 	b := catalog.Bucket{Name: name}
 	var created int64
-	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created, acl, policy, ownership, public_access_block FROM buckets WHERE name = ?`), []byte(name)).
-		Scan(&b.Owner, &b.Tenant, &b.Region, &created, &b.ACL, &b.Policy, &b.Ownership, &b.PublicAccessBlock)
+	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created, acl, policy, ownership, public_access_block, platform FROM buckets WHERE name = ?`), []byte(name)).
+		Scan(&b.Owner, &b.Tenant, &b.Region, &created, &b.ACL, &b.Policy, &b.Ownership, &b.PublicAccessBlock, &b.Platform)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, catalog.ErrNoSuchBucket
 	}
@@ -41,7 +41,7 @@ func (s *Store) GetBucket(ctx context.Context, name string) (catalog.Bucket, err
 }
 
 func (s *Store) ListBuckets(ctx context.Context, f catalog.BucketFilter) ([]catalog.Bucket, error) {
-	query, args := `SELECT name, owner, tenant, region, created FROM buckets WHERE 1 = 1`, []any{}
+	query, args := `SELECT name, owner, tenant, region, created, platform FROM buckets WHERE 1 = 1`, []any{}
 	if f.Tenant != "" {
 		query += ` AND tenant = ?`
 		args = append(args, f.Tenant)
@@ -54,7 +54,7 @@ func (s *Store) ListBuckets(ctx context.Context, f catalog.BucketFilter) ([]cata
 		var b catalog.Bucket
 		var name []byte
 		var created int64
-		err := sc.Scan(&name, &b.Owner, &b.Tenant, &b.Region, &created)
+		err := sc.Scan(&name, &b.Owner, &b.Tenant, &b.Region, &created, &b.Platform)
 		b.Name, b.CreatedAt = string(name), fromNanos(created)
 		return b, err
 	}, query+` ORDER BY name`, args...)
@@ -177,6 +177,7 @@ func (s *Store) purgeSome(ctx context.Context, bucket string) (bool, error) {
 var settingColumns = map[catalog.Setting]string{
 	catalog.SettingACL: "acl", catalog.SettingPolicy: "policy",
 	catalog.SettingOwnership: "ownership", catalog.SettingPublicAccessBlock: "public_access_block",
+	catalog.SettingPlatform: "platform",
 }
 
 func (s *Store) SetBucketSetting(ctx context.Context, bucket string, which catalog.Setting, value string) error {

@@ -65,18 +65,18 @@ func affected(res sql.Result, err error, missing error) error {
 func (s *Store) CreateTenant(ctx context.Context, t catalog.Tenant) error {
 	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
 		return s.insertOnce(ctx, tx, catalog.ErrTenantExists,
-			`INSERT INTO tenants (name, display_name, status, canonical_id, created) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
-			t.Name, t.DisplayName, t.Status, t.CanonicalID, nanos(t.CreatedAt))
+			`INSERT INTO tenants (name, display_name, status, canonical_id, platform, created) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`,
+			t.Name, t.DisplayName, t.Status, t.CanonicalID, t.Platform, nanos(t.CreatedAt))
 	})
 	return wrap("create tenant", err)
 }
 
-const tenantCols = `name, display_name, status, canonical_id, created`
+const tenantCols = `name, display_name, status, canonical_id, platform, created`
 
 func scanTenant(sc interface{ Scan(...any) error }) (catalog.Tenant, error) {
 	var t catalog.Tenant
 	var created int64
-	err := sc.Scan(&t.Name, &t.DisplayName, &t.Status, &t.CanonicalID, &created)
+	err := sc.Scan(&t.Name, &t.DisplayName, &t.Status, &t.CanonicalID, &t.Platform, &created)
 	t.CreatedAt = fromNanos(created)
 	return t, err
 }
@@ -94,11 +94,19 @@ func (s *Store) ListTenants(ctx context.Context) ([]catalog.Tenant, error) {
 }
 
 func (s *Store) SetTenantStatus(ctx context.Context, name, status string) error {
+	return s.setTenant(ctx, name, "status", status)
+}
+
+func (s *Store) SetTenantPlatform(ctx context.Context, name, platform string) error {
+	return s.setTenant(ctx, name, "platform", platform)
+}
+
+func (s *Store) setTenant(ctx context.Context, name, col, value string) error {
 	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
-		res, err := s.exec(ctx, tx, s.q(`UPDATE tenants SET status = ? WHERE name = ?`), status, name)
+		res, err := s.exec(ctx, tx, s.q(`UPDATE tenants SET `+col+` = ? WHERE name = ?`), value, name)
 		return affected(res, err, catalog.ErrNoSuchTenant)
 	})
-	return wrap("set tenant status", err)
+	return wrap("set tenant "+col, err)
 }
 
 func (s *Store) DeleteTenant(ctx context.Context, name string) error {
