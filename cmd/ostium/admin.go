@@ -19,7 +19,9 @@ import (
 
 const adminUsage = `usage: ostium admin [--endpoint URL] [--access-key K --secret-key S] [--json] COMMAND
 
-  tenant create NAME [--display-name N] | list | get NAME | suspend NAME | resume NAME | delete NAME [--purge]
+  tenant create NAME [--display-name N] [--platform P] | list | get NAME | suspend NAME | resume NAME | delete NAME [--purge]
+  tenant platform NAME PLATFORM                 (where the tenant's new blobs go)
+  bucket place BUCKET PLATFORM                  (a bucket's new blobs elsewhere; "" = its tenant's)
   user   create TENANT USER [--role admin|user] [--email ADDRESS] | list TENANT | get TENANT USER | delete TENANT USER
   key    create TENANT USER | list TENANT USER
   key    rotate TENANT USER ACCESS_KEY [--grace 5m] | disable|enable|delete TENANT USER ACCESS_KEY
@@ -39,7 +41,7 @@ type adminCmd struct {
 }
 
 type adminFlags struct {
-	displayName, role, bucket, email string
+	displayName, role, bucket, email, platform string
 	buckets                   listFlag
 	purge, readOnly, csv      bool
 	from, to                  string
@@ -63,7 +65,14 @@ func call[T any](c *admin.Client, method, p string, in any) (any, error) {
 
 var adminCmds = map[string]adminCmd{
 	"tenant create": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
-		return call[admin.Tenant](c, "POST", "/tenants", map[string]string{"name": a[0], "display_name": f.displayName})
+		return call[admin.Tenant](c, "POST", "/tenants", map[string]string{"name": a[0], "display_name": f.displayName, "platform": f.platform})
+	}},
+	"tenant platform": {[]string{"NAME", "PLATFORM"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Tenant](c, "PUT", path("tenants", a[0], "platform"), map[string]string{"platform": a[1]})
+	}},
+	"bucket place": {[]string{"BUCKET", "PLATFORM"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		err := c.Do(context.Background(), "PUT", path("buckets", a[0], "platform"), map[string]string{"platform": a[1]}, nil)
+		return map[string]string{"bucket": a[0], "platform": a[1]}, err
 	}},
 	"tenant list": {nil, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[[]admin.Tenant](c, "GET", "/tenants", nil)
@@ -157,6 +166,7 @@ func adminMain(args []string) error {
 	var f adminFlags
 	fs.StringVar(&f.displayName, "display-name", "", "tenant display name")
 	fs.StringVar(&f.role, "role", "user", "user role: admin or user")
+	fs.StringVar(&f.platform, "platform", "", "storage platform of the tenant's blobs (default: the node's)")
 	fs.StringVar(&f.email, "email", "", "user's e-mail address, for ACL grants by e-mail")
 	fs.Var(&f.buckets, "bucket", "bucket (repeat for an app credential)")
 	fs.BoolVar(&f.purge, "purge", false, "delete the tenant's buckets and data too")

@@ -38,11 +38,26 @@ var routes = []route{
 		var in struct {
 			Name        string `json:"name"`
 			DisplayName string `json:"display_name"`
+			Platform    string `json:"platform"`
 		}
 		if err := decode(r, &in); err != nil {
 			return nil, 0, err
 		}
-		return created(s.CreateTenant(r.Context(), id, in.Name, in.DisplayName))
+		return created(s.CreateTenant(r.Context(), id, in.Name, in.DisplayName, in.Platform))
+	}},
+	{"PUT", "/tenants/{tenant}/platform", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in struct{ Platform string }
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return ok(s.SetTenantPlatform(r.Context(), id, r.PathValue("tenant"), in.Platform))
+	}},
+	{"PUT", "/buckets/{bucket}/platform", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in struct{ Platform string }
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return nil, http.StatusNoContent, s.PlaceBucket(r.Context(), id, r.PathValue("bucket"), in.Platform)
 	}},
 	{"GET", "/tenants/{tenant}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.GetTenant(r.Context(), id, r.PathValue("tenant")))

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
@@ -42,6 +43,7 @@ type Tenant struct {
 	DisplayName string    `json:"display_name"`
 	Status      string    `json:"status"`
 	CanonicalID string    `json:"canonical_id"`
+	Platform    string    `json:"platform,omitempty"` // "" = the node's default
 	Created     time.Time `json:"created"`
 }
 
@@ -76,16 +78,26 @@ type Quota struct {
 
 // Service carries out admin calls for an identity.
 type Service struct {
-	cat    catalog.Store
-	keys   *iam.Keyring
-	sealer *iam.Sealer
-	grace  time.Duration
+	cat       catalog.Store
+	keys      *iam.Keyring
+	sealer    *iam.Sealer
+	platforms Platforms
+	grace     time.Duration
+}
+
+// Platforms are the node's storage platforms (*platform.Set).
+type Platforms interface {
+	Has(name string) bool
+	Default() string
+	// Prepare sets up a tenant's namespace on a platform (its platform
+	// bucket, in the bucket-per-tenant layout).
+	Prepare(ctx context.Context, platform, ns string) error
 }
 
 // NewService returns the admin service; keys is flushed after each change
 // so that this node applies it at once.
-func NewService(cat catalog.Store, keys *iam.Keyring, sealer *iam.Sealer) *Service {
-	return &Service{cat: cat, keys: keys, sealer: sealer, grace: DefaultGrace}
+func NewService(cat catalog.Store, keys *iam.Keyring, sealer *iam.Sealer, platforms Platforms) *Service {
+	return &Service{cat: cat, keys: keys, sealer: sealer, platforms: platforms, grace: DefaultGrace}
 }
 
 var (
@@ -137,7 +149,7 @@ func apiErr(err error) error {
 }
 
 func tenantOut(t catalog.Tenant) Tenant {
-	return Tenant{Name: t.Name, DisplayName: t.DisplayName, Status: t.Status, CanonicalID: t.CanonicalID, Created: t.CreatedAt}
+	return Tenant{Name: t.Name, DisplayName: t.DisplayName, Status: t.Status, CanonicalID: t.CanonicalID, Platform: t.Platform, Created: t.CreatedAt}
 }
 
 func userOut(u catalog.User) User {
@@ -153,16 +165,83 @@ func keyOut(k catalog.AccessKey) Key {
 	return out
 }
 
-func (s *Service) CreateTenant(ctx context.Context, id *iam.Identity, name, display string) (Tenant, error) {
+// CreateTenant onboards a tenant whose blobs go to platform ("" = the
+// node's default), and prepares its namespace there.
+func (s *Service) CreateTenant(ctx context.Context, id *iam.Identity, name, display, platform string) (Tenant, error) {
 	if err := allow(id, ""); err != nil {
 		return Tenant{}, err
 	}
 	if !tenantName.MatchString(name) {
 		return Tenant{}, newErr(http.StatusBadRequest, "InvalidArgument", "A tenant name is 2 to 40 of a-z, 0-9 and -, starting with a letter or digit")
 	}
+	if err := s.knownPlatform(platform); err != nil {
+		return Tenant{}, err
+	}
 	t := catalog.Tenant{Name: name, DisplayName: display, Status: catalog.TenantActive,
-		CanonicalID: iam.TenantCanonicalID(name), CreatedAt: time.Now().UTC()}
-	return tenantOut(t), s.done(s.cat.CreateTenant(ctx, t))
+		CanonicalID: iam.TenantCanonicalID(name), Platform: platform, CreatedAt: time.Now().UTC()}
+	if err := s.done(s.cat.CreateTenant(ctx, t)); err != nil {
+		return Tenant{}, err
+	}
+	s.prepare(ctx, platform, name)
+	return tenantOut(t), nil
+}
+
+// SetTenantPlatform sends the tenant's new blobs to platform ("" = the
+// node's default); what it stored stays where it is, readable.
+func (s *Service) SetTenantPlatform(ctx context.Context, id *iam.Identity, name, platform string) (Tenant, error) {
+	if err := allow(id, ""); err != nil {
+		return Tenant{}, err
+	}
+	if err := s.knownPlatform(platform); err != nil {
+		return Tenant{}, err
+	}
+	if err := s.done(s.cat.SetTenantPlatform(ctx, name, platform)); err != nil {
+		return Tenant{}, err
+	}
+	s.prepare(ctx, platform, name)
+	return s.GetTenant(ctx, id, name)
+}
+
+// PlaceBucket sends a bucket's new blobs to platform ("" = its tenant's).
+func (s *Service) PlaceBucket(ctx context.Context, id *iam.Identity, bucket, platform string) error {
+	if err := allow(id, ""); err != nil {
+		return err
+	}
+	if err := s.knownPlatform(platform); err != nil {
+		return err
+	}
+	b, err := s.cat.GetBucket(ctx, bucket)
+	if errors.Is(err, catalog.ErrNoSuchBucket) {
+		return newErr(http.StatusNotFound, "NoSuchBucket", "The bucket does not exist")
+	}
+	if err != nil {
+		return apiErr(err)
+	}
+	if err := s.done(s.cat.SetBucketSetting(ctx, bucket, catalog.SettingPlatform, platform)); err != nil {
+		return err
+	}
+	if b.Tenant != "" {
+		s.prepare(ctx, platform, b.Tenant)
+	}
+	return nil
+}
+
+func (s *Service) knownPlatform(name string) error {
+	if name != "" && !s.platforms.Has(name) {
+		return newErr(http.StatusBadRequest, "NoSuchPlatform", "The platform is not configured on this node")
+	}
+	return nil
+}
+
+// prepare sets a tenant up on a platform. A platform that is down now
+// does it on the tenant's first write, so failure is only logged.
+func (s *Service) prepare(ctx context.Context, platform, tenant string) {
+	if platform == "" {
+		platform = s.platforms.Default()
+	}
+	if err := s.platforms.Prepare(ctx, platform, tenant); err != nil {
+		slog.Warn("prepare tenant on platform", "tenant", tenant, "platform", platform, "err", err)
+	}
 }
 
 func (s *Service) ListTenants(ctx context.Context, id *iam.Identity) ([]Tenant, error) {

@@ -280,6 +280,7 @@ type Store interface {
 
 	Identities
 	Metering
+	Leases
 
 	// Collection.
 	//
@@ -293,4 +294,23 @@ type Store interface {
 	Referenced(ctx context.Context, ids []string) (map[string]bool, error)
 
 	Close() error
+}
+
+// Lease is a background job's lease: while it has not expired, only its
+// holder runs the job.
+type Lease struct {
+	Name, Holder string
+	Expires      time.Time
+}
+
+// Leases let nodes sharing a catalog run each background job on one node
+// at a time, and hand it over when that node dies.
+type Leases interface {
+	// AcquireLease takes (or renews) the lease name for holder until ttl
+	// from now, and reports whether holder has it: false while another
+	// holder's lease has not expired.
+	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+	// ReleaseLease gives the lease up, if holder has it.
+	ReleaseLease(ctx context.Context, name, holder string) error
+	ListLeases(ctx context.Context) ([]Lease, error)
 }

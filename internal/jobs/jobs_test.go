@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,4 +116,60 @@ func TestSweeperTrustsTheYoungerOfIdAndModTime(t *testing.T) {
 	if n, err := jobs.NewSweeper(cat, bs, time.Hour, time.Hour).RunOnce(ctx); err != nil || n != 0 || !exists(bs, id) {
 		t.Fatalf("RunOnce = %d, %v; the young id must be spared", n, err)
 	}
+}
+
+// dying is a node that dies: it never gives its lease up.
+type dying struct{ catalog.Leases }
+
+func (dying) ReleaseLease(context.Context, string, string) error { return nil }
+
+// Of two holders, one runs a leased job; when its node dies, the other
+// takes the job over once the lease runs out.
+func TestLeasedJobMovesWhenHolderDies(t *testing.T) {
+	store, err := sqlite.Open(context.Background(), t.TempDir()+"/c.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var mu sync.Mutex
+	running := map[string]int{}
+	job := func(holder string) func(context.Context) {
+		return func(ctx context.Context) {
+			mu.Lock()
+			running[holder]++
+			mu.Unlock()
+			<-ctx.Done()
+			mu.Lock()
+			running[holder]--
+			mu.Unlock()
+		}
+	}
+	runners := func() (a, b int) { mu.Lock(); defer mu.Unlock(); return running["a"], running["b"] }
+	const ttl = 300 * time.Millisecond
+	actx, killA := context.WithCancel(context.Background())
+	bctx, stopB := context.WithCancel(context.Background())
+	defer stopB()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); jobs.Leased(actx, dying{store}, "collector", "a", ttl, job("a")) }()
+	time.Sleep(50 * time.Millisecond)
+	go func() { defer wg.Done(); jobs.Leased(bctx, store, "collector", "b", ttl, job("b")) }()
+	time.Sleep(2 * ttl)
+	if a, b := runners(); a != 1 || b != 0 {
+		t.Fatalf("running a=%d b=%d, want only a", a, b)
+	}
+	killA()
+	deadline := time.Now().Add(3 * ttl)
+	for {
+		a, b := runners()
+		if a == 0 && b == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after a stopped: running a=%d b=%d, want only b", a, b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stopB()
+	wg.Wait()
 }

@@ -158,8 +158,9 @@ func (s *Service) authorize(ctx context.Context, r iam.Request) error {
 	return nil
 }
 
-// ReservedBucket is taken by the admin API's path (/admin/v1).
-const ReservedBucket = "admin"
+// ReservedBuckets are taken by the node's own paths: the admin API
+// (/admin/v1) and the health checks (/health/ready).
+var ReservedBuckets = []string{"admin", "health"}
 
 // BucketInput describes CreateBucket.
 type BucketInput struct {
@@ -179,7 +180,7 @@ func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, in BucketI
 	if err := ValidBucketName(in.Name); err != nil {
 		return err
 	}
-	if in.Name == ReservedBucket {
+	if slices.Contains(ReservedBuckets, in.Name) {
 		return ErrBucketAlreadyExists
 	}
 	var err error

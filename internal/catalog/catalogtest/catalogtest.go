@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"UsageAndLimits", testUsageAndLimits},
 		{"Metering", testMetering},
 		{"BucketSettings", testSettings},
+		{"Leases", testLeases},
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 	}

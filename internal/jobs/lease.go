@@ -1,0 +1,59 @@
+package jobs
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+)
+
+// LeaseTTL is how long a job's lease lasts without renewal: how soon
+// another node takes a job over from a node that died.
+const LeaseTTL = 15 * time.Second
+
+// Leased runs job while holder holds the lease name, so that of the nodes
+// sharing a catalog one runs it at a time. It tries to take the lease
+// every ttl/3, renews it as often while it holds it, stops the job when
+// renewal fails (another node may take over once the lease expires), and
+// gives the lease up when ctx ends.
+func Leased(ctx context.Context, leases catalog.Leases, name, holder string, ttl time.Duration, job func(context.Context)) {
+	var stop func() // set while the job runs
+	t := time.NewTicker(ttl / 3)
+	defer t.Stop()
+	for {
+		held, err := leases.AcquireLease(ctx, name, holder, ttl)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			slog.Warn("job lease", "job", name, "err", err)
+			held = false
+		case held && stop == nil:
+			slog.Info("job lease taken", "job", name, "holder", holder)
+			stop = start(ctx, job)
+		}
+		if !held && stop != nil {
+			slog.Warn("job lease lost", "job", name, "holder", holder)
+			stop()
+			stop = nil
+		}
+		select {
+		case <-ctx.Done():
+			if stop != nil {
+				stop()
+			}
+			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			leases.ReleaseLease(rctx, name, holder)
+			cancel()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// start runs job until the returned stop is called, which waits for it.
+func start(ctx context.Context, job func(context.Context)) (stop func()) {
+	jctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); job(jctx) }()
+	return func() { cancel(); <-done }
+}

@@ -1,0 +1,70 @@
+package node
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"os"
+	"time"
+)
+
+// healthPrefix is where the load balancer's checks go: /health/live
+// (the process answers) and /health/ready (it can serve).
+const healthPrefix = "/health/"
+
+func newNodeID() string {
+	host, _ := os.Hostname()
+	var b [4]byte
+	rand.Read(b[:])
+	return host + "-" + hex.EncodeToString(b[:])
+}
+
+// health answers the checks. A node is ready while its catalog answers;
+// the platforms' states are in the body but do not fail the check: an
+// unreachable platform is unreachable from every node, and clients get a
+// precise 503 with Retry-After from a node rather than the balancer's
+// bare one.
+func (n *Node) health(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	if r.URL.Path == healthPrefix+"live" {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	if r.URL.Path != healthPrefix+"ready" {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	out := struct {
+		Node      string            `json:"node"`
+		Catalog   string            `json:"catalog"`
+		Platforms map[string]string `json:"platforms"`
+		Jobs      map[string]string `json:"jobs"` // job -> the node holding its lease
+	}{Node: n.ID, Catalog: "ok", Platforms: map[string]string{}, Jobs: map[string]string{}}
+	status := http.StatusOK
+	if _, err := n.Catalog.IdentityGeneration(ctx); err != nil {
+		out.Catalog, status = err.Error(), http.StatusServiceUnavailable
+	}
+	for name, err := range n.Platforms.Health() {
+		out.Platforms[name] = "ok"
+		if err != nil {
+			out.Platforms[name] = err.Error()
+		}
+	}
+	if leases, err := n.Catalog.ListLeases(ctx); err == nil {
+		for _, l := range leases {
+			if l.Expires.After(time.Now()) {
+				out.Jobs[l.Name] = l.Holder
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(out)
+}
