@@ -42,11 +42,11 @@ type adminCmd struct {
 
 type adminFlags struct {
 	displayName, role, bucket, email, platform string
-	buckets                   listFlag
-	purge, readOnly, csv      bool
-	from, to                  string
-	grace                     time.Duration
-	maxBytes, maxObjects      int64
+	buckets                                    listFlag
+	purge, readOnly, csv                       bool
+	from, to                                   string
+	grace                                      time.Duration
+	maxBytes, maxObjects                       int64
 }
 
 func path(parts ...string) string {

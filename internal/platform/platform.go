@@ -57,7 +57,9 @@ type member struct {
 }
 
 // checker is a driver that can tell whether its platform answers.
-type checker interface{ Check(ctx context.Context) error }
+type checker interface {
+	Check(ctx context.Context) error
+}
 
 // preparer is a driver that sets up a namespace ahead of its first blob.
 type preparer interface {
