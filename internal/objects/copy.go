@@ -97,7 +97,11 @@ func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key,
 	if length > MaxCopySize {
 		return src, nil, errorf(ErrInvalidRequest, fmt.Sprintf("The specified copy source is larger than the maximum allowable size for a copy source: %d", int64(MaxCopySize)))
 	}
-	return src, &Reader{Object: src, Start: start, Length: length, Body: s.open(ctx, src, start, length)}, nil
+	body, err := s.open(ctx, src, start, length)
+	if err != nil {
+		return src, nil, err
+	}
+	return src, &Reader{Object: src, Start: start, Length: length, Body: body}, nil
 }
 
 func (r *Reader) Close() error {

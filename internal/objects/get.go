@@ -76,7 +76,9 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 		return r, err
 	}
 	if !head {
-		r.Body = s.open(ctx, obj, r.Start, r.Length)
+		if r.Body, err = s.open(ctx, obj, r.Start, r.Length); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }
@@ -188,13 +190,21 @@ func resolveRange(r *ByteRange, size int64) (start, length int64, err error) {
 	return r.First, last - r.First + 1, nil
 }
 
-// open returns a reader of length bytes from offset start across parts,
-// opening each part's blob only when the reader reaches it.
-func (s *Service) open(ctx context.Context, obj catalog.Object, start, length int64) io.ReadCloser {
+// open returns a reader of length bytes from offset start across parts.
+// The first part's blob is opened at once, so that a platform that cannot
+// serve it fails the request before a response starts; each later one
+// when the reader reaches it.
+func (s *Service) open(ctx context.Context, obj catalog.Object, start, length int64) (io.ReadCloser, error) {
 	if len(obj.Inline) > 0 {
-		return io.NopCloser(bytes.NewReader(obj.Inline[start : start+length]))
+		return io.NopCloser(bytes.NewReader(obj.Inline[start : start+length])), nil
 	}
-	return &partsReader{ctx: ctx, s: s, parts: obj.Parts, off: start, left: length}
+	r := &partsReader{ctx: ctx, s: s, parts: obj.Parts, off: start, left: length}
+	if length > 0 {
+		if err := r.next(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 type partsReader struct {
