@@ -296,6 +296,14 @@ type Store interface {
 	Close() error
 }
 
+// Notifier is a catalog that tells of changes to what nodes cache as they
+// commit (PostgreSQL's LISTEN/NOTIFY), sooner than polling the identity
+// generation would.
+type Notifier interface {
+	// WatchChanges calls fn after each change, until ctx ends.
+	WatchChanges(ctx context.Context, fn func())
+}
+
 // Lease is a background job's lease: while it has not expired, only its
 // holder runs the job.
 type Lease struct {

@@ -92,8 +92,12 @@ func (k *Keyring) flush() {
 func (k *Keyring) Epoch() uint64 { return k.epoch.Load() }
 
 // Watch polls the catalog's identity generation every interval until ctx
-// ends, and flushes the cache when it moved.
+// ends, and flushes the cache when it moved; a catalog that notifies of
+// changes (PostgreSQL) flushes it as each change commits.
 func (k *Keyring) Watch(ctx context.Context, interval time.Duration) {
+	if n, ok := k.store.(catalog.Notifier); ok {
+		go n.WatchChanges(ctx, k.Flush)
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

@@ -36,7 +36,14 @@ def server(request):
 
     OSTIUM_E2E_ENDPOINT=http://host:port runs the suite against a server
     already running there instead (credentials from OSTIUM_ROOT_ACCESS_KEY /
-    OSTIUM_ROOT_SECRET_KEY)."""
+    OSTIUM_ROOT_SECRET_KEY); OSTIUM_E2E_CLUSTER=1 against three nodes
+    sharing PostgreSQL and an S3 platform behind HAProxy (cluster.py)."""
+    if os.environ.get("OSTIUM_E2E_CLUSTER"):
+        from cluster import Cluster
+        c = Cluster(request.getfixturevalue("ostium_bin"))
+        yield Server(bin="", data_dir="", port=c.port)
+        c.stop()
+        return
     ext = os.environ.get("OSTIUM_E2E_ENDPOINT")
     if ext:
         from urllib.parse import urlparse

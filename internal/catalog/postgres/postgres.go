@@ -8,7 +8,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -22,7 +25,12 @@ var dialect = sqldb.Dialect{
 		_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, hash)
 		return err
 	},
+	Notify: `SELECT pg_notify('` + changesChannel + `', '')`,
 }
+
+// changesChannel carries a notification at the commit of every change
+// to what nodes cache (identities, quotas, buckets).
+const changesChannel = "ostium_changes"
 
 // DefaultMaxConns is a node's connection pool when none is configured.
 const DefaultMaxConns = 32
@@ -49,7 +57,48 @@ func Open(ctx context.Context, url string, maxConns int) (catalog.Store, error) 
 		db.Close()
 		return nil, err
 	}
-	return sqldb.New(db, txWriter{db}, dialect, db.Close), nil
+	return &store{Store: sqldb.New(db, txWriter{db}, dialect, db.Close), url: url}, nil
+}
+
+// store is the SQL catalog plus change notifications.
+type store struct {
+	*sqldb.Store
+	url string
+}
+
+// WatchChanges calls fn at each change committed by any node, until ctx
+// ends, over a connection of its own that LISTENs; it reconnects after a
+// failure (changes in between are caught by the generation polling).
+func (s *store) WatchChanges(ctx context.Context, fn func()) {
+	for ctx.Err() == nil {
+		err := s.listen(ctx, fn)
+		if ctx.Err() != nil {
+			return
+		}
+		slog.Warn("catalog change notifications interrupted", "err", err)
+		fn() // whatever was missed
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func (s *store) listen(ctx context.Context, fn func()) error {
+	conn, err := pgx.Connect(ctx, s.url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+changesChannel); err != nil {
+		return err
+	}
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+		fn()
+	}
 }
 
 func migrate(ctx context.Context, db *sql.DB) error {

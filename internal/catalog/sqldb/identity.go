@@ -16,6 +16,11 @@ func (s *Store) changed(ctx context.Context, tx *sql.Tx) error {
 	if _, err := s.exec(ctx, tx, s.q(`UPDATE identity_generation SET gen = gen + 1 WHERE id = 1`)); err != nil {
 		return fmt.Errorf("sqldb: advance identity generation: %w", err)
 	}
+	if s.d.Notify != "" {
+		if _, err := s.exec(ctx, tx, s.d.Notify); err != nil {
+			return fmt.Errorf("sqldb: notify change: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -33,6 +33,9 @@ type Dialect struct {
 	// LockKey serialises writers of one object key within a transaction;
 	// nil where a single writer makes it moot.
 	LockKey func(ctx context.Context, tx *sql.Tx, hash int64) error
+	// Notify, when set, runs in every transaction that advances the
+	// identity generation, to tell other nodes at commit.
+	Notify string
 }
 
 // Writer runs write transactions. fn may be called inside a transaction
