@@ -83,7 +83,8 @@ class Cluster:
     def __init__(self, ostium_bin, nodes=3, job_lease="3s"):
         self.bin, self.dir = ostium_bin, tempfile.mkdtemp(prefix="ostium-e2e-cluster-")
         self.catalog = fresh_database()
-        self.haproxy_bin = shutil.which("haproxy") or require_tool("haproxy", "apt-get install haproxy")
+        self.haproxy_bin = (shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin")
+                            or require_tool("haproxy", "apt-get install haproxy"))
         self.platform = start_server(ostium_bin, prefix="ostium-e2e-platform-")
         node_key = base64.b64encode(secrets.token_bytes(32)).decode()
         self.nodes = []
