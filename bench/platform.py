@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""What the gateway costs over its storage platform (bench/README.md).
+
+Starts an S3 platform (an `ostium serve` on local disk) and a gateway node
+storing on it, then runs the same GET and PUT workloads (4 KiB, 1 MiB,
+10 MiB, 100 MiB at concurrency 1 and 32) directly against the platform
+and through the gateway, back to back in one run, with `ostium bench`.
+For each pair it writes `ostium bench compare`'s table and chart, and
+records the gateway's CPU seconds per GiB moved (from /proc). Writes
+bench/results/DATE-platform/{summary.md,summary.json,ratios.svg}.
+
+    python3 bench/platform.py [--duration 10s] [--sizes 4KiB,1MiB,10MiB,100MiB] [--concurrency 1,32]
+"""
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from datetime import datetime, timezone
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+AK, SK = "bench-access-key", "bench-secret-key-0123456789"
+# Objects prepared for reads, by size: enough to spread reads, little disk.
+READ_OBJECTS = {"4KiB": 1000, "1MiB": 200, "10MiB": 40, "100MiB": 8}
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(bin, args, log):
+    return subprocess.Popen([bin, *args], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                            env=dict(os.environ, OSTIUM_ROOT_ACCESS_KEY=AK, OSTIUM_ROOT_SECRET_KEY=SK))
+
+
+def wait_ready(endpoint):
+    for _ in range(300):
+        try:
+            urllib.request.urlopen(endpoint + "/health/ready", timeout=1).read()
+            return
+        except OSError:
+            time.sleep(0.1)
+    sys.exit(f"{endpoint} did not come up")
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime
+
+
+def bench(bin, mode, endpoint, size, conc, duration, out):
+    args = [bin, "bench", mode, "--endpoint", endpoint, "--access-key", AK, "--secret-key", SK,
+            "--size", size, "--concurrency", str(conc), "--duration", duration, "--out", out, "--no-ceiling"]
+    if mode == "get":
+        args += ["--objects", str(READ_OBJECTS.get(size, 100))]
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "summary.json")) as f:
+        s = json.load(f)
+    main = next(st for st in s["stages"] if st["name"] == "main")["ops"][0]
+    moved = sum(op["byte_count"] for st in s["stages"] for op in st["ops"])
+    return {"ops_s": main["throughput_ops"], "mb_s": main["bandwidth_mbps"], "p50_ms": main["percentiles_ms"]["p50"],
+            "p99_ms": main["percentiles_ms"]["p99"], "errors": main["error_count"], "bytes_moved": moved}
+
+
+def chart(rows, path):
+    """Bars of gateway/direct throughput per workload, 1.0 = no cost."""
+    w, bar, gap, left = 760, 18, 8, 190
+    h = 40 + len(rows) * (bar + gap)
+    scale = (w - left - 60)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+           f'<text x="{left}" y="16">throughput through the gateway / direct to the platform (1.0 = free)</text>',
+           f'<line x1="{left + scale}" y1="24" x2="{left + scale}" y2="{h - 8}" stroke="#888" stroke-dasharray="3,3"/>']
+    for i, r in enumerate(rows):
+        y = 30 + i * (bar + gap)
+        ratio = r["ratio"]
+        out.append(f'<text x="{left - 6}" y="{y + 13}" text-anchor="end">{r["workload"]}</text>')
+        out.append(f'<rect x="{left}" y="{y}" width="{max(1, min(ratio, 1.2) * scale / 1.0):.0f}" height="{bar}" '
+                   f'fill="{"#4a7" if ratio >= 0.95 else "#d84"}"/>')
+        out.append(f'<text x="{left + min(ratio, 1.2) * scale + 4:.0f}" y="{y + 13}">{ratio:.2f}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--duration", default="10s")
+    ap.add_argument("--sizes", default="4KiB,1MiB,10MiB,100MiB")
+    ap.add_argument("--concurrency", default="1,32")
+    ap.add_argument("--modes", default="get,put")
+    a = ap.parse_args()
+    day = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    results = os.path.join(REPO, "bench", "results", f"{day}-platform")
+    os.makedirs(results, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="ostium-bench-platform-")
+    bin = os.path.join(tmp, "ostium")
+    subprocess.run(["go", "build", "-o", bin, "./cmd/ostium"], cwd=REPO, check=True)
+    pport, gport = free_port(), free_port()
+    direct, gateway = f"http://127.0.0.1:{pport}", f"http://127.0.0.1:{gport}"
+    log = open(os.path.join(tmp, "servers.log"), "wb")
+    platform = start(bin, ["serve", "--listen", f"127.0.0.1:{pport}", "--data", os.path.join(tmp, "platform")], log)
+    cfg = {"listen": f"127.0.0.1:{gport}", "data": os.path.join(tmp, "gateway"), "default_platform": "p",
+           "platforms": {"p": {"type": "s3", "endpoint": direct, "access_key": AK, "secret_key": SK,
+                               "path_style": True, "bucket": "ostium-gateway"}}}
+    with open(os.path.join(tmp, "gateway.yaml"), "w") as f:
+        json.dump(cfg, f)
+    gw = start(bin, ["serve", "--config", os.path.join(tmp, "gateway.yaml")], log)
+    rows = []
+    try:
+        wait_ready(direct)
+        wait_ready(gateway)
+        for mode in a.modes.split(","):
+            for size in a.sizes.split(","):
+                for conc in [int(c) for c in a.concurrency.split(",")]:
+                    name = f"{mode}-{size}-c{conc}"
+                    print(f"==> {name}: direct, then through the gateway ({a.duration} each)", flush=True)
+                    d = bench(bin, mode, direct, size, conc, a.duration, os.path.join(results, name + "-direct"))
+                    cpu0 = cpu_seconds(gw.pid)
+                    g = bench(bin, mode, gateway, size, conc, a.duration, os.path.join(results, name + "-gateway"))
+                    cpu = cpu_seconds(gw.pid) - cpu0
+                    with open(os.path.join(results, name + ".txt"), "w") as f:
+                        subprocess.run([bin, "bench", "compare", "--svg", os.path.join(results, name + ".svg"),
+                                        os.path.join(results, name + "-direct"), os.path.join(results, name + "-gateway")],
+                                       check=True, stdout=f)
+                    row = {"workload": name, "direct": d, "gateway": g, "ratio": g["ops_s"] / d["ops_s"],
+                           "added_p50_ms": g["p50_ms"] - d["p50_ms"],
+                           "cpu_s_per_gib": cpu / (g["bytes_moved"] / 2**30) if g["bytes_moved"] else None}
+                    rows.append(row)
+                    print(f"    direct {d['ops_s']:.1f} op/s p50 {d['p50_ms']:.2f} ms | gateway {g['ops_s']:.1f} op/s "
+                          f"p50 {g['p50_ms']:.2f} ms | ratio {row['ratio']:.2f}, +{row['added_p50_ms']:.2f} ms, "
+                          f"{row['cpu_s_per_gib'] or 0:.2f} CPU s/GiB", flush=True)
+    finally:
+        gw.terminate()
+        platform.terminate()
+        gw.wait(30)
+        platform.wait(30)
+    with open(os.path.join(results, "summary.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    lines = ["| workload | direct op/s | gateway op/s | ratio | p50 direct | p50 gateway | added p50 | gateway CPU s/GiB |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        lines.append(f"| {r['workload']} | {r['direct']['ops_s']:.1f} | {r['gateway']['ops_s']:.1f} | {r['ratio']:.2f} | "
+                     f"{r['direct']['p50_ms']:.2f} ms | {r['gateway']['p50_ms']:.2f} ms | {r['added_p50_ms']:+.2f} ms | "
+                     f"{r['cpu_s_per_gib']:.2f} |" if r["cpu_s_per_gib"] is not None else "")
+    with open(os.path.join(results, "summary.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    chart(rows, os.path.join(results, "ratios.svg"))
+    print("\n".join(lines))
+    print(f"results: {results}")
+
+
+if __name__ == "__main__":
+    main()

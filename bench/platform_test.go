@@ -1,0 +1,60 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/ostiumio/ostium/internal/blob/s3blob"
+	"github.com/ostiumio/ostium/internal/node"
+	"github.com/ostiumio/ostium/internal/node/nodetest"
+	"github.com/ostiumio/ostium/internal/platform"
+)
+
+// onPlatform starts an S3 platform (an Ostium node on local disk) and a
+// gateway node storing on it, with n objects of size bytes written
+// through the gateway and as many written to the platform directly. It
+// returns targets for the platform itself (the ceiling) and the gateway.
+func onPlatform(b *testing.B, size, n int) (direct, gateway *target) {
+	remote := nodetest.Start(b, nodetest.Options{})
+	gw := nodetest.Start(b, nodetest.Options{Config: func(c *node.Config) {
+		c.Platforms = map[string]platform.Spec{
+			"local": {Type: platform.TypeFS, Path: filepath.Join(c.DataDir, "blobs")},
+			"p": {Type: platform.TypeS3, S3: s3blob.Config{Endpoint: remote.URL, AccessKey: nodetest.AccessKey,
+				SecretKey: nodetest.SecretKey, PathStyle: true, Bucket: "ostium-gateway"}},
+		}
+		c.DefaultPlatform = "p"
+	}})
+	body := bytes.Repeat([]byte("o"), size)
+	ctx := context.Background()
+	for _, t := range []*target{newTarget(remote.URL), newTarget(gw.URL)} {
+		if _, err := t.do(ctx, http.MethodPut, "/bench", nil); err != nil {
+			b.Fatal(err)
+		}
+		for i := range n {
+			if _, err := t.do(ctx, http.MethodPut, fmt.Sprintf("/bench/obj-%06d", i), body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return newTarget(remote.URL), newTarget(gw.URL)
+}
+
+// BenchmarkGet10MiBPlatform: 10 MiB GETs from the platform directly
+// (target=ceiling) and through a gateway storing on it (target=ostium),
+// in one run.
+func BenchmarkGet10MiBPlatform(b *testing.B) {
+	const objects = 16
+	get := func(t *target) func(context.Context, int64) (int64, error) {
+		return func(ctx context.Context, i int64) (int64, error) {
+			return t.do(ctx, http.MethodGet, fmt.Sprintf("/bench/obj-%06d", i%objects), nil)
+		}
+	}
+	direct, gateway := onPlatform(b, 10<<20, objects)
+	d, g := get(direct), get(gateway)
+	b.Run("target=ceiling", func(b *testing.B) { run(b, d) })
+	b.Run("target=ostium", func(b *testing.B) { run(b, g) })
+}
