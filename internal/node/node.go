@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -43,7 +44,10 @@ type Config struct {
 	// SlowDown (0 = DefaultMaxRequests).
 	MaxRequests int      `yaml:"max_requests,omitempty"`
 	Domains     []string `yaml:"domains,omitempty"` // virtual-hosted style domains
-	Region      string   `yaml:"region,omitempty"`
+	// TrustedProxies are the load balancers (addresses or CIDR prefixes)
+	// whose X-Forwarded-For tells the client's address to policies.
+	TrustedProxies []string `yaml:"trusted_proxies,omitempty"`
+	Region         string   `yaml:"region,omitempty"`
 	// RootAccessKey/RootSecretKey: the provider's credentials; generated on
 	// first start when both are empty.
 	RootAccessKey string `yaml:"root_access_key,omitempty"`
@@ -87,6 +91,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("domains: %q is not a host name", d)
 		}
 	}
+	if _, err := c.trustedProxies(); err != nil {
+		return err
+	}
 	for name, n := range map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests} {
 		if n < 0 {
 			return fmt.Errorf("%s: %d must not be negative", name, n)
@@ -110,6 +117,22 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+func (c *Config) trustedProxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, p := range c.TrustedProxies {
+		if a, err := netip.ParseAddr(p); err == nil {
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
+			continue
+		}
+		pre, err := netip.ParsePrefix(p)
+		if err != nil {
+			return nil, fmt.Errorf("trusted_proxies: %q is neither an address nor a CIDR prefix", p)
+		}
+		out = append(out, pre.Masked())
+	}
+	return out, nil
 }
 
 // platforms returns the configured platforms, or the one local platform.
@@ -180,7 +203,9 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess})
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms)
 	n.Meter = metering.New(n.Catalog)
-	n.Handler = n.route(s3.New(n.Service, n.Keys, n.Meter, cfg.Domains, or(cfg.MaxRequests, DefaultMaxRequests)), admin.NewHandler(n.Admin, n.Keys))
+	proxies, _ := cfg.trustedProxies() // Validate checked them
+	s3h := s3.New(n.Service, n.Keys, n.Meter, s3.Options{Domains: cfg.Domains, MaxRequests: or(cfg.MaxRequests, DefaultMaxRequests), TrustedProxies: proxies})
+	n.Handler = n.route(s3h, admin.NewHandler(n.Admin, n.Keys))
 	n.startJobs()
 	return n, nil
 }

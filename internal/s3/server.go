@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +29,20 @@ type Server struct {
 	domains []string
 	// slots holds a token per request being served; when none is free a
 	// request gets 503 SlowDown rather than a queue.
-	slots chan struct{}
+	slots   chan struct{}
+	proxies []netip.Prefix
+}
+
+// Options tune the endpoint.
+type Options struct {
+	// Domains are the names under which virtual-hosted style
+	// (bucket.domain) is recognised.
+	Domains []string
+	// MaxRequests bounds the requests served at once.
+	MaxRequests int
+	// TrustedProxies are the balancers whose X-Forwarded-For names the
+	// client (for aws:SourceIp); others' is ignored.
+	TrustedProxies []netip.Prefix
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -35,15 +50,36 @@ type Meter interface {
 	Record(bucket string, t catalog.Traffic)
 }
 
-// New returns the S3 handler. domains are the names under which
-// virtual-hosted style (bucket.domain) is recognised; maxRequests bounds
-// the requests served at once.
-func New(svc *objects.Service, keys *iam.Keyring, meter Meter, domains []string, maxRequests int) *Server {
-	ds := make([]string, len(domains))
-	for i, d := range domains {
+// New returns the S3 handler.
+func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Server {
+	ds := make([]string, len(o.Domains))
+	for i, d := range o.Domains {
 		ds[i] = strings.ToLower(strings.TrimPrefix(d, "."))
 	}
-	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, slots: make(chan struct{}, maxRequests)}
+	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, slots: make(chan struct{}, o.MaxRequests), proxies: o.TrustedProxies}
+}
+
+// clientIP is the address of the client: the peer, or behind trusted
+// balancers the last address in X-Forwarded-For that is not one of them.
+func (s *Server) clientIP(r *http.Request) string {
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	if len(s.proxies) == 0 {
+		return host
+	}
+	trusted := func(ip string) bool {
+		a, err := netip.ParseAddr(strings.TrimSpace(ip))
+		return err == nil && slices.ContainsFunc(s.proxies, func(p netip.Prefix) bool { return p.Contains(a.Unmap()) })
+	}
+	if !trusted(host) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		if h := strings.TrimSpace(hops[i]); h != "" && !trusted(h) {
+			return h
+		}
+	}
+	return host
 }
 
 // call is one request on its way through the chain.
@@ -122,8 +158,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	// Policy conditions see where the request came from.
-	ip, _, _ := net.SplitHostPort(r.RemoteAddr)
-	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: ip, Secure: r.TLS != nil}))
+	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: r.TLS != nil}))
 	mw := &meteredWriter{ResponseWriter: w}
 	var err error
 	select {

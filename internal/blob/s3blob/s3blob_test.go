@@ -5,12 +5,21 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,5 +149,145 @@ func TestBucketPerTenant(t *testing.T) {
 	rc.Close()
 	if string(got) != "ell" {
 		t.Fatalf("range read %q", got)
+	}
+}
+
+// flaky is a proxy in front of a platform that answers 503 SlowDown to
+// every other request and records the headers of what it forwards.
+type flaky struct {
+	next    http.Handler
+	mu      sync.Mutex
+	n       int
+	headers []http.Header
+}
+
+func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.n++
+	throttle := f.n%2 == 1
+	f.headers = append(f.headers, r.Header.Clone())
+	f.mu.Unlock()
+	if throttle {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, `<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
+		return
+	}
+	f.next.ServeHTTP(w, r)
+}
+
+// Throttling is retried (with the SDK's backoff and jitter) until the
+// platform takes the request; with retries off it surfaces as
+// ErrUnavailable. Requests carry no checksum trailers and no aws-chunked
+// encoding, which older platforms refuse.
+func TestRetriesThrottlingWithoutTrailers(t *testing.T) {
+	p := ostium(t)
+	target, _ := url.Parse(p.endpoint)
+	f := &flaky{next: httputil.NewSingleHostReverseProxy(target)}
+	front := httptest.NewServer(f)
+	defer front.Close()
+	ctx := context.Background()
+
+	s := fresh(t, platform{front.URL, p.accessKey, p.secretKey}, s3blob.LayoutShared, func(c *s3blob.Config) { c.Retries = 3 })
+	data := bytes.Repeat([]byte("r"), 100_000)
+	id := blob.NewID()
+	if _, err := s.Put(ctx, id, bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatalf("Put through a throttling platform: %v", err)
+	}
+	rc, err := s.Get(ctx, id, 0, -1)
+	if err != nil {
+		t.Fatalf("Get through a throttling platform: %v", err)
+	}
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	if !bytes.Equal(got, data) {
+		t.Fatal("contents differ")
+	}
+	f.mu.Lock()
+	for _, h := range f.headers {
+		if h.Get("X-Amz-Trailer") != "" || strings.Contains(h.Get("Content-Encoding"), "aws-chunked") || h.Get("X-Amz-Checksum-Crc32") != "" {
+			t.Errorf("a request carried checksum trailers or headers: %v", h)
+		}
+	}
+	f.mu.Unlock()
+
+	none := fresh(t, platform{front.URL, p.accessKey, p.secretKey}, s3blob.LayoutShared, func(c *s3blob.Config) { c.Retries = -1 })
+	var failed bool
+	for range 2 { // one of two requests is throttled
+		if _, err := none.Get(ctx, id, 0, -1); err != nil {
+			failed = true
+			if !errors.Is(err, blob.ErrUnavailable) {
+				t.Errorf("throttled without retries: %v, want ErrUnavailable", err)
+			}
+		}
+	}
+	if !failed {
+		t.Error("no request was throttled")
+	}
+}
+
+// A platform behind TLS with a private CA is reached through ca_file, and
+// through an HTTP proxy when one is configured.
+func TestCustomCAAndProxy(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{TLS: true})
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var proxied atomic.Int64
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// An HTTPS target goes through CONNECT: tunnel it.
+		proxied.Add(1)
+		dst, err := net.Dial("tcp", r.Host)
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		src, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			dst.Close()
+			return
+		}
+		go func() { io.Copy(dst, src); dst.Close() }()
+		go func() { io.Copy(src, dst); src.Close() }()
+	}))
+	defer proxy.Close()
+	ctx := context.Background()
+	for _, via := range []string{"", proxy.URL} {
+		s := fresh(t, platform{srv.URL, nodetest.AccessKey, nodetest.SecretKey}, s3blob.LayoutShared, func(c *s3blob.Config) {
+			c.CAFile, c.Proxy = ca, via
+		})
+		id := blob.NewID()
+		if _, err := s.Put(ctx, id, strings.NewReader("tls"), 3); err != nil {
+			t.Fatalf("Put over TLS (proxy %q): %v", via, err)
+		}
+	}
+	if proxied.Load() == 0 {
+		t.Error("the proxy saw no request")
+	}
+	s := fresh(t, platform{srv.URL, nodetest.AccessKey, nodetest.SecretKey}, s3blob.LayoutShared, nil)
+	if _, err := s.Put(ctx, blob.NewID(), strings.NewReader("x"), 1); err == nil {
+		t.Error("a platform with an unknown CA was trusted")
+	}
+}
+
+// A body of unknown length larger than a buffered part goes up in parts.
+func TestUnknownLengthInParts(t *testing.T) {
+	s := fresh(t, ostium(t), s3blob.LayoutShared, nil)
+	data := bytes.Repeat([]byte("0123456789abcdef"), (20<<20)/16+5)
+	id := blob.NewID()
+	ctx := context.Background()
+	if n, err := s.Put(ctx, id, io.MultiReader(bytes.NewReader(data)), -1); err != nil || n != int64(len(data)) {
+		t.Fatalf("Put = %d, %v", n, err)
+	}
+	rc, err := s.Get(ctx, id, int64(len(data))-10, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	if !bytes.Equal(got, data[len(data)-10:]) {
+		t.Fatalf("tail = %q", got)
 	}
 }
