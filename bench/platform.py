@@ -131,7 +131,7 @@ def main():
                         subprocess.run([bin, "bench", "compare", "--svg", os.path.join(results, name + ".svg"),
                                         os.path.join(results, name + "-direct"), os.path.join(results, name + "-gateway")],
                                        check=True, stdout=f)
-                    row = {"workload": name, "direct": d, "gateway": g, "ratio": g["ops_s"] / d["ops_s"],
+                    row = {"workload": name, "direct": d, "gateway": g, "ratio": g["ops_s"] / d["ops_s"] if d["ops_s"] else 0,
                            "added_p50_ms": g["p50_ms"] - d["p50_ms"],
                            "cpu_s_per_gib": cpu / (g["bytes_moved"] / 2**30) if g["bytes_moved"] else None}
                     rows.append(row)
@@ -139,10 +139,12 @@ def main():
                           f"p50 {g['p50_ms']:.2f} ms | ratio {row['ratio']:.2f}, +{row['added_p50_ms']:.2f} ms, "
                           f"{row['cpu_s_per_gib'] or 0:.2f} CPU s/GiB", flush=True)
     finally:
-        gw.terminate()
-        platform.terminate()
-        gw.wait(30)
-        platform.wait(30)
+        for p in (gw, platform):
+            p.terminate()
+            try:
+                p.wait(60)
+            except subprocess.TimeoutExpired:
+                p.kill()
     with open(os.path.join(results, "summary.json"), "w") as f:
         json.dump(rows, f, indent=1)
     lines = ["| workload | direct op/s | gateway op/s | ratio | p50 direct | p50 gateway | added p50 | gateway CPU s/GiB |",

@@ -53,8 +53,17 @@ type Set struct {
 type member struct {
 	store blob.Store
 	mu    sync.Mutex
-	err   error // from the last health check
+	err   error // set once the platform failed checksToFail checks in a row
+	fails int   // checks failed in a row
 }
+
+// checksToFail is how many checks in a row must fail before a platform is
+// taken for down: a platform slow under load is not an outage, and
+// failing its requests fast would make it one.
+const checksToFail = 3
+
+// checkTimeout bounds one health check.
+const checkTimeout = 10 * time.Second
 
 // checker is a driver that can tell whether its platform answers.
 type checker interface {
@@ -281,7 +290,7 @@ func (s *Set) Health() map[string]error {
 }
 
 // CheckOnce asks every platform whether it answers, at once.
-func (s *Set) CheckOnce(ctx context.Context, timeout time.Duration) {
+func (s *Set) CheckOnce(ctx context.Context) {
 	var wg sync.WaitGroup
 	for name, m := range s.members {
 		c, ok := m.store.(checker)
@@ -291,15 +300,24 @@ func (s *Set) CheckOnce(ctx context.Context, timeout time.Duration) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cctx, cancel := context.WithTimeout(ctx, timeout)
+			cctx, cancel := context.WithTimeout(ctx, checkTimeout)
 			defer cancel()
 			err := c.Check(cctx)
+			if err != nil && ctx.Err() != nil {
+				return // shutting down
+			}
 			if err != nil && !errors.Is(err, blob.ErrUnavailable) {
 				err = fmt.Errorf("%w: %w", blob.ErrUnavailable, err)
 			}
 			m.mu.Lock()
 			was := m.err
-			m.err = err
+			if m.fails = m.fails + 1; err == nil {
+				m.fails = 0
+			}
+			if err == nil || m.fails >= checksToFail {
+				m.err = err
+			}
+			err = m.err
 			m.mu.Unlock()
 			switch {
 			case err != nil && was == nil:
@@ -317,7 +335,7 @@ func (s *Set) Watch(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		s.CheckOnce(ctx, interval)
+		s.CheckOnce(ctx)
 		select {
 		case <-ctx.Done():
 			return

@@ -93,7 +93,7 @@ func TestPlatformsPlacementAndOutage(t *testing.T) {
 
 	// The remote platform goes away.
 	remote.Close()
-	within(t, 5*time.Second, func() bool { return ready(t, gw)["remote"] != "ok" })
+	within(t, 10*time.Second, func() bool { return ready(t, gw)["remote"] != "ok" })
 	if ready(t, gw)["local"] != "ok" {
 		t.Fatal("the local platform is reported down too")
 	}

@@ -74,6 +74,13 @@ type Config struct {
 // buffered so that it can be retried, and must be at least 5 MiB.
 const streamPart = 8 << 20
 
+// bufferedMax is the largest blob of known length read into memory before
+// it is sent, so that a throttled or failed request can be sent again;
+// larger ones stream from the client and a failure fails the write.
+const bufferedMax = 1 << 20
+
+var bufs = sync.Pool{New: func() any { b := make([]byte, bufferedMax); return &b }}
+
 var _ blob.Store = (*Store)(nil)
 
 // Store keeps blobs on an S3-compatible platform.
@@ -248,6 +255,17 @@ func (s *Store) Put(ctx context.Context, id string, r io.Reader, size int64) (in
 		return s.putStream(ctx, bucket, key, r)
 	case size >= s.cfg.MultipartThreshold:
 		return s.putParts(ctx, bucket, key, &exactReader{r: r, left: size}, size, s.cfg.PartSize)
+	case size <= bufferedMax:
+		buf := bufs.Get().(*[]byte)
+		defer bufs.Put(buf)
+		b := (*buf)[:size]
+		if _, err := io.ReadFull(&exactReader{r: r, left: size}, b); err != nil {
+			return 0, fmt.Errorf("s3blob: read body: %w", err)
+		}
+		if _, err := (&exactReader{r: r}).Read(nil); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		return size, s.putOne(ctx, bucket, key, bytes.NewReader(b), size)
 	}
 	return size, s.putOne(ctx, bucket, key, &exactReader{r: r, left: size}, size)
 }

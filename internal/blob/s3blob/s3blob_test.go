@@ -188,7 +188,7 @@ func TestRetriesThrottlingWithoutTrailers(t *testing.T) {
 	defer front.Close()
 	ctx := context.Background()
 
-	s := fresh(t, platform{front.URL, p.accessKey, p.secretKey}, s3blob.LayoutShared, func(c *s3blob.Config) { c.Retries = 3 })
+	s := fresh(t, platform{front.URL, p.accessKey, p.secretKey}, s3blob.LayoutShared, func(c *s3blob.Config) { c.Retries, c.Bucket = 3, "throttled" })
 	data := bytes.Repeat([]byte("r"), 100_000)
 	id := blob.NewID()
 	if _, err := s.Put(ctx, id, bytes.NewReader(data), int64(len(data))); err != nil {
@@ -211,7 +211,7 @@ func TestRetriesThrottlingWithoutTrailers(t *testing.T) {
 	}
 	f.mu.Unlock()
 
-	none := fresh(t, platform{front.URL, p.accessKey, p.secretKey}, s3blob.LayoutShared, func(c *s3blob.Config) { c.Retries = -1 })
+	none := fresh(t, platform{front.URL, p.accessKey, p.secretKey}, s3blob.LayoutShared, func(c *s3blob.Config) { c.Retries, c.Bucket = -1, "throttled" })
 	var failed bool
 	for range 2 { // one of two requests is throttled
 		if _, err := none.Get(ctx, id, 0, -1); err != nil {

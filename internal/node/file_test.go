@@ -1,0 +1,58 @@
+package node_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ostiumio/ostium/internal/node"
+)
+
+// The example in deploy/ is a valid configuration (once its CA file
+// exists), and MarshalConfig writes what ParseConfig reads back.
+func TestDeployExampleIsValid(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "ostium.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, []byte("placeholder"), 0o600)
+	c, err := node.ParseConfig([]byte(strings.ReplaceAll(string(data), "/etc/ostium/ca.pem", ca)))
+	if err != nil {
+		t.Fatalf("deploy/ostium.yaml: %v", err)
+	}
+	if len(c.Platforms) != 2 || c.DefaultPlatform != "ceph" || c.Platforms["ceph"].S3.Layout != "bucket-per-tenant" || c.CatalogConns != 40 {
+		t.Fatalf("parsed %+v", c)
+	}
+	out, err := node.MarshalConfig(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := node.ParseConfig(out)
+	if err != nil {
+		t.Fatalf("re-read: %v\n%s", err, out)
+	}
+	if back.Platforms["ceph"] != c.Platforms["ceph"] || back.JobLease != c.JobLease || back.Catalog != c.Catalog {
+		t.Fatalf("round trip differs:\n%+v\n%+v", back, c)
+	}
+}
+
+// Each error names the key that is wrong.
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	for doc, key := range map[string]string{
+		"data: d\nplatforms: {a: {type: s3}}\ndefault_platform: a":                                "platforms.a.bucket",
+		"data: d\nplatforms: {a: {type: tape, path: x}}\ndefault_platform: a":                     "platforms.a.type",
+		"data: d\nplatforms: {a: {type: fs, path: x}}\ndefault_platform: b":                       "default_platform",
+		"data: d\nmax_requests: -1":                                                               "max_requests",
+		"data: d\ntrusted_proxies: [nonsense]":                                                    "trusted_proxies",
+		"data: d\nplatforms: {a: {type: s3, bucket: bbb, endpoint: ftp://x}}\ndefault_platform: a": "platforms.a.endpoint",
+		"data: d\nlisten_here: x":                                                                 "listen_here",
+		"catalog: postgres://x":                                                                   "data",
+	} {
+		_, err := node.ParseConfig([]byte(doc))
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%q: error %v does not name %s", doc, err, key)
+		}
+	}
+}
