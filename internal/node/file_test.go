@@ -41,14 +41,14 @@ func TestDeployExampleIsValid(t *testing.T) {
 // Each error names the key that is wrong.
 func TestConfigErrorsNameTheKey(t *testing.T) {
 	for doc, key := range map[string]string{
-		"data: d\nplatforms: {a: {type: s3}}\ndefault_platform: a":                                "platforms.a.bucket",
-		"data: d\nplatforms: {a: {type: tape, path: x}}\ndefault_platform: a":                     "platforms.a.type",
-		"data: d\nplatforms: {a: {type: fs, path: x}}\ndefault_platform: b":                       "default_platform",
-		"data: d\nmax_requests: -1":                                                               "max_requests",
-		"data: d\ntrusted_proxies: [nonsense]":                                                    "trusted_proxies",
+		"data: d\nplatforms: {a: {type: s3}}\ndefault_platform: a":                                 "platforms.a.bucket",
+		"data: d\nplatforms: {a: {type: tape, path: x}}\ndefault_platform: a":                      "platforms.a.type",
+		"data: d\nplatforms: {a: {type: fs, path: x}}\ndefault_platform: b":                        "default_platform",
+		"data: d\nmax_requests: -1":                                                                "max_requests",
+		"data: d\ntrusted_proxies: [nonsense]":                                                     "trusted_proxies",
 		"data: d\nplatforms: {a: {type: s3, bucket: bbb, endpoint: ftp://x}}\ndefault_platform: a": "platforms.a.endpoint",
-		"data: d\nlisten_here: x":                                                                 "listen_here",
-		"catalog: postgres://x":                                                                   "data",
+		"data: d\nlisten_here: x":                                                                  "listen_here",
+		"catalog: postgres://x":                                                                    "data",
 	} {
 		_, err := node.ParseConfig([]byte(doc))
 		if err == nil || !strings.Contains(err.Error(), key) {
