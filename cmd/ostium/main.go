@@ -12,6 +12,7 @@ var version = "dev"
 var commands = map[string]func(args []string) error{
 	"serve":   serve,
 	"admin":   adminMain,
+	"config":  configMain,
 	"bench":   bench,
 	"sizing":  sizingCmd,
 	"version": func([]string) error { fmt.Println("ostium", version); return nil },
@@ -19,7 +20,7 @@ var commands = map[string]func(args []string) error{
 
 func main() {
 	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: ostium <command> [flags]\n\ncommands:\n  serve     run the S3 endpoint\n  admin     manage tenants, users, keys and quotas\n  bench     benchmark an S3 endpoint\n  sizing    sizing rules of thumb\n  version   print the version")
+		fmt.Fprintln(os.Stderr, "usage: ostium <command> [flags]\n\ncommands:\n  serve     run the S3 endpoint\n  admin     manage tenants, users, keys and quotas\n  config    validate, export and import a configuration file\n  bench     benchmark an S3 endpoint\n  sizing    sizing rules of thumb\n  version   print the version")
 		os.Exit(2)
 	}
 	if err := commands[os.Args[1]](os.Args[2:]); err != nil {

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
 // LoadConfig reads a configuration file (YAML, the keys of Config) and
-// validates it. Unknown keys are refused, so that a misspelt key is an
-// error rather than a silent default.
+// validates it.
 func LoadConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -25,15 +25,31 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-// ParseConfig decodes and validates a configuration document.
+// ParseConfig decodes and validates a configuration document. Sealed
+// secrets (an exported file) are refused: `ostium config import` opens
+// them.
 func ParseConfig(data []byte) (Config, error) {
+	c, err := DecodeConfig(data)
+	if err != nil {
+		return c, err
+	}
+	if keys := SealedKeys(c); len(keys) > 0 {
+		return c, fmt.Errorf("%s: sealed (an exported file); open it with `ostium config import`", strings.Join(keys, ", "))
+	}
+	return c, c.Validate()
+}
+
+// DecodeConfig reads a configuration document, refusing unknown keys, so
+// that a misspelt key is an error rather than a silent default; it does
+// not validate.
+func DecodeConfig(data []byte) (Config, error) {
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return c, err
 	}
-	return c, c.Validate()
+	return c, nil
 }
 
 // MarshalConfig encodes a configuration as a file LoadConfig reads.
