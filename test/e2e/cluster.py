@@ -46,28 +46,24 @@ class Node(Server):
         super().__init__(bin=bin, data_dir=config["data"])
         self.config = config
 
-    def start(self, timeout=30):
-        self.port = int(self.config["listen"].rsplit(":", 1)[1])
-        os.makedirs(self.data_dir, exist_ok=True)
-        self.log_dir = self.log_dir or tempfile.mkdtemp(prefix="ostium-e2e-node-")
+    def command(self):
         path = os.path.join(self.log_dir, "ostium.yaml")
         with open(path, "w") as f:
             json.dump(self.config, f)  # JSON is YAML
-        env = {k: v for k, v in os.environ.items() if not k.startswith("OSTIUM_")}
-        self.proc = subprocess.Popen([self.bin, "serve", "--config", path], env=env, stdin=subprocess.DEVNULL,
-                                     stdout=open(os.path.join(self.log_dir, "stdout.log"), "wb"),
-                                     stderr=open(self.stderr_path, "wb"))
-        SERVERS.append(self)
+        return [self.bin, "serve", "--config", path], {k: v for k, v in os.environ.items() if not k.startswith("OSTIUM_")}
+
+    def start(self, timeout=30):
+        self.port = int(self.config["listen"].rsplit(":", 1)[1])
+        super().start(timeout)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"node exited with {self.proc.returncode}:\n{self.stderr_tail()}")
+        while True:
             try:
                 self.id = get_json(self.endpoint + "/health/ready")["node"]
                 return self
             except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"node on {self.port} not ready within {timeout}s:\n{self.stderr_tail()}")
                 time.sleep(0.1)
-        raise RuntimeError(f"node on {self.port} not ready within {timeout}s:\n{self.stderr_tail()}")
 
     def kill(self):
         """SIGKILL: the node dies without a word, as a crashed machine."""

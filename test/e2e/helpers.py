@@ -61,16 +61,20 @@ class Server:
     def stderr_path(self):
         return os.path.join(self.log_dir, "stderr.log")
 
-    def start(self, timeout=30):
-        self.port = free_port()
-        os.makedirs(self.data_dir, exist_ok=True)
-        self.log_dir = self.log_dir or tempfile.mkdtemp(prefix="ostium-e2e-log-")
+    def command(self):
+        """The server's command line and environment."""
         env = dict(os.environ)
         env.update(OSTIUM_ROOT_ACCESS_KEY=self.access_key, OSTIUM_ROOT_SECRET_KEY=self.secret_key)
         for k in ("OSTIUM_CATALOG", "OSTIUM_DOMAIN", "OSTIUM_LISTEN", "OSTIUM_DATA"):
             env.pop(k, None)
-        args = [self.bin, "serve", "--listen", f"127.0.0.1:{self.port}",
-                "--data", self.data_dir, "--domain", DOMAIN, *self.extra_args]
+        return [self.bin, "serve", "--listen", f"127.0.0.1:{self.port}",
+                "--data", self.data_dir, "--domain", DOMAIN, *self.extra_args], env
+
+    def start(self, timeout=30):
+        self.port = self.port or free_port()
+        os.makedirs(self.data_dir, exist_ok=True)
+        self.log_dir = self.log_dir or tempfile.mkdtemp(prefix="ostium-e2e-log-")
+        args, env = self.command()
         self.proc = subprocess.Popen(
             args, env=env, stdin=subprocess.DEVNULL,
             stdout=open(os.path.join(self.log_dir, "stdout.log"), "wb"),
