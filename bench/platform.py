@@ -110,7 +110,7 @@ def main():
     platform = start(bin, ["serve", "--listen", f"127.0.0.1:{pport}", "--data", os.path.join(tmp, "platform")], log)
     cfg = {"listen": f"127.0.0.1:{gport}", "data": os.path.join(tmp, "gateway"), "default_platform": "p",
            "platforms": {"p": {"type": "s3", "endpoint": direct, "access_key": AK, "secret_key": SK,
-                               "path_style": True, "bucket": "ostium-gateway"}}}
+                               "path_style": True, "bucket": "ostium-gateway", "etag_is_md5": True}}}
     with open(os.path.join(tmp, "gateway.yaml"), "w") as f:
         json.dump(cfg, f)
     gw = start(bin, ["serve", "--config", os.path.join(tmp, "gateway.yaml")], log)

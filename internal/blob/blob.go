@@ -53,6 +53,17 @@ type Store interface {
 	Close() error
 }
 
+// MD5Reporter is a Store whose platform hashes what it stores and says
+// so, sparing the caller a second MD5 of every byte (the ETag of a single
+// PUT).
+type MD5Reporter interface {
+	// ReportsMD5 tells, before a Put of size bytes as id, whether PutMD5
+	// will return the MD5.
+	ReportsMD5(id string, size int64) bool
+	// PutMD5 is Put that also returns the MD5 of what was stored.
+	PutMD5(ctx context.Context, id string, r io.Reader, size int64) (int64, []byte, error)
+}
+
 // NewID returns a fresh blob id: 32 lower-case hex digits, the first 16 a
 // big-endian nanosecond timestamp (so ids sort by creation time and spread
 // evenly over directory fan-out by their random tail).

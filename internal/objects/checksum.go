@@ -40,16 +40,21 @@ func ChecksumAlgorithms() []string {
 }
 
 // digester computes the MD5 (for the ETag) and any requested checksums of a
-// stream in one pass, as an io.Writer.
+// stream in one pass, as an io.Writer. Its MD5 may instead come from the
+// platform that stored the stream (knownMD5).
 type digester struct {
-	md5   hash.Hash
-	algos []string
-	sums  []hash.Hash
-	n     int64
+	md5      hash.Hash // nil when the platform reports it
+	knownMD5 []byte
+	algos    []string
+	sums     []hash.Hash
+	n        int64
 }
 
-func newDigester(algos []string) *digester {
-	d := &digester{md5: md5.New()}
+func newDigester(algos []string, withMD5 bool) *digester {
+	d := &digester{}
+	if withMD5 {
+		d.md5 = md5.New()
+	}
 	for _, a := range algos {
 		if f, ok := checksumAlgorithms[a]; ok {
 			d.algos = append(d.algos, a)
@@ -60,7 +65,9 @@ func newDigester(algos []string) *digester {
 }
 
 func (d *digester) Write(p []byte) (int, error) {
-	d.md5.Write(p)
+	if d.md5 != nil {
+		d.md5.Write(p)
+	}
 	for _, h := range d.sums {
 		h.Write(p)
 	}
@@ -68,7 +75,12 @@ func (d *digester) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (d *digester) md5Sum() []byte { return d.md5.Sum(nil) }
+func (d *digester) md5Sum() []byte {
+	if d.md5 == nil {
+		return d.knownMD5
+	}
+	return d.md5.Sum(nil)
+}
 
 // etag is the quoted hex MD5, S3's ETag of a single PUT.
 func (d *digester) etag() string { return `"` + hex.EncodeToString(d.md5Sum()) + `"` }

@@ -21,11 +21,11 @@ func TestFullObjectChecksumOfPieces(t *testing.T) {
 					piece[i] = byte(r.Uint32())
 				}
 				whole = append(whole, piece...)
-				d := newDigester([]string{algo})
+				d := newDigester([]string{algo}, true)
 				d.Write(piece)
 				parts = append(parts, catalog.Part{Size: int64(len(piece)), Checksums: d.checksums()})
 			}
-			d := newDigester([]string{algo})
+			d := newDigester([]string{algo}, true)
 			d.Write(whole)
 			got, ok := fullObjectChecksum(algo, parts)
 			if want := d.checksums()[algo]; !ok || got != want {

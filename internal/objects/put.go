@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 )
@@ -152,7 +153,6 @@ func (s *Service) writeBlob(ctx context.Context, b catalog.Bucket, p Payload, in
 		}
 		wantMD5 = m
 	}
-	d := newDigester(p.Algorithms)
 	body := p.Body
 	if p.Size >= 0 {
 		// Read one byte past the declared size to notice an overlong body.
@@ -162,16 +162,18 @@ func (s *Service) writeBlob(ctx context.Context, b catalog.Bucket, p Payload, in
 	}
 	var st stored
 	var n int64
+	var d *digester
 	var err error
 	if inline && p.Size > 0 && p.Size <= InlineMax {
 		buf := bytes.NewBuffer(make([]byte, 0, p.Size+1))
+		d = newDigester(p.Algorithms, true)
 		n, err = io.Copy(buf, io.TeeReader(body, d))
 		st.inline = buf.Bytes()
 	} else {
 		if st.part.BlobID, err = s.newBlobID(ctx, b); err != nil {
 			return stored{}, err
 		}
-		n, err = s.blobs.Put(ctx, st.part.BlobID, io.TeeReader(body, d), p.Size)
+		n, d, err = s.putBlob(ctx, st.part.BlobID, body, p)
 	}
 	fail := func(e error) (stored, error) {
 		s.deleteBlobs(ctx, st.part.BlobID)
@@ -204,6 +206,21 @@ func (s *Service) writeBlob(ctx context.Context, b catalog.Bucket, p Payload, in
 	}
 	st.part.Size, st.part.ETag, st.part.LastModified, st.part.Checksums = n, d.etag(), time.Now().UTC(), st.sums
 	return st, nil
+}
+
+// putBlob streams body into blob id, hashing it on the way; the MD5 comes
+// from the platform instead when it reports one, which spares the gateway
+// the most expensive hash of every byte.
+func (s *Service) putBlob(ctx context.Context, id string, body io.Reader, p Payload) (int64, *digester, error) {
+	if r, ok := s.blobs.(blob.MD5Reporter); ok && r.ReportsMD5(id, p.Size) {
+		d := newDigester(p.Algorithms, false)
+		n, sum, err := r.PutMD5(ctx, id, io.TeeReader(body, d), p.Size)
+		d.knownMD5 = sum
+		return n, d, err
+	}
+	d := newDigester(p.Algorithms, true)
+	n, err := s.blobs.Put(ctx, id, io.TeeReader(body, d), p.Size)
+	return n, d, err
 }
 
 func validKey(key string) error {

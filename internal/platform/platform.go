@@ -260,6 +260,29 @@ func (s *Set) Delete(ctx context.Context, id string) error {
 	return m.store.Delete(ctx, rest)
 }
 
+// ReportsMD5 tells whether the platform of id reports the MD5 of a blob
+// of size bytes.
+func (s *Set) ReportsMD5(id string, size int64) bool {
+	m, rest, err := s.route(id)
+	if err != nil {
+		return false
+	}
+	r, ok := m.store.(blob.MD5Reporter)
+	return ok && r.ReportsMD5(rest, size)
+}
+
+func (s *Set) PutMD5(ctx context.Context, id string, r io.Reader, size int64) (int64, []byte, error) {
+	m, rest, err := s.route(id)
+	if err != nil {
+		return 0, nil, err
+	}
+	mr, ok := m.store.(blob.MD5Reporter)
+	if !ok {
+		return 0, nil, fmt.Errorf("platform: %s does not report MD5s", id)
+	}
+	return mr.PutMD5(ctx, rest, r, size)
+}
+
 // Walk visits the blobs of every healthy platform with their full ids;
 // a platform that is down is skipped (its blobs wait for the next walk).
 func (s *Set) Walk(ctx context.Context, fn func(blob.Info) error) error {

@@ -34,7 +34,7 @@ func TestPlatformsPlacementAndOutage(t *testing.T) {
 		c.Platforms = map[string]platform.Spec{
 			"local": {Type: platform.TypeFS, Path: filepath.Join(c.DataDir, "blobs")},
 			"remote": {Type: platform.TypeS3, S3: s3blob.Config{Endpoint: remote.URL, AccessKey: nodetest.AccessKey, SecretKey: nodetest.SecretKey,
-				PathStyle: true, Layout: s3blob.LayoutBucketPerTenant, Bucket: "ostium", Retries: -1, Timeout: time.Second}},
+				PathStyle: true, Layout: s3blob.LayoutBucketPerTenant, Bucket: "ostium", Retries: -1, Timeout: time.Second, ETagIsMD5: true}},
 		}
 	}})
 	ad := admin.NewClient(gw.URL, nodetest.AccessKey, nodetest.SecretKey, gw.Client())
@@ -65,9 +65,18 @@ func TestPlatformsPlacementAndOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := func(seed uint64) []byte { return randBytes(1<<20, seed) } // past the inline limit: a blob
-	put(t, bob, "photos", "a", big(1))
+	// The ETag is the platform's MD5 (etag_is_md5): the same as hashing.
+	if out := put(t, bob, "photos", "a", big(1)); *out.ETag != md5hex(big(1)) {
+		t.Fatalf("ETag %s, want the MD5 of the body", *out.ETag)
+	}
 	if n := onRemote(); n != 1 {
 		t.Fatalf("after a PUT by acme: %d blobs on its platform, want 1", n)
+	}
+	_, err := bob.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("photos"), Key: aws.String("bad"), Body: bytes.NewReader(big(9)),
+		ContentMD5: aws.String("1B2M2Y8AsgTpgAmY7PhCfg==")})
+	wantCode(t, err, "BadDigest")
+	if n := onRemote(); n != 1 {
+		t.Fatalf("a PUT refused for its Content-MD5 left its blob on the platform (%d blobs)", n)
 	}
 	// acme moves to the local platform: new blobs go there, old ones stay
 	// readable where they are.
@@ -97,7 +106,7 @@ func TestPlatformsPlacementAndOutage(t *testing.T) {
 	if ready(t, gw)["local"] != "ok" {
 		t.Fatal("the local platform is reported down too")
 	}
-	_, err := bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("photos"), Key: aws.String("a")})
+	_, err = bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("photos"), Key: aws.String("a")})
 	wantUnavailable(t, err)
 	_, err = bob.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("photos"), Key: aws.String("d"), Body: bytes.NewReader(big(4))})
 	wantUnavailable(t, err)

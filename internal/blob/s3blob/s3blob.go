@@ -13,8 +13,10 @@ package s3blob
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -65,9 +67,14 @@ type Config struct {
 	PartSize           int64 `yaml:"part_size,omitempty"`
 	// TrailingChecksums lets the SDK send CRC trailers, for platforms
 	// that support them.
-	TrailingChecksums bool   `yaml:"trailing_checksums,omitempty"`
-	Layout            string `yaml:"layout,omitempty"` // LayoutShared (default) or LayoutBucketPerTenant
-	Bucket            string `yaml:"bucket,omitempty"` // the shared bucket, or the per-tenant buckets' prefix
+	TrailingChecksums bool `yaml:"trailing_checksums,omitempty"`
+	// ETagIsMD5 says the platform answers a single PUT with the body's
+	// MD5 as ETag (AWS S3 without SSE-KMS, Ceph RGW and MinIO without
+	// encryption, Ostium): the gateway then takes the ETag from it
+	// instead of hashing every byte a second time.
+	ETagIsMD5 bool   `yaml:"etag_is_md5,omitempty"`
+	Layout    string `yaml:"layout,omitempty"` // LayoutShared (default) or LayoutBucketPerTenant
+	Bucket    string `yaml:"bucket,omitempty"` // the shared bucket, or the per-tenant buckets' prefix
 }
 
 // streamPart is the part size for blobs of unknown length: each part is
@@ -236,43 +243,76 @@ func (s *Store) ensureBucket(ctx context.Context, bucket string) error {
 // Put writes r as one object, or in parts from MultipartThreshold on;
 // bodies of unknown length go in buffered parts of 8 MiB.
 func (s *Store) Put(ctx context.Context, id string, r io.Reader, size int64) (int64, error) {
+	n, _, err := s.put(ctx, id, r, size)
+	return n, err
+}
+
+// ReportsMD5: single PUTs, when the platform's ETag is the body's MD5.
+func (s *Store) ReportsMD5(id string, size int64) bool {
+	return s.cfg.ETagIsMD5 && size >= 0 && size < s.cfg.MultipartThreshold
+}
+
+// PutMD5 is Put returning the platform's MD5 of the blob (from its ETag)
+// when ReportsMD5 said it would.
+func (s *Store) PutMD5(ctx context.Context, id string, r io.Reader, size int64) (int64, []byte, error) {
+	n, etag, err := s.put(ctx, id, r, size)
+	if err != nil || !s.ReportsMD5(id, size) {
+		return n, nil, err
+	}
+	sum, err := hex.DecodeString(strings.Trim(etag, `"`))
+	if err != nil || len(sum) != md5.Size {
+		s.Delete(context.WithoutCancel(ctx), id)
+		return 0, nil, fmt.Errorf("s3blob: etag_is_md5 is set but the platform answered ETag %s", etag)
+	}
+	return n, sum, nil
+}
+
+// put writes a blob and returns the ETag of a single PUT ("" otherwise).
+func (s *Store) put(ctx context.Context, id string, r io.Reader, size int64) (int64, string, error) {
 	bucket, key, err := s.locate(id)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err := s.ensureBucket(ctx, bucket); err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	// Ids are fresh and random; this only keeps the contract that a taken
 	// id is refused, without the conditional writes older platforms lack.
 	if _, err := s.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key}); err == nil {
-		return 0, blob.ErrExists
+		return 0, "", blob.ErrExists
 	} else if !notFound(err) {
-		return 0, s.wrap("head "+key, err)
+		return 0, "", s.wrap("head "+key, err)
 	}
 	switch {
 	case size < 0:
-		return s.putStream(ctx, bucket, key, r)
+		n, err := s.putStream(ctx, bucket, key, r)
+		return n, "", err
 	case size >= s.cfg.MultipartThreshold:
-		return s.putParts(ctx, bucket, key, &exactReader{r: r, left: size}, size, s.cfg.PartSize)
+		n, err := s.putParts(ctx, bucket, key, &exactReader{r: r, left: size}, size, s.cfg.PartSize)
+		return n, "", err
 	case size <= bufferedMax:
 		buf := bufs.Get().(*[]byte)
 		defer bufs.Put(buf)
 		b := (*buf)[:size]
 		if _, err := io.ReadFull(&exactReader{r: r, left: size}, b); err != nil {
-			return 0, fmt.Errorf("s3blob: read body: %w", err)
+			return 0, "", fmt.Errorf("s3blob: read body: %w", err)
 		}
 		if _, err := (&exactReader{r: r}).Read(nil); err != nil && !errors.Is(err, io.EOF) {
-			return 0, err
+			return 0, "", err
 		}
-		return size, s.putOne(ctx, bucket, key, bytes.NewReader(b), size)
+		etag, err := s.putOne(ctx, bucket, key, bytes.NewReader(b), size)
+		return size, etag, err
 	}
-	return size, s.putOne(ctx, bucket, key, &exactReader{r: r, left: size}, size)
+	etag, err := s.putOne(ctx, bucket, key, &exactReader{r: r, left: size}, size)
+	return size, etag, err
 }
 
-func (s *Store) putOne(ctx context.Context, bucket, key string, body io.Reader, size int64) error {
-	_, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: body, ContentLength: aws.Int64(size)}, unsigned)
-	return s.wrap("put "+key, err)
+func (s *Store) putOne(ctx context.Context, bucket, key string, body io.Reader, size int64) (etag string, err error) {
+	out, err := s.c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: body, ContentLength: aws.Int64(size)}, unsigned)
+	if err != nil {
+		return "", s.wrap("put "+key, err)
+	}
+	return aws.ToString(out.ETag), nil
 }
 
 // putStream reads a body of unknown length: one PUT if it ends within the
@@ -281,7 +321,8 @@ func (s *Store) putStream(ctx context.Context, bucket, key string, r io.Reader) 
 	buf := make([]byte, streamPart)
 	n, err := io.ReadFull(r, buf)
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return int64(n), s.putOne(ctx, bucket, key, bytes.NewReader(buf[:n]), int64(n))
+		_, err := s.putOne(ctx, bucket, key, bytes.NewReader(buf[:n]), int64(n))
+		return int64(n), err
 	}
 	if err != nil {
 		return 0, fmt.Errorf("s3blob: read body: %w", err)
