@@ -169,6 +169,10 @@ func httpClient(cfg Config) (*http.Client, error) {
 		TLSHandshakeTimeout:   cfg.Timeout,
 		ResponseHeaderTimeout: cfg.Timeout,
 		ExpectContinueTimeout: time.Second,
+		// Bodies are large: the default 4 KiB buffers would move them in
+		// a system call per 4 KiB.
+		WriteBufferSize: 256 << 10,
+		ReadBufferSize:  256 << 10,
 	}
 	if cfg.Proxy != "" {
 		u, err := url.Parse(cfg.Proxy)
