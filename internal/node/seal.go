@@ -87,6 +87,9 @@ func SealSecrets(c Config, passphrase string) (Config, error) {
 			return c, fmt.Errorf("node_key: not set, and %s cannot be read (start the node once, or set node_key): %w", path, err)
 		}
 		c.NodeKey = strings.TrimSpace(string(b))
+		if k, err := base64.StdEncoding.DecodeString(c.NodeKey); err != nil || len(k) != 32 {
+			return c, fmt.Errorf("node_key: %s is not a 32-byte base64 key", path)
+		}
 	}
 	for _, s := range secrets(&c) {
 		v := s.get()
