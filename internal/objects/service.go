@@ -127,8 +127,11 @@ func (s *Service) bucketFor(ctx context.Context, r iam.Request, name, version st
 	err = s.authorize(ctx, r)
 	if errors.Is(err, iam.ErrNeedObjectACL) {
 		o, oerr := s.cat.GetObject(ctx, name, r.Key, version)
-		if oerr != nil || o.DeleteMarker {
-			return b, a, ErrAccessDenied
+		switch {
+		case errors.Is(oerr, catalog.ErrNoSuchObject) || oerr == nil && o.DeleteMarker:
+			return b, a, ErrAccessDenied // no more is told to who may not read
+		case oerr != nil:
+			return b, a, fmt.Errorf("objects: ACL of %s/%s: %w", name, r.Key, oerr)
 		}
 		acl, aerr := objectACL(a, b, o)
 		if aerr != nil {
