@@ -143,6 +143,13 @@ func init() {
 // recover, route, authenticate, dispatch, log.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	// Go says "100 Continue" when a handler first reads a body, so an
+	// empty one was answered without it. The aws cli's botocore then keeps
+	// that answer's status line on the connection and misreads the next
+	// response there; say it for empty bodies too.
+	if r.ContentLength == 0 && r.ProtoAtLeast(1, 1) && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		w.WriteHeader(http.StatusContinue)
+	}
 	c := &call{reqID: newRequestID()}
 	h := w.Header()
 	h.Set("x-amz-request-id", c.reqID)
