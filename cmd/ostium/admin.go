@@ -24,7 +24,8 @@ const adminUsage = `usage: ostium admin [--endpoint URL] [--access-key K --secre
   bucket place BUCKET PLATFORM                  (a bucket's new blobs elsewhere; "" = its tenant's)
   user   create TENANT USER [--role admin|user] [--email ADDRESS] | list TENANT | get TENANT USER | delete TENANT USER
   key    create TENANT USER | list TENANT USER
-  key    rotate TENANT USER ACCESS_KEY [--grace 5m] | disable|enable|delete TENANT USER ACCESS_KEY
+  key    rotate TENANT USER [ACCESS_KEY] [--grace 5m] | disable|enable|delete TENANT USER [ACCESS_KEY]
+                                                (ACCESS_KEY may be left out when the user has one key)
   appcred create TENANT USER --bucket B [--bucket B2] [--read-only]
   quota  set TENANT [--bucket B] --max-bytes N --max-objects N | list TENANT
   usage  TENANT [--from T] [--to T] [--csv]     (T: RFC 3339 or Unix seconds)
@@ -33,11 +34,51 @@ The endpoint comes from --endpoint or OSTIUM_ENDPOINT (default
 http://localhost:9000), the credentials from flags or OSTIUM_ROOT_ACCESS_KEY
 and OSTIUM_ROOT_SECRET_KEY. --json prints machine-readable JSON.`
 
-// adminCmd is one admin subcommand: its flags, its positional arguments'
-// names and what it calls.
+// adminCmd is one admin subcommand: its positional arguments' names
+// (a last one in brackets may be left out) and what it calls.
 type adminCmd struct {
 	args []string
 	run  func(c *admin.Client, a []string, f *adminFlags) (any, error)
+}
+
+// userKey returns a[2], or, when it was left out, the user's one access
+// key: the one that is not an application credential and not on its way
+// out after a rotation. Scripts that know the user has one key need not
+// list it first.
+func userKey(c *admin.Client, a []string) (string, error) {
+	if len(a) > 2 {
+		return a[2], nil
+	}
+	var ks []admin.Key
+	if err := c.Do(context.Background(), "GET", path("tenants", a[0], "users", a[1], "keys"), nil, &ks); err != nil {
+		return "", err
+	}
+	var names []string
+	for _, k := range ks {
+		if k.Kind == "key" && k.Expires == nil {
+			names = append(names, k.AccessKey)
+		}
+	}
+	if len(names) != 1 {
+		return "", fmt.Errorf("%s/%s has %d access keys (%s): name one", a[0], a[1], len(names), strings.Join(names, ", "))
+	}
+	return names[0], nil
+}
+
+// keyCall runs an API call on the user's key named by a (see userKey).
+func keyCall(c *admin.Client, a []string, method, action string, in any) (any, error) {
+	k, err := userKey(c, a)
+	if err != nil {
+		return nil, err
+	}
+	p := path("tenants", a[0], "users", a[1], "keys", k)
+	switch {
+	case method == "DELETE":
+		return deleted(c.Do(context.Background(), method, p, nil, nil))
+	case action != "":
+		p += "/" + action
+	}
+	return call[admin.Key](c, method, p, in)
 }
 
 type adminFlags struct {
@@ -111,18 +152,17 @@ var adminCmds = map[string]adminCmd{
 	"key list": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[[]admin.Key](c, "GET", path("tenants", a[0], "users", a[1], "keys"), nil)
 	}},
-	"key rotate": {[]string{"TENANT", "USER", "ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
-		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "keys", a[2], "rotate"),
-			map[string]int64{"grace_seconds": int64(f.grace / time.Second)})
+	"key rotate": {[]string{"TENANT", "USER", "[ACCESS_KEY]"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return keyCall(c, a, "POST", "rotate", map[string]int64{"grace_seconds": int64(f.grace / time.Second)})
 	}},
-	"key disable": {[]string{"TENANT", "USER", "ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
-		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "keys", a[2], "disable"), nil)
+	"key disable": {[]string{"TENANT", "USER", "[ACCESS_KEY]"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return keyCall(c, a, "POST", "disable", nil)
 	}},
-	"key enable": {[]string{"TENANT", "USER", "ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
-		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "keys", a[2], "enable"), nil)
+	"key enable": {[]string{"TENANT", "USER", "[ACCESS_KEY]"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return keyCall(c, a, "POST", "enable", nil)
 	}},
-	"key delete": {[]string{"TENANT", "USER", "ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
-		return deleted(c.Do(context.Background(), "DELETE", path("tenants", a[0], "users", a[1], "keys", a[2]), nil, nil))
+	"key delete": {[]string{"TENANT", "USER", "[ACCESS_KEY]"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return keyCall(c, a, "DELETE", "", nil)
 	}},
 	"appcred create": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "appcreds"),
@@ -204,7 +244,11 @@ func adminMain(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("admin: unknown command %q", name)
 	}
-	if len(rest) != len(cmd.args) {
+	need := len(cmd.args)
+	if need > 0 && strings.HasPrefix(cmd.args[need-1], "[") {
+		need--
+	}
+	if len(rest) < need || len(rest) > len(cmd.args) {
 		return fmt.Errorf("admin %s: wants %s", name, strings.Join(cmd.args, " "))
 	}
 	if len(f.buckets) == 1 {

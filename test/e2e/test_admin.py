@@ -7,6 +7,7 @@ import io
 import json
 import os
 import subprocess
+import time
 import uuid
 
 import botocore.exceptions
@@ -117,3 +118,44 @@ def test_grant_by_email_to_a_user_made_with_the_cli(ostium_bin, server):
     assert rita.get_object(Bucket=bucket, Key="doc")["Body"].read() == b"for rita"
     grants = olga.get_object_acl(Bucket=bucket, Key="doc")["Grants"]
     assert [g["Grantee"]["ID"] for g in grants] == [reader["canonical_id"]]
+
+
+def test_key_rotation_with_the_cli(ostium_bin, server):
+    """`key rotate TENANT USER` needs no key id while the user has one key:
+    the new key works at once, the old one for the grace period only, and
+    then gets InvalidAccessKeyId (AWS's answer for an inactive key)."""
+    t = "k" + uuid.uuid4().hex[:10]
+    admin(ostium_bin, server, "tenant", "create", t)
+    admin(ostium_bin, server, "user", "create", t, "alice")
+    old = admin(ostium_bin, server, "key", "create", t, "alice")
+    bucket = t + "-keys"
+    server.client(access_key=old["access_key"], secret_key=old["secret_key"]).create_bucket(Bucket=bucket)
+
+    new = admin(ostium_bin, server, "key", "rotate", t, "alice", "--grace", "2s")
+    assert new["access_key"] != old["access_key"] and new["secret_key"] not in ("", old["secret_key"])
+    for k in (old, new):  # both work during the grace period
+        server.client(access_key=k["access_key"], secret_key=k["secret_key"]).head_bucket(Bucket=bucket)
+    keys = {k["access_key"]: k for k in admin(ostium_bin, server, "key", "list", t, "alice")}
+    assert "expires" in keys[old["access_key"]] and "expires" not in keys[new["access_key"]]
+    assert all("secret_key" not in k for k in keys.values())  # secrets are shown once, at creation
+
+    deadline = time.monotonic() + 10
+    while True:  # the old key ends after the grace (and a node's key cache, 1 s at most)
+        try:
+            server.client(access_key=old["access_key"], secret_key=old["secret_key"]).head_bucket(Bucket=bucket)
+        except botocore.exceptions.ClientError as e:
+            assert e.response["Error"]["Code"] in ("403", "InvalidAccessKeyId")
+            break
+        assert time.monotonic() < deadline, "the rotated key still works long after its grace"
+        time.sleep(0.2)
+    server.client(access_key=new["access_key"], secret_key=new["secret_key"]).head_bucket(Bucket=bucket)
+
+    # With two current keys the CLI asks which one; disable then names it.
+    second = admin(ostium_bin, server, "key", "create", t, "alice")
+    res = admin(ostium_bin, server, "key", "disable", t, "alice", check=False)
+    assert res.returncode != 0 and "name one" in res.stderr
+    assert admin(ostium_bin, server, "key", "disable", t, "alice", second["access_key"])["status"] == "disabled"
+    admin(ostium_bin, server, "key", "delete", t, "alice", second["access_key"])
+    assert admin(ostium_bin, server, "key", "delete", t, "alice") == {"deleted": True}
+    # What is left is the rotated key, listed as expired until deleted.
+    assert [k["access_key"] for k in admin(ostium_bin, server, "key", "list", t, "alice")] == [old["access_key"]]
