@@ -28,6 +28,21 @@ func (a Action) readOnly() bool {
 	return strings.HasPrefix(string(a), "s3:Get") || strings.HasPrefix(string(a), "s3:List")
 }
 
+// managesBucketAccess reports whether an action changes who may reach a
+// bucket (AWS's "permissions management" access level at bucket scope).
+// An application credential is handed to software to work inside its
+// buckets; letting it open them to others would escape that limit.
+// Object ACLs stay within its rights: they reach only objects it may
+// write.
+func (a Action) managesBucketAccess() bool {
+	switch a {
+	case "s3:PutBucketPolicy", "s3:DeleteBucketPolicy", "s3:PutBucketAcl",
+		"s3:PutBucketOwnershipControls", "s3:PutBucketPublicAccessBlock":
+		return true
+	}
+	return false
+}
+
 // Request is everything one access decision looks at. Authorize is a pure
 // function of it: callers load the bucket and the tenants' status first.
 type Request struct {
@@ -58,9 +73,10 @@ var ErrNeedObjectACL = errors.New("decision needs the object's ACL")
 // Authorize decides a request. The provider's root may do anything; a
 // suspended tenant may do nothing, nor may anyone to its buckets; a bucket
 // policy's explicit deny wins over everything below; an application
-// credential stays within its buckets and permission and never creates or
-// deletes a bucket; a tenant admin may act on all of its tenant's buckets,
-// any other user on the buckets it owns; beyond that, what the bucket
+// credential stays within its buckets and permission, never creates or
+// deletes a bucket and never changes who else may reach one; a tenant
+// admin may act on all of its tenant's buckets, any other user on the
+// buckets it owns; beyond that, what the bucket
 // policy allows, then what the bucket's or object's ACL grants (anonymous
 // callers included), as the public access block lets them.
 func Authorize(r Request) error {
@@ -89,7 +105,7 @@ func Authorize(r Request) error {
 	}
 	if app := appLimits(id); app != nil {
 		switch {
-		case r.Action == ActionCreateBucket || r.Action == ActionDeleteBucket:
+		case r.Action == ActionCreateBucket || r.Action == ActionDeleteBucket || r.Action.managesBucketAccess():
 			return ErrAccessDenied
 		case app.ReadOnly && !r.Action.readOnly():
 			return ErrAccessDenied

@@ -57,6 +57,13 @@ func TestAuthorizeRules(t *testing.T) {
 		{"app outside its buckets", app(false), "s3:GetObject", bob, false, false},
 		{"app creates a bucket", app(false), iam.ActionCreateBucket, nil, false, false},
 		{"app deletes its bucket", app(false), iam.ActionDeleteBucket, acme, false, false},
+		{"app puts its bucket's policy", app(false), "s3:PutBucketPolicy", acme, false, false},
+		{"app deletes its bucket's policy", app(false), "s3:DeleteBucketPolicy", acme, false, false},
+		{"app sets its bucket's ACL", app(false), "s3:PutBucketAcl", acme, false, false},
+		{"app lifts its bucket's public access block", app(false), "s3:PutBucketPublicAccessBlock", acme, false, false},
+		{"app changes its bucket's ownership", app(false), "s3:PutBucketOwnershipControls", acme, false, false},
+		{"app reads its bucket's ACL", app(true), "s3:GetBucketAcl", acme, false, true},
+		{"app sets an object's ACL", app(false), "s3:PutObjectAcl", acme, false, true},
 		{"app lists its buckets", app(true), iam.ActionListAllMyBuckets, nil, false, true},
 	}
 	for _, c := range cases {

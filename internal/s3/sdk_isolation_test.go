@@ -106,6 +106,20 @@ var opGroups = []struct {
 		_, err := c.CopyObject(context.Background(), &s3.CopyObjectInput{Bucket: &b, Key: aws.String("c-" + who), CopySource: aws.String(b + "/k")})
 		return err
 	}},
+	{"GetBucketAcl", func(c *s3.Client, b, _ string) error {
+		_, err := c.GetBucketAcl(context.Background(), &s3.GetBucketAclInput{Bucket: &b})
+		return err
+	}},
+	{"PutBucketAcl", func(c *s3.Client, b, _ string) error {
+		// Sets the ACL the bucket has already (beta-shared is public-read,
+		// the others private), so an allowed cell changes nothing.
+		acl := types.BucketCannedACLPrivate
+		if b == "beta-shared" {
+			acl = types.BucketCannedACLPublicRead
+		}
+		_, err := c.PutBucketAcl(context.Background(), &s3.PutBucketAclInput{Bucket: &b, ACL: acl})
+		return err
+	}},
 	{"DeleteBucket", func(c *s3.Client, b, _ string) error {
 		// The bucket is not empty: an allowed caller meets BucketNotEmpty,
 		// so the matrix never deletes what the next cell needs.
@@ -162,23 +176,26 @@ func TestIsolationMatrix(t *testing.T) {
 	)
 	// expect[identity][bucket] lists the outcome per group, in opGroups'
 	// order: ListObjects GetObject PutObject DeleteObject Multipart
-	// CopyFrom DeleteBucket.
-	all := []string{ok, ok, ok, ok, ok, ok, "BucketNotEmpty"}
-	none := []string{denied, denied, denied, denied, denied, denied, denied}
-	read := []string{ok, ok, denied, denied, denied, denied, denied}
-	readWrite := []string{ok, ok, ok, ok, ok, ok, denied}
-	// beta-shared: public read by ACL for all, read-write by policy for
-	// cy; application credentials stay within their buckets whatever is
-	// granted.
+	// CopyFrom GetBucketAcl PutBucketAcl DeleteBucket.
+	all := []string{ok, ok, ok, ok, ok, ok, ok, ok, "BucketNotEmpty"}
+	none := []string{denied, denied, denied, denied, denied, denied, denied, denied, denied}
+	// beta-shared's public-read ACL grants READ, not READ_ACP; its policy
+	// gives cy objects, not the bucket's settings.
+	publicRead := []string{ok, ok, denied, denied, denied, denied, denied, denied, denied}
+	policyReadWrite := []string{ok, ok, ok, ok, ok, ok, denied, denied, denied}
+	// Application credentials stay within their buckets whatever is
+	// granted elsewhere, and never change who else may reach them.
+	appRead := []string{ok, ok, denied, denied, denied, denied, ok, denied, denied}
+	appReadWrite := []string{ok, ok, ok, ok, ok, ok, ok, denied, denied}
 	expect := map[string]map[string][]string{
 		"root":      {"acme-bob": all, "beta-carl": all, "beta-shared": all},
-		"ann":       {"acme-bob": all, "beta-carl": none, "beta-shared": read},       // tenant admin
-		"bob":       {"acme-bob": all, "beta-carl": none, "beta-shared": read},       // owner
-		"cy":        {"acme-bob": none, "beta-carl": none, "beta-shared": readWrite}, // colleague
-		"app-ro":    {"acme-bob": read, "beta-carl": none, "beta-shared": none},
-		"app-rw":    {"acme-bob": readWrite, "beta-carl": none, "beta-shared": none},
+		"ann":       {"acme-bob": all, "beta-carl": none, "beta-shared": publicRead},       // tenant admin
+		"bob":       {"acme-bob": all, "beta-carl": none, "beta-shared": publicRead},       // owner
+		"cy":        {"acme-bob": none, "beta-carl": none, "beta-shared": policyReadWrite}, // colleague
+		"app-ro":    {"acme-bob": appRead, "beta-carl": none, "beta-shared": none},
+		"app-rw":    {"acme-bob": appReadWrite, "beta-carl": none, "beta-shared": none},
 		"carl":      {"acme-bob": none, "beta-carl": all, "beta-shared": all},
-		"anonymous": {"acme-bob": none, "beta-carl": none, "beta-shared": read},
+		"anonymous": {"acme-bob": none, "beta-carl": none, "beta-shared": publicRead},
 	}
 	for who, byBucket := range expect {
 		for bucket, want := range byBucket {
