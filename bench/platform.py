@@ -10,6 +10,11 @@ records the gateway's CPU seconds per GiB moved (from /proc). Writes
 bench/results/DATE-platform/{summary.md,summary.json,ratios.svg}.
 
     python3 bench/platform.py [--duration 10s] [--sizes 4KiB,1MiB,10MiB,100MiB] [--concurrency 1,32]
+                              [--inline-max N]
+
+By default the gateway keeps objects up to 32 KiB in its catalog, so small
+objects never reach the platform; --inline-max 0 sends every object there
+(the workloads are then named ...-inline0).
 """
 
 import argparse
@@ -97,6 +102,7 @@ def main():
     ap.add_argument("--sizes", default="4KiB,1MiB,10MiB,100MiB")
     ap.add_argument("--concurrency", default="1,32")
     ap.add_argument("--modes", default="get,put")
+    ap.add_argument("--inline-max", type=int, help="the gateway platform's inline_max (default: the node's, 32 KiB)")
     a = ap.parse_args()
     day = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     results = os.path.join(REPO, "bench", "results", f"{day}-platform")
@@ -111,6 +117,10 @@ def main():
     cfg = {"listen": f"127.0.0.1:{gport}", "data": os.path.join(tmp, "gateway"), "default_platform": "p",
            "platforms": {"p": {"type": "s3", "endpoint": direct, "access_key": AK, "secret_key": SK,
                                "path_style": True, "bucket": "ostium-gateway", "etag_is_md5": True}}}
+    suffix = ""
+    if a.inline_max is not None:
+        cfg["platforms"]["p"]["inline_max"] = a.inline_max
+        suffix = f"-inline{a.inline_max}"
     with open(os.path.join(tmp, "gateway.yaml"), "w") as f:
         json.dump(cfg, f)
     gw = start(bin, ["serve", "--config", os.path.join(tmp, "gateway.yaml")], log)
@@ -121,7 +131,7 @@ def main():
         for mode in a.modes.split(","):
             for size in a.sizes.split(","):
                 for conc in [int(c) for c in a.concurrency.split(",")]:
-                    name = f"{mode}-{size}-c{conc}"
+                    name = f"{mode}-{size}-c{conc}{suffix}"
                     print(f"==> {name}: direct, then through the gateway ({a.duration} each)", flush=True)
                     d = bench(bin, mode, direct, size, conc, a.duration, os.path.join(results, name + "-direct"))
                     cpu0 = cpu_seconds(gw.pid)
@@ -161,7 +171,7 @@ def main():
             rows = [r for r in json.load(f) if r["workload"] not in done] + rows
     order = {f"{m}-{z}-c{c}": i for i, (m, z, c) in enumerate(
         (m, z, c) for m in ("get", "put") for z in ("4KiB", "1MiB", "10MiB", "100MiB") for c in (1, 32))}
-    rows.sort(key=lambda r: order.get(r["workload"], 99))
+    rows.sort(key=lambda r: (order.get(r["workload"].split("-inline")[0], 99), r["workload"]))
     with open(prev, "w") as f:
         json.dump(rows, f, indent=1)
     lines = ["| workload | direct op/s | gateway op/s | ratio | p50 direct | p50 gateway | added p50 | gateway CPU s/GiB |",

@@ -3,6 +3,7 @@ package node_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -33,7 +34,10 @@ func TestDeployExampleIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatalf("re-read: %v\n%s", err, out)
 	}
-	if back.Platforms["ceph"] != c.Platforms["ceph"] || back.JobLease != c.JobLease || back.Catalog != c.Catalog {
+	if in := c.Platforms["ceph"].InlineMax; in == nil || *in != 32768 {
+		t.Fatalf("inline_max of ceph: %v, want 32768", in)
+	}
+	if !reflect.DeepEqual(back.Platforms, c.Platforms) || back.JobLease != c.JobLease || back.Catalog != c.Catalog {
 		t.Fatalf("round trip differs:\n%+v\n%+v", back, c)
 	}
 }
@@ -47,6 +51,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		"data: d\nmax_requests: -1":                                                                "max_requests",
 		"data: d\ntrusted_proxies: [nonsense]":                                                     "trusted_proxies",
 		"data: d\nplatforms: {a: {type: s3, bucket: bbb, endpoint: ftp://x}}\ndefault_platform: a": "platforms.a.endpoint",
+		"data: d\nplatforms: {a: {type: fs, path: x, inline_max: 40000}}\ndefault_platform: a":     "platforms.a.inline_max",
 		"data: d\nlisten_here: x":                                                                  "listen_here",
 		"catalog: postgres://x":                                                                    "data",
 	} {

@@ -20,8 +20,9 @@ const (
 	MaxKeyLength = 1024
 	MaxPutSize   = 5 << 30 // single PUT and each part
 	// InlineMax is the largest object kept in its catalog row instead of a
-	// blob. Small objects are most of a typical store's writes; inline, a
-	// durable PUT costs one group commit and no blob flush.
+	// blob, unless its platform asks for less. Small objects are most of a
+	// typical store's writes; inline, a durable PUT costs one group commit
+	// and no blob flush.
 	InlineMax        = 32 << 10
 	MaxUserMetaBytes = 2 << 10
 )
@@ -139,8 +140,8 @@ func (st stored) layout() ([]catalog.Part, []byte) {
 // writeBlob streams a payload into a fresh blob where bucket b places
 // its blobs, checking its length and digests; on any failure the blob is
 // deleted and an S3 error returned. When inline is allowed and the payload
-// is at most InlineMax bytes, the bytes are kept in memory for the catalog
-// row instead of a blob.
+// is no larger than its platform keeps inline, the bytes are kept in
+// memory for the catalog row instead of a blob.
 func (s *Service) writeBlob(ctx context.Context, b catalog.Bucket, p Payload, inline bool) (stored, error) {
 	if p.Size > MaxPutSize {
 		return stored{}, errorf(ErrEntityTooLarge, "Your proposed upload exceeds the maximum allowed size")
@@ -160,19 +161,20 @@ func (s *Service) writeBlob(ctx context.Context, b catalog.Bucket, p Payload, in
 	} else {
 		body = io.LimitReader(body, MaxPutSize+1)
 	}
+	pl, err := s.placement(ctx, b)
+	if err != nil {
+		return stored{}, err
+	}
 	var st stored
 	var n int64
 	var d *digester
-	var err error
-	if inline && p.Size > 0 && p.Size <= InlineMax {
+	if inline && p.Size > 0 && p.Size <= pl.inlineMax {
 		buf := bytes.NewBuffer(make([]byte, 0, p.Size+1))
 		d = newDigester(p.Algorithms, true)
 		n, err = io.Copy(buf, io.TeeReader(body, d))
 		st.inline = buf.Bytes()
 	} else {
-		if st.part.BlobID, err = s.newBlobID(ctx, b); err != nil {
-			return stored{}, err
-		}
+		st.part.BlobID = s.newBlobID(pl, b)
 		n, d, err = s.putBlob(ctx, st.part.BlobID, body, p)
 	}
 	fail := func(e error) (stored, error) {

@@ -43,26 +43,43 @@ type Tenants interface {
 }
 
 // placer is a blob store of several platforms (*platform.Set): it makes
-// ids that name the platform and namespace a blob goes to.
+// ids that name the platform and namespace a blob goes to, and says how
+// large an object each platform leaves in the catalog row.
 type placer interface {
 	NewID(platform, ns string) string
+	InlineMax(platform string) int64
 }
 
-// newBlobID names a fresh blob of bucket b: on the bucket's platform,
-// else its tenant's, else the node's default, in the tenant's namespace.
-func (s *Service) newBlobID(ctx context.Context, b catalog.Bucket) (string, error) {
+// placement says where bucket b's new blobs go: on the bucket's
+// platform, else its tenant's, else the node's default; and the largest
+// object kept in its catalog row instead.
+type placement struct {
+	platform  string
+	inlineMax int64
+}
+
+func (s *Service) placement(ctx context.Context, b catalog.Bucket) (placement, error) {
 	p, ok := s.blobs.(placer)
 	if !ok {
-		return blob.NewID(), nil
+		return placement{inlineMax: InlineMax}, nil
 	}
 	platform := b.Platform
 	if platform == "" && b.Tenant != "" {
 		var err error
 		if platform, err = s.tenants.TenantPlatform(ctx, b.Tenant); err != nil {
-			return "", fmt.Errorf("objects: platform of %s: %w", b.Tenant, err)
+			return placement{}, fmt.Errorf("objects: platform of %s: %w", b.Tenant, err)
 		}
 	}
-	return p.NewID(platform, b.Tenant), nil
+	return placement{platform, min(p.InlineMax(platform), InlineMax)}, nil
+}
+
+// newBlobID names a fresh blob of bucket b where pl says, in the
+// tenant's namespace.
+func (s *Service) newBlobID(pl placement, b catalog.Bucket) string {
+	if p, ok := s.blobs.(placer); ok {
+		return p.NewID(pl.platform, b.Tenant)
+	}
+	return blob.NewID()
 }
 
 // limits returns the quotas a write to bucket b must stay within.

@@ -37,9 +37,19 @@ const Legacy = "local"
 type Spec struct {
 	Type string `yaml:"type"`
 	Path string `yaml:"path,omitempty"` // fs: the directory
+	// InlineMax is the largest object kept in its catalog row rather
+	// than on this platform (nil: DefaultInlineMax; 0: none). Inline
+	// objects cost one catalog commit and no platform round trip, but
+	// they grow the catalog; a provider whose catalog is the scarcer
+	// resource turns it down.
+	InlineMax *int64 `yaml:"inline_max,omitempty"`
 	// The s3 driver's settings (endpoint, credentials, layout, ...).
 	S3 s3blob.Config `yaml:",inline"`
 }
+
+// DefaultInlineMax is Spec.InlineMax when not set, and also its most:
+// the object service keeps no larger object in a row.
+const DefaultInlineMax = 32 << 10
 
 // ValidName reports whether name may name a platform.
 func ValidName(name string) bool { return blob.ValidNamespace(name) && len(name) <= 32 }
@@ -51,7 +61,8 @@ type Set struct {
 }
 
 type member struct {
-	store blob.Store
+	store     blob.Store
+	inlineMax int64
 	mu    sync.Mutex
 	err   error // set once the platform failed checksToFail checks in a row
 	fails int   // checks failed in a row
@@ -87,7 +98,10 @@ func Open(specs map[string]Spec, def string) (*Set, error) {
 			s.Close()
 			return nil, err
 		}
-		s.members[name] = &member{store: st}
+		s.members[name] = &member{store: st, inlineMax: DefaultInlineMax}
+		if spec.InlineMax != nil {
+			s.members[name].inlineMax = *spec.InlineMax
+		}
 	}
 	return s, nil
 }
@@ -98,6 +112,9 @@ func Validate(name string, spec Spec) error {
 	key := "platforms." + name
 	if !ValidName(name) {
 		return fmt.Errorf("%s: a name is 1 to 32 of a-z, 0-9 and -", key)
+	}
+	if m := spec.InlineMax; m != nil && (*m < 0 || *m > DefaultInlineMax) {
+		return fmt.Errorf("%s.inline_max: %d is not between 0 and %d bytes", key, *m, DefaultInlineMax)
 	}
 	switch spec.Type {
 	case TypeFS:
@@ -191,6 +208,18 @@ func (s *Set) NewID(platform, ns string) string {
 		id = ns + "/" + id
 	}
 	return platform + "/" + id
+}
+
+// InlineMax is the largest object platform ("" = the default) leaves in
+// its catalog row.
+func (s *Set) InlineMax(platform string) int64 {
+	if platform == "" {
+		platform = s.def
+	}
+	if m, ok := s.members[platform]; ok {
+		return m.inlineMax
+	}
+	return DefaultInlineMax
 }
 
 // Prepare sets up namespace ns on a platform ahead of its first blob (a

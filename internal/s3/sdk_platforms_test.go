@@ -142,3 +142,57 @@ func wantUnavailable(t *testing.T, err error) {
 		t.Errorf("503 without Retry-After: %v", err)
 	}
 }
+
+// A platform's inline_max decides where small objects live: in the
+// catalog row (the default, up to 32 KiB) or, with inline_max 0, on the
+// platform like any other object.
+func TestPlatformInlineMax(t *testing.T) {
+	ctx := context.Background()
+	remote := nodetest.Start(t, nodetest.Options{})
+	spec := func(bucket string, inline *int64) platform.Spec {
+		return platform.Spec{Type: platform.TypeS3, InlineMax: inline, S3: s3blob.Config{Endpoint: remote.URL,
+			AccessKey: nodetest.AccessKey, SecretKey: nodetest.SecretKey, PathStyle: true, Bucket: bucket}}
+	}
+	zero := int64(0)
+	gw := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) {
+		c.Platforms = map[string]platform.Spec{"inline": spec("inline", nil), "direct": spec("direct", &zero)}
+		c.DefaultPlatform = "inline"
+	}})
+	root, direct := client(t, gw, gw.URL, false), client(t, remote, remote.URL, false)
+	onPlatform := func(bucket string) int {
+		t.Helper()
+		out, err := direct.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+		if err != nil {
+			return 0 // made on the first blob
+		}
+		return len(out.Contents)
+	}
+	ad := admin.NewClient(gw.URL, nodetest.AccessKey, nodetest.SecretKey, gw.Client())
+	for _, b := range []string{"small-inline", "small-direct"} {
+		if _, err := root.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ad.Do(ctx, "PUT", "/buckets/small-direct/platform", map[string]string{"platform": "direct"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, size := range []int{1, 4 << 10, 32 << 10} {
+		for _, b := range []string{"small-inline", "small-direct"} {
+			body := randBytes(size, uint64(i))
+			put(t, root, b, "k"+string(rune('a'+i)), body)
+			if !bytes.Equal(get(t, root, b, "k"+string(rune('a'+i))), body) {
+				t.Fatalf("%s: %d bytes read back different", b, size)
+			}
+		}
+	}
+	if n := onPlatform("inline"); n != 0 {
+		t.Errorf("%d objects of at most 32 KiB reached the platform with the default inline_max, want 0", n)
+	}
+	if n := onPlatform("direct"); n != 3 {
+		t.Errorf("%d objects on the platform with inline_max 0, want all 3", n)
+	}
+	put(t, root, "small-inline", "big", randBytes(32<<10+1, 9))
+	if n := onPlatform("inline"); n != 1 {
+		t.Errorf("an object past 32 KiB: %d on the platform, want 1", n)
+	}
+}
