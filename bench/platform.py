@@ -10,7 +10,11 @@ records the gateway's CPU seconds per GiB moved (from /proc). Writes
 bench/results/DATE-platform/{summary.md,summary.json,ratios.svg}.
 
     python3 bench/platform.py [--duration 10s] [--sizes 4KiB,1MiB,10MiB,100MiB] [--concurrency 1,32]
-                              [--inline-max N]
+                              [--rounds N] [--inline-max N]
+
+With --rounds N, each workload runs N times directly and through the
+gateway, alternating, and the summary gives the median of each figure and
+of the per-round ratios, with their range.
 
 By default the gateway keeps objects up to 32 KiB in its catalog, so small
 objects never reach the platform; --inline-max 0 sends every object there
@@ -21,6 +25,7 @@ import argparse
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,6 +81,18 @@ def bench(bin, mode, endpoint, size, conc, duration, out):
             "p99_ms": main["percentiles_ms"]["p99"], "errors": main["error_count"], "bytes_moved": moved}
 
 
+def median_run(runs):
+    """The median of each figure over the rounds of one target."""
+    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+
+
+def spread(r, key, fmt):
+    """A median, with its range when several rounds were run."""
+    lo, hi = r.get(key + "_range", [r[key], r[key]])
+    text = format(r[key], fmt)
+    return text if r.get("rounds", 1) == 1 else f"{text} ({format(lo, fmt)} to {format(hi, fmt)})"
+
+
 def chart(rows, path):
     """Bars of gateway/direct throughput per workload, 1.0 = no cost."""
     w, bar, gap, left = 760, 18, 8, 190
@@ -102,6 +119,7 @@ def main():
     ap.add_argument("--sizes", default="4KiB,1MiB,10MiB,100MiB")
     ap.add_argument("--concurrency", default="1,32")
     ap.add_argument("--modes", default="get,put")
+    ap.add_argument("--rounds", type=int, default=1, help="alternating direct/gateway runs per workload; medians reported")
     ap.add_argument("--inline-max", type=int, help="the gateway platform's inline_max (default: the node's, 32 KiB)")
     a = ap.parse_args()
     day = datetime.now(timezone.utc).strftime("%Y-%m-%d")
@@ -132,11 +150,18 @@ def main():
             for size in a.sizes.split(","):
                 for conc in [int(c) for c in a.concurrency.split(",")]:
                     name = f"{mode}-{size}-c{conc}{suffix}"
-                    print(f"==> {name}: direct, then through the gateway ({a.duration} each)", flush=True)
-                    d = bench(bin, mode, direct, size, conc, a.duration, os.path.join(results, name + "-direct"))
-                    cpu0 = cpu_seconds(gw.pid)
-                    g = bench(bin, mode, gateway, size, conc, a.duration, os.path.join(results, name + "-gateway"))
-                    cpu = cpu_seconds(gw.pid) - cpu0
+                    print(f"==> {name}: direct, then through the gateway ({a.duration} each, "
+                          f"{a.rounds} round{'s' if a.rounds > 1 else ''})", flush=True)
+                    ds, gs, cpu = [], [], 0.0
+                    for _ in range(a.rounds):
+                        # Direct and through alternate, so that drift of the
+                        # shared machine falls on both alike.
+                        ds.append(bench(bin, mode, direct, size, conc, a.duration, os.path.join(results, name + "-direct")))
+                        cpu0 = cpu_seconds(gw.pid)
+                        gs.append(bench(bin, mode, gateway, size, conc, a.duration, os.path.join(results, name + "-gateway")))
+                        cpu += cpu_seconds(gw.pid) - cpu0
+                        print(f"    direct {ds[-1]['ops_s']:.1f} op/s p50 {ds[-1]['p50_ms']:.2f} ms | gateway "
+                              f"{gs[-1]['ops_s']:.1f} op/s p50 {gs[-1]['p50_ms']:.2f} ms", flush=True)
                     with open(os.path.join(results, name + ".txt"), "w") as f:
                         subprocess.run([bin, "bench", "compare", "--svg", os.path.join(results, name + ".svg"),
                                         os.path.join(results, name + "-direct"), os.path.join(results, name + "-gateway")],
@@ -148,12 +173,17 @@ def main():
                             path = os.path.join(results, name + run, f)
                             if os.path.exists(path):
                                 os.remove(path)
-                    row = {"workload": name, "direct": d, "gateway": g, "ratio": g["ops_s"] / d["ops_s"] if d["ops_s"] else 0,
-                           "added_p50_ms": g["p50_ms"] - d["p50_ms"],
-                           "cpu_s_per_gib": cpu / (g["bytes_moved"] / 2**30) if g["bytes_moved"] else None}
+                    ratios = [g["ops_s"] / d["ops_s"] if d["ops_s"] else 0 for d, g in zip(ds, gs)]
+                    added = [g["p50_ms"] - d["p50_ms"] for d, g in zip(ds, gs)]
+                    pct = [100 * (g["p50_ms"] / d["p50_ms"] - 1) if d["p50_ms"] else 0 for d, g in zip(ds, gs)]
+                    moved = sum(g["bytes_moved"] for g in gs)
+                    row = {"workload": name, "rounds": a.rounds, "direct": median_run(ds), "gateway": median_run(gs),
+                           "ratio": statistics.median(ratios), "ratio_range": [min(ratios), max(ratios)],
+                           "added_p50_ms": statistics.median(added), "added_p50_ms_range": [min(added), max(added)],
+                           "added_p50_pct": statistics.median(pct), "added_p50_pct_range": [min(pct), max(pct)],
+                           "cpu_s_per_gib": cpu / (moved / 2**30) if moved else None}
                     rows.append(row)
-                    print(f"    direct {d['ops_s']:.1f} op/s p50 {d['p50_ms']:.2f} ms | gateway {g['ops_s']:.1f} op/s "
-                          f"p50 {g['p50_ms']:.2f} ms | ratio {row['ratio']:.2f}, +{row['added_p50_ms']:.2f} ms, "
+                    print(f"    median: ratio {row['ratio']:.2f}, {row['added_p50_ms']:+.2f} ms at p50, "
                           f"{row['cpu_s_per_gib'] or 0:.2f} CPU s/GiB", flush=True)
     finally:
         for p in (gw, platform):
@@ -172,14 +202,21 @@ def main():
     order = {f"{m}-{z}-c{c}": i for i, (m, z, c) in enumerate(
         (m, z, c) for m in ("get", "put") for z in ("4KiB", "1MiB", "10MiB", "100MiB") for c in (1, 32))}
     rows.sort(key=lambda r: (order.get(r["workload"].split("-inline")[0], 99), r["workload"]))
-    with open(prev, "w") as f:
-        json.dump(rows, f, indent=1)
-    lines = ["| workload | direct op/s | gateway op/s | ratio | p50 direct | p50 gateway | added p50 | gateway CPU s/GiB |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    summarize(results, rows)
+
+
+def summarize(results, rows):
+    """Writes summary.json, summary.md and ratios.svg of rows."""
+    lines = ["| workload | direct op/s | gateway op/s | ratio | p50 direct | p50 gateway | added p50 | added p50 % | gateway CPU s/GiB |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
-        lines.append(f"| {r['workload']} | {r['direct']['ops_s']:.1f} | {r['gateway']['ops_s']:.1f} | {r['ratio']:.2f} | "
-                     f"{r['direct']['p50_ms']:.2f} ms | {r['gateway']['p50_ms']:.2f} ms | {r['added_p50_ms']:+.2f} ms | "
+        r.setdefault("added_p50_pct", 100 * (r["gateway"]["p50_ms"] / r["direct"]["p50_ms"] - 1) if r["direct"]["p50_ms"] else 0)
+        lines.append(f"| {r['workload']} | {r['direct']['ops_s']:.1f} | {r['gateway']['ops_s']:.1f} | {spread(r, 'ratio', '.2f')} | "
+                     f"{r['direct']['p50_ms']:.2f} ms | {r['gateway']['p50_ms']:.2f} ms | {spread(r, 'added_p50_ms', '+.2f')} ms | "
+                     f"{spread(r, 'added_p50_pct', '+.0f')} | "
                      f"{r['cpu_s_per_gib']:.2f} |" if r["cpu_s_per_gib"] is not None else "")
+    with open(os.path.join(results, "summary.json"), "w") as f:
+        json.dump(rows, f, indent=1)
     with open(os.path.join(results, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     chart(rows, os.path.join(results, "ratios.svg"))

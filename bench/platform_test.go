@@ -18,12 +18,15 @@ import (
 // gateway node storing on it, with n objects of size bytes written
 // through the gateway and as many written to the platform directly. It
 // returns targets for the platform itself (the ceiling) and the gateway.
+// The gateway keeps no object in its catalog (inline_max 0): every
+// request reaches the platform, which is what these benchmarks measure.
 func onPlatform(b *testing.B, size, n int) (direct, gateway *target) {
 	remote := nodetest.Start(b, nodetest.Options{})
+	noInline := int64(0)
 	gw := nodetest.Start(b, nodetest.Options{Config: func(c *node.Config) {
 		c.Platforms = map[string]platform.Spec{
 			"local": {Type: platform.TypeFS, Path: filepath.Join(c.DataDir, "blobs")},
-			"p": {Type: platform.TypeS3, S3: s3blob.Config{Endpoint: remote.URL, AccessKey: nodetest.AccessKey,
+			"p": {Type: platform.TypeS3, InlineMax: &noInline, S3: s3blob.Config{Endpoint: remote.URL, AccessKey: nodetest.AccessKey,
 				SecretKey: nodetest.SecretKey, PathStyle: true, Bucket: "ostium-gateway", ETagIsMD5: true}},
 		}
 		c.DefaultPlatform = "p"
@@ -43,26 +46,23 @@ func onPlatform(b *testing.B, size, n int) (direct, gateway *target) {
 	return newTarget(remote.URL), newTarget(gw.URL)
 }
 
-// BenchmarkGet10MiBPlatform: 10 MiB GETs from the platform directly
-// (target=ceiling) and through a gateway storing on it (target=ostium),
-// in one run.
-func BenchmarkGet10MiBPlatform(b *testing.B) {
-	const objects = 16
+// getBench and putBench run GETs of objects of size bytes, and PUTs of
+// them, against the platform directly (target=ceiling) and through a
+// gateway storing on it (target=ostium), in one run.
+func getBench(b *testing.B, size, objects int) {
 	get := func(t *target) func(context.Context, int64) (int64, error) {
 		return func(ctx context.Context, i int64) (int64, error) {
-			return t.do(ctx, http.MethodGet, fmt.Sprintf("/bench/obj-%06d", i%objects), nil)
+			return t.do(ctx, http.MethodGet, fmt.Sprintf("/bench/obj-%06d", i%int64(objects)), nil)
 		}
 	}
-	direct, gateway := onPlatform(b, 10<<20, objects)
+	direct, gateway := onPlatform(b, size, objects)
 	d, g := get(direct), get(gateway)
 	b.Run("target=ceiling", func(b *testing.B) { run(b, d) })
 	b.Run("target=ostium", func(b *testing.B) { run(b, g) })
 }
 
-// BenchmarkPut10MiBPlatform: 10 MiB PUTs to the platform directly
-// (target=ceiling) and through a gateway storing on it (target=ostium).
-func BenchmarkPut10MiBPlatform(b *testing.B) {
-	body := bytes.Repeat([]byte("p"), 10<<20)
+func putBench(b *testing.B, size int) {
+	body := bytes.Repeat([]byte("p"), size)
 	put := func(t *target) func(context.Context, int64) (int64, error) {
 		return func(ctx context.Context, i int64) (int64, error) {
 			_, err := t.do(ctx, http.MethodPut, fmt.Sprintf("/bench/put-%09d", i%64), body)
@@ -74,3 +74,13 @@ func BenchmarkPut10MiBPlatform(b *testing.B) {
 	b.Run("target=ceiling", func(b *testing.B) { run(b, d) })
 	b.Run("target=ostium", func(b *testing.B) { run(b, g) })
 }
+
+// BenchmarkGet4KiBPlatform and BenchmarkPut4KiBPlatform: small objects,
+// where the gateway's cost per request shows.
+func BenchmarkGet4KiBPlatform(b *testing.B) { getBench(b, 4<<10, 256) }
+func BenchmarkPut4KiBPlatform(b *testing.B) { putBench(b, 4<<10) }
+
+// BenchmarkGet10MiBPlatform and BenchmarkPut10MiBPlatform: large
+// objects, where the gateway's cost per byte shows.
+func BenchmarkGet10MiBPlatform(b *testing.B) { getBench(b, 10<<20, 16) }
+func BenchmarkPut10MiBPlatform(b *testing.B) { putBench(b, 10<<20) }
