@@ -76,9 +76,9 @@ var ErrNeedObjectACL = errors.New("decision needs the object's ACL")
 // credential stays within its buckets and permission, never creates or
 // deletes a bucket and never changes who else may reach one; a tenant
 // admin may act on all of its tenant's buckets, any other user on the
-// buckets it owns; beyond that, what the bucket
-// policy allows, then what the bucket's or object's ACL grants (anonymous
-// callers included), as the public access block lets them.
+// buckets it owns; beyond that, what the bucket policy allows, then what
+// the bucket's or object's ACL grants (anonymous callers included), as
+// the public access block lets them.
 func Authorize(r Request) error {
 	id := r.ID
 	if id != nil && id.Root {
