@@ -63,9 +63,9 @@ type Set struct {
 type member struct {
 	store     blob.Store
 	inlineMax int64
-	mu    sync.Mutex
-	err   error // set once the platform failed checksToFail checks in a row
-	fails int   // checks failed in a row
+	mu        sync.Mutex
+	err       error // set once the platform failed checksToFail checks in a row
+	fails     int   // checks failed in a row
 }
 
 // checksToFail is how many checks in a row must fail before a platform is
