@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ostiumio/ostium/internal/node/nodetest"
@@ -39,18 +37,7 @@ func TestExpectContinueEmptyBody(t *testing.T) {
 
 	for _, body := range []string{"", "hello"} {
 		key := fmt.Sprintf("k%d", len(body))
-		req, _ := http.NewRequest("PUT", srv.URL+"/expect/"+key, strings.NewReader(body))
-		req.Header.Set("Expect", "100-continue")
-		req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
-		creds := aws.Credentials{AccessKeyID: nodetest.AccessKey, SecretAccessKey: nodetest.SecretKey}
-		if err := v4.NewSigner().SignHTTP(ctx, creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(conn, "PUT /expect/%s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", key, req.Host, len(body))
-		for k, vs := range req.Header {
-			fmt.Fprintf(conn, "%s: %s\r\n", k, vs[0])
-		}
-		conn.Write([]byte("\r\n"))
+		writeSignedPut(t, conn, srv, "/expect/"+key, len(body), http.Header{"Expect": {"100-continue"}})
 
 		res, err := http.ReadResponse(rd, nil)
 		if err != nil {

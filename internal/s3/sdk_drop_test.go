@@ -1,18 +1,14 @@
 package s3_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io/fs"
 	"net"
-	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ostiumio/ostium/internal/node/nodetest"
@@ -28,22 +24,11 @@ func TestClientDropsMidUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	const size = 4 << 20
-	req, _ := http.NewRequest("PUT", srv.URL+"/drop/half", bytes.NewReader(make([]byte, size)))
-	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
-	err := v4.NewSigner().SignHTTP(ctx, aws.Credentials{AccessKeyID: nodetest.AccessKey, SecretAccessKey: nodetest.SecretKey},
-		req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(conn, "PUT /drop/half HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", req.Host, size)
-	for k, vs := range req.Header {
-		fmt.Fprintf(conn, "%s: %s\r\n", k, vs[0])
-	}
-	conn.Write([]byte("\r\n"))
+	writeSignedPut(t, conn, srv, "/drop/half", size, nil)
 	conn.Write(make([]byte, size/2))
 	time.Sleep(100 * time.Millisecond) // let the server start writing its blob
 	conn.Close()

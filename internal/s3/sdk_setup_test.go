@@ -6,13 +6,16 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
@@ -111,4 +114,25 @@ func get(t *testing.T, c *s3.Client, bucket, key string) []byte {
 		t.Fatalf("read %s: %v", key, err)
 	}
 	return b
+}
+
+// writeSignedPut writes the head of a root-signed PUT of size bytes
+// (UNSIGNED-PAYLOAD, with header's fields too) to conn, for tests that
+// send the body themselves: in part, late, or after a 100 Continue.
+func writeSignedPut(t *testing.T, conn net.Conn, srv *nodetest.Server, path string, size int, header http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest("PUT", srv.URL+path, nil)
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
+	req.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
+	creds := aws.Credentials{AccessKeyID: nodetest.AccessKey, SecretAccessKey: nodetest.SecretKey}
+	if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "PUT %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", path, req.Host, size)
+	for k, vs := range req.Header {
+		fmt.Fprintf(conn, "%s: %s\r\n", k, vs[0])
+	}
+	conn.Write([]byte("\r\n"))
 }
