@@ -5,15 +5,18 @@ Starts an S3 platform (an `ostium serve` on local disk) and a gateway node
 storing on it, then runs the same GET and PUT workloads (4 KiB, 1 MiB,
 10 MiB, 100 MiB at concurrency 1 and 32) directly against the platform
 and through the gateway, back to back in one run, with `ostium bench`.
+Between the two it measures the platform behind HAProxy in TCP mode
+(splicing, no HTTP): one extra hop that does nothing, which is the least
+any gateway on that hop can cost (skipped when haproxy is not installed).
 For each pair it writes `ostium bench compare`'s table and chart, and
 records the gateway's CPU seconds per GiB moved (from /proc). Writes
 bench/results/DATE-platform/{summary.md,summary.json,ratios.svg}.
 
     python3 bench/platform.py [--duration 10s] [--sizes 4KiB,1MiB,10MiB,100MiB] [--concurrency 1,32]
-                              [--rounds N] [--inline-max N]
+                              [--rounds N] [--inline-max N] [--out DIR]
 
-With --rounds N, each workload runs N times directly and through the
-gateway, alternating, and the summary gives the median of each figure and
+With --rounds N, each workload runs N times directly, through the hop and
+through the gateway, alternating, and the summary gives the median of each figure and
 of the per-round ratios, with their range.
 
 By default the gateway keeps objects up to 32 KiB in its catalog, so small
@@ -24,6 +27,7 @@ objects never reach the platform; --inline-max 0 sends every object there
 import argparse
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -49,6 +53,32 @@ def free_port():
 def start(bin, args, log):
     return subprocess.Popen([bin, *args], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                             env=dict(os.environ, OSTIUM_ROOT_ACCESS_KEY=AK, OSTIUM_ROOT_SECRET_KEY=SK))
+
+
+HOP_CFG = """global
+    maxconn 1000
+defaults
+    mode tcp
+    option splice-auto
+    timeout connect 5s
+    timeout client 10m
+    timeout server 10m
+listen hop
+    bind 127.0.0.1:{port}
+    server platform 127.0.0.1:{platform}
+"""
+
+
+def start_hop(tmp, port, platform, log):
+    """HAProxy relaying TCP to the platform, or None without haproxy."""
+    exe = shutil.which("haproxy") or ("/usr/sbin/haproxy" if os.path.exists("/usr/sbin/haproxy") else None)
+    if not exe:
+        print("haproxy not found: no hop measured", flush=True)
+        return None
+    cfg = os.path.join(tmp, "hop.cfg")
+    with open(cfg, "w") as f:
+        f.write(HOP_CFG.format(port=port, platform=platform))
+    return subprocess.Popen([exe, "-db", "-f", cfg], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
 
 
 def wait_ready(endpoint):
@@ -99,7 +129,8 @@ def chart(rows, path):
     h = 40 + len(rows) * (bar + gap)
     scale = (w - left - 60)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
-           f'<text x="{left}" y="16">throughput through the gateway / direct to the platform (1.0 = free)</text>',
+           f'<text x="{left}" y="16">throughput through the gateway / direct to the platform (1.0 = free; '
+           f'black mark: through a bare TCP hop)</text>',
            f'<line x1="{left + scale}" y1="24" x2="{left + scale}" y2="{h - 8}" stroke="#888" stroke-dasharray="3,3"/>']
     for i, r in enumerate(rows):
         y = 30 + i * (bar + gap)
@@ -108,6 +139,9 @@ def chart(rows, path):
         out.append(f'<rect x="{left}" y="{y}" width="{max(1, min(ratio, 1.2) * scale / 1.0):.0f}" height="{bar}" '
                    f'fill="{"#4a7" if ratio >= 0.95 else "#d84"}"/>')
         out.append(f'<text x="{left + min(ratio, 1.2) * scale + 4:.0f}" y="{y + 13}">{ratio:.2f}</text>')
+        if "hop_ratio" in r:  # the hop's own ratio: no gateway on that hop can do better
+            x = left + min(r["hop_ratio"], 1.2) * scale
+            out.append(f'<rect x="{x - 1.5:.1f}" y="{y - 2}" width="3" height="{bar + 4}" fill="#222"/>')
     out.append("</svg>")
     with open(path, "w") as f:
         f.write("\n".join(out))
@@ -121,15 +155,16 @@ def main():
     ap.add_argument("--modes", default="get,put")
     ap.add_argument("--rounds", type=int, default=1, help="alternating direct/gateway runs per workload; medians reported")
     ap.add_argument("--inline-max", type=int, help="the gateway platform's inline_max (default: the node's, 32 KiB)")
+    ap.add_argument("--out", help="results directory (default bench/results/DATE-platform; rows of a run there before are kept)")
     a = ap.parse_args()
     day = datetime.now(timezone.utc).strftime("%Y-%m-%d")
-    results = os.path.join(REPO, "bench", "results", f"{day}-platform")
+    results = a.out or os.path.join(REPO, "bench", "results", f"{day}-platform")
     os.makedirs(results, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="ostium-bench-platform-")
     bin = os.path.join(tmp, "ostium")
     subprocess.run(["go", "build", "-o", bin, "./cmd/ostium"], cwd=REPO, check=True)
-    pport, gport = free_port(), free_port()
-    direct, gateway = f"http://127.0.0.1:{pport}", f"http://127.0.0.1:{gport}"
+    pport, gport, hport = free_port(), free_port(), free_port()
+    direct, gateway, hop = (f"http://127.0.0.1:{p}" for p in (pport, gport, hport))
     log = open(os.path.join(tmp, "servers.log"), "wb")
     platform = start(bin, ["serve", "--listen", f"127.0.0.1:{pport}", "--data", os.path.join(tmp, "platform")], log)
     cfg = {"listen": f"127.0.0.1:{gport}", "data": os.path.join(tmp, "gateway"), "default_platform": "p",
@@ -142,25 +177,31 @@ def main():
     with open(os.path.join(tmp, "gateway.yaml"), "w") as f:
         json.dump(cfg, f)
     gw = start(bin, ["serve", "--config", os.path.join(tmp, "gateway.yaml")], log)
+    relay = start_hop(tmp, hport, pport, log)
     rows = []
     try:
         wait_ready(direct)
         wait_ready(gateway)
+        if relay:
+            wait_ready(hop)
         for mode in a.modes.split(","):
             for size in a.sizes.split(","):
                 for conc in [int(c) for c in a.concurrency.split(",")]:
                     name = f"{mode}-{size}-c{conc}{suffix}"
-                    print(f"==> {name}: direct, then through the gateway ({a.duration} each, "
+                    print(f"==> {name}: direct, {'through the hop, ' if relay else ''}then through the gateway ({a.duration} each, "
                           f"{a.rounds} round{'s' if a.rounds > 1 else ''})", flush=True)
-                    ds, gs, cpu = [], [], 0.0
+                    ds, hs, gs, cpu = [], [], [], 0.0
                     for _ in range(a.rounds):
                         # Direct and through alternate, so that drift of the
                         # shared machine falls on both alike.
                         ds.append(bench(bin, mode, direct, size, conc, a.duration, os.path.join(results, name + "-direct")))
+                        if relay:
+                            hs.append(bench(bin, mode, hop, size, conc, a.duration, os.path.join(results, name + "-hop")))
                         cpu0 = cpu_seconds(gw.pid)
                         gs.append(bench(bin, mode, gateway, size, conc, a.duration, os.path.join(results, name + "-gateway")))
                         cpu += cpu_seconds(gw.pid) - cpu0
-                        print(f"    direct {ds[-1]['ops_s']:.1f} op/s p50 {ds[-1]['p50_ms']:.2f} ms | gateway "
+                        hop_s = f"hop {hs[-1]['ops_s']:.1f} op/s p50 {hs[-1]['p50_ms']:.2f} ms | " if relay else ""
+                        print(f"    direct {ds[-1]['ops_s']:.1f} op/s p50 {ds[-1]['p50_ms']:.2f} ms | {hop_s}gateway "
                               f"{gs[-1]['ops_s']:.1f} op/s p50 {gs[-1]['p50_ms']:.2f} ms", flush=True)
                     with open(os.path.join(results, name + ".txt"), "w") as f:
                         subprocess.run([bin, "bench", "compare", "--svg", os.path.join(results, name + ".svg"),
@@ -168,7 +209,7 @@ def main():
                                        check=True, stdout=f)
                     # Keep what the comparison needs; the per-run reports and
                     # histograms are regenerated by running again.
-                    for run in ("-direct", "-gateway"):
+                    for run in ("-direct", "-hop", "-gateway"):
                         for f in ("histogram.csv", "timeseries.csv", "summary.csv", "report.html"):
                             path = os.path.join(results, name + run, f)
                             if os.path.exists(path):
@@ -182,11 +223,20 @@ def main():
                            "added_p50_ms": statistics.median(added), "added_p50_ms_range": [min(added), max(added)],
                            "added_p50_pct": statistics.median(pct), "added_p50_pct_range": [min(pct), max(pct)],
                            "cpu_s_per_gib": cpu / (moved / 2**30) if moved else None}
+                    if hs:
+                        hop_ratios = [h["ops_s"] / d["ops_s"] if d["ops_s"] else 0 for d, h in zip(ds, hs)]
+                        over_hop = [g["ops_s"] / h["ops_s"] if h["ops_s"] else 0 for h, g in zip(hs, gs)]
+                        row.update({"hop": median_run(hs), "hop_ratio": statistics.median(hop_ratios),
+                                    "hop_ratio_range": [min(hop_ratios), max(hop_ratios)],
+                                    "over_hop": statistics.median(over_hop), "over_hop_range": [min(over_hop), max(over_hop)]})
                     rows.append(row)
-                    print(f"    median: ratio {row['ratio']:.2f}, {row['added_p50_ms']:+.2f} ms at p50, "
+                    over = f", over the hop {row['over_hop']:.2f}" if hs else ""
+                    print(f"    median: ratio {row['ratio']:.2f}{over}, {row['added_p50_ms']:+.2f} ms at p50, "
                           f"{row['cpu_s_per_gib'] or 0:.2f} CPU s/GiB", flush=True)
     finally:
-        for p in (gw, platform):
+        for p in (gw, platform, relay):
+            if p is None:
+                continue
             p.terminate()
             try:
                 p.wait(60)
@@ -207,14 +257,19 @@ def main():
 
 def summarize(results, rows):
     """Writes summary.json, summary.md and ratios.svg of rows."""
-    lines = ["| workload | direct op/s | gateway op/s | ratio | p50 direct | p50 gateway | added p50 | added p50 % | gateway CPU s/GiB |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| workload | direct op/s | gateway op/s | ratio | hop / direct | gateway / hop | p50 direct | p50 hop | p50 gateway "
+             "| added p50 | added p50 % | gateway CPU s/GiB |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         r.setdefault("added_p50_pct", 100 * (r["gateway"]["p50_ms"] / r["direct"]["p50_ms"] - 1) if r["direct"]["p50_ms"] else 0)
+        hop = "hop" in r
+        cpu = f"{r['cpu_s_per_gib']:.2f}" if r["cpu_s_per_gib"] is not None else ""
+        p50_hop = f"{r['hop']['p50_ms']:.2f} ms" if hop else "-"
         lines.append(f"| {r['workload']} | {r['direct']['ops_s']:.1f} | {r['gateway']['ops_s']:.1f} | {spread(r, 'ratio', '.2f')} | "
-                     f"{r['direct']['p50_ms']:.2f} ms | {r['gateway']['p50_ms']:.2f} ms | {spread(r, 'added_p50_ms', '+.2f')} ms | "
-                     f"{spread(r, 'added_p50_pct', '+.0f')} | "
-                     f"{r['cpu_s_per_gib']:.2f} |" if r["cpu_s_per_gib"] is not None else "")
+                     f"{spread(r, 'hop_ratio', '.2f') if hop else '-'} | {spread(r, 'over_hop', '.2f') if hop else '-'} | "
+                     f"{r['direct']['p50_ms']:.2f} ms | {p50_hop} | "
+                     f"{r['gateway']['p50_ms']:.2f} ms | {spread(r, 'added_p50_ms', '+.2f')} ms | "
+                     f"{spread(r, 'added_p50_pct', '+.0f')} | {cpu} |")
     with open(os.path.join(results, "summary.json"), "w") as f:
         json.dump(rows, f, indent=1)
     with open(os.path.join(results, "summary.md"), "w") as f:

@@ -98,9 +98,14 @@ func parse(r io.Reader) ([]result, error) {
 				res = &result{name: name, unit: unit}
 				byName[name] = res
 			}
-			fig := &res.ostium
-			if target == "ceiling" {
+			var fig *figure
+			switch target {
+			case "ceiling":
 				fig = &res.ceiling
+			case "ostium":
+				fig = &res.ostium
+			default: // a reference such as target=hop: in the text, not the chart
+				continue
 			}
 			fig.sum += v
 			fig.n++
