@@ -2,15 +2,11 @@ package s3_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
@@ -21,12 +17,7 @@ import (
 // and misreads the next response on that connection (a part's ETag went
 // missing in `aws s3 sync` of an empty file and a large one).
 func TestExpectContinueEmptyBody(t *testing.T) {
-	srv := nodetest.Start(t, nodetest.Options{})
-	c := client(t, srv, srv.URL, false)
-	ctx := context.Background()
-	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("expect")}); err != nil {
-		t.Fatal(err)
-	}
+	c, srv := nodeWithBucket(t, nodetest.Options{}, "expect")
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)

@@ -47,12 +47,7 @@ func TestAddressingStyles(t *testing.T) {
 
 // Over plain HTTP the SDK signs the payload hash instead of streaming.
 func TestPlainHTTP(t *testing.T) {
-	srv := nodetest.Start(t, nodetest.Options{})
-	c := client(t, srv, srv.URL, false)
-	ctx := context.Background()
-	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("plain")}); err != nil {
-		t.Fatal(err)
-	}
+	c, _ := nodeWithBucket(t, nodetest.Options{}, "plain")
 	data := randBytes(300_000, 5)
 	put(t, c, "plain", "k", data)
 	if !bytes.Equal(get(t, c, "plain", "k"), data) {

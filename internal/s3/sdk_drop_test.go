@@ -17,12 +17,8 @@ import (
 // A client that drops the connection halfway through an upload leaves no
 // object, and no blob behind it.
 func TestClientDropsMidUpload(t *testing.T) {
-	srv := nodetest.Start(t, nodetest.Options{})
-	c := client(t, srv, srv.URL, false)
+	c, srv := nodeWithBucket(t, nodetest.Options{}, "drop")
 	ctx := context.Background()
-	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("drop")}); err != nil {
-		t.Fatal(err)
-	}
 	const size = 4 << 20
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {

@@ -54,13 +54,21 @@ func client(t testing.TB, srv *nodetest.Server, endpoint string, virtual bool, c
 // checksums, as it does against AWS) and returns a client and a bucket.
 func setup(t *testing.T) (*s3.Client, string, *nodetest.Server) {
 	t.Helper()
-	srv := nodetest.Start(t, nodetest.Options{TLS: true})
+	const bucket = "test-bucket"
+	c, srv := nodeWithBucket(t, nodetest.Options{TLS: true}, bucket)
+	return c, bucket, srv
+}
+
+// nodeWithBucket starts a node with opt and returns a client of it, with
+// bucket created.
+func nodeWithBucket(t *testing.T, opt nodetest.Options, bucket string) (*s3.Client, *nodetest.Server) {
+	t.Helper()
+	srv := nodetest.Start(t, opt)
 	c := client(t, srv, srv.URL, false)
-	bucket := "test-bucket"
 	if _, err := c.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		t.Fatalf("create bucket: %v", err)
 	}
-	return c, bucket, srv
+	return c, srv
 }
 
 // apiCode returns the S3 error code of err, or "".
