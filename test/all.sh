@@ -19,6 +19,9 @@ else
   echo "OSTIUM_TEST_POSTGRES is not set: skipping the PostgreSQL run (.ci/run sets it up)"
 fi
 
+step "fuzz targets (${FUZZTIME:-10s} each)"
+test/fuzz.sh
+
 step "end-to-end: boto3, aws cli, rclone, s3cmd"
 python3 -m pytest -q test/e2e
 
