@@ -261,3 +261,68 @@ func TestIsolationBucketList(t *testing.T) {
 		t.Errorf("owner %s, want bob's canonical id %s", *out.Contents[0].Owner.ID, users[i].CanonicalID)
 	}
 }
+
+// TestIsolationDeleteObjects: DeleteObjects decides each key against its
+// own ARN, as DeleteObject does, and reports a refused key as
+// AccessDenied in its result while the others are deleted (AWS answers
+// 200 with per-key errors, even to a caller who may delete nothing).
+// beta-shared's policy lets acme's cy delete under public/ only and
+// denies deletion under keep/ to everyone, its owner carl included.
+func TestIsolationDeleteObjects(t *testing.T) {
+	ten := newTenancy(t)
+	ten.share(t)
+	ctx, root := context.Background(), ten.clients["root"]
+	err := putPolicy(t, ten.clients["carl"], "beta-shared", `{"Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},"Action":["s3:ListBucket","s3:GetObject","s3:PutObject"],
+		 "Resource":["arn:aws:s3:::beta-shared","arn:aws:s3:::beta-shared/*"]},
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},"Action":"s3:DeleteObject","Resource":"arn:aws:s3:::beta-shared/public/*"},
+		{"Effect":"Deny","Principal":"*","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::beta-shared/keep/*"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"public/a", "keep/a", "other/a"}
+	const ok, denied = "", "AccessDenied"
+	// want[identity][bucket] is the outcome per key, in keys' order.
+	all, none := []string{ok, ok, ok}, []string{denied, denied, denied}
+	want := map[string]map[string][]string{
+		"root":      {"acme-bob": all, "beta-shared": all},
+		"ann":       {"acme-bob": all, "beta-shared": none},
+		"bob":       {"acme-bob": all, "beta-shared": none}, // public-read grants READ, not WRITE
+		"cy":        {"acme-bob": none, "beta-shared": {ok, denied, denied}},
+		"carl":      {"acme-bob": none, "beta-shared": {ok, denied, ok}}, // the owner, but the Deny wins
+		"app-rw":    {"acme-bob": all, "beta-shared": none},
+		"app-ro":    {"acme-bob": none, "beta-shared": none},
+		"anonymous": {"acme-bob": none, "beta-shared": none},
+	}
+	for who, byBucket := range want {
+		for bucket, codes := range byBucket {
+			ids := make([]types.ObjectIdentifier, len(keys))
+			for i, k := range keys {
+				put(t, root, bucket, k, []byte(k))
+				ids[i] = types.ObjectIdentifier{Key: aws.String(k)}
+			}
+			out, err := ten.clients[who].DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(bucket), Delete: &types.Delete{Objects: ids}})
+			if err != nil {
+				t.Errorf("%s DeleteObjects on %s: %v, want 200 with per-key results", who, bucket, err)
+				continue
+			}
+			got := map[string]string{}
+			for _, d := range out.Deleted {
+				got[*d.Key] = ok
+			}
+			for _, e := range out.Errors {
+				got[*e.Key] = *e.Code
+			}
+			for i, k := range keys {
+				code, reported := got[k]
+				if !reported || code != codes[i] {
+					t.Errorf("%s DeleteObjects %s/%s: got %q (reported %v), want %q", who, bucket, k, code, reported, codes[i])
+				}
+				_, herr := root.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(k)})
+				if exists := herr == nil; exists != (codes[i] == denied) {
+					t.Errorf("after %s's DeleteObjects, %s/%s exists: %v (%v)", who, bucket, k, exists, herr)
+				}
+			}
+		}
+	}
+}
