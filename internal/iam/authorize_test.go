@@ -197,3 +197,38 @@ func TestAuthorizeACLsAndBlocks(t *testing.T) {
 		}
 	}
 }
+
+// A tenant admin, like an AWS account's root user, may always read,
+// replace and delete its buckets' policies, even under a policy that
+// denies everything to everyone: no policy locks its owner out. The
+// same policy still binds the admin's other actions, the tenant's other
+// users (the bucket's owner included), the admin's application
+// credentials and other tenants' admins.
+func TestPolicyCannotLockOutTenantAdmin(t *testing.T) {
+	b := &catalog.Bucket{Name: "acme-data", Owner: "c-alice", Tenant: "acme"}
+	denyAll, err := bucketpolicy.Parse([]byte(`{"Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":["arn:aws:s3:::acme-data","arn:aws:s3:::acme-data/*"]}]}`), "acme-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann := &iam.Identity{Tenant: "acme", User: "ann", Role: catalog.RoleAdmin, CanonicalID: "c-ann"}
+	annApp := *ann
+	annApp.App = &iam.AppLimits{Buckets: []string{"acme-data"}}
+	alice := &iam.Identity{Tenant: "acme", User: "alice", Role: catalog.RoleUser, CanonicalID: "c-alice"}
+	betaAdmin := &iam.Identity{Tenant: "beta", User: "bo", Role: catalog.RoleAdmin, CanonicalID: "c-bo"}
+	for _, c := range []struct {
+		id     *iam.Identity
+		action iam.Action
+		allow  bool
+	}{
+		{ann, "s3:GetBucketPolicy", true}, {ann, "s3:PutBucketPolicy", true}, {ann, "s3:DeleteBucketPolicy", true},
+		{ann, "s3:GetObject", false}, {ann, "s3:PutBucketAcl", false},
+		{alice, "s3:GetBucketPolicy", false}, {alice, "s3:DeleteBucketPolicy", false},
+		{&annApp, "s3:GetBucketPolicy", false},
+		{betaAdmin, "s3:DeleteBucketPolicy", false},
+	} {
+		err := iam.Authorize(iam.Request{ID: c.id, Action: c.action, Bucket: b, Access: &iam.BucketAccess{Policy: denyAll, Ownership: iam.OwnerEnforced}})
+		if (err == nil) != c.allow {
+			t.Errorf("%s/%s %s under a deny-all policy: %v, want allow %v", c.id.Tenant, c.id.User, c.action, err, c.allow)
+		}
+	}
+}
