@@ -178,7 +178,7 @@ func (s *Service) CreateTenant(ctx context.Context, id *iam.Identity, name, disp
 		return Tenant{}, err
 	}
 	t := catalog.Tenant{Name: name, DisplayName: display, Status: catalog.TenantActive,
-		CanonicalID: iam.TenantCanonicalID(name), Platform: platform, CreatedAt: time.Now().UTC()}
+		CanonicalID: iam.NewCanonicalID(), Platform: platform, CreatedAt: time.Now().UTC()}
 	if err := s.done(s.cat.CreateTenant(ctx, t)); err != nil {
 		return Tenant{}, err
 	}
@@ -329,7 +329,7 @@ func (s *Service) CreateUser(ctx context.Context, id *iam.Identity, tenant, name
 	if email != "" && (len(email) > 254 || strings.Count(email, "@") != 1 || strings.HasPrefix(email, "@") || strings.HasSuffix(email, "@")) {
 		return User{}, newErr(http.StatusBadRequest, "InvalidArgument", "An e-mail address is local@domain")
 	}
-	u := catalog.User{Tenant: tenant, Name: name, Role: role, CanonicalID: iam.UserCanonicalID(tenant, name), Email: email, CreatedAt: time.Now().UTC()}
+	u := catalog.User{Tenant: tenant, Name: name, Role: role, CanonicalID: iam.NewCanonicalID(), Email: email, CreatedAt: time.Now().UTC()}
 	return userOut(u), s.done(s.cat.CreateUser(ctx, u))
 }
 

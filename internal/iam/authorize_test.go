@@ -17,12 +17,12 @@ import (
 var enforced = &iam.BucketAccess{Ownership: iam.OwnerEnforced}
 
 func TestAuthorizeRules(t *testing.T) {
-	acme := &catalog.Bucket{Name: "acme-data", Owner: iam.UserCanonicalID("acme", "alice"), Tenant: "acme"}
-	bob := &catalog.Bucket{Name: "acme-bob", Owner: iam.UserCanonicalID("acme", "bob"), Tenant: "acme"}
-	beta := &catalog.Bucket{Name: "beta-data", Owner: iam.UserCanonicalID("beta", "carol"), Tenant: "beta"}
+	acme := &catalog.Bucket{Name: "acme-data", Owner: "c-alice", Tenant: "acme"}
+	bob := &catalog.Bucket{Name: "acme-bob", Owner: "c-bob", Tenant: "acme"}
+	beta := &catalog.Bucket{Name: "beta-data", Owner: "c-carol", Tenant: "beta"}
 	root := &iam.Identity{Root: true, CanonicalID: iam.RootCanonicalID}
-	admin := &iam.Identity{Tenant: "acme", User: "ann", Role: catalog.RoleAdmin, CanonicalID: iam.UserCanonicalID("acme", "ann")}
-	alice := &iam.Identity{Tenant: "acme", User: "alice", Role: catalog.RoleUser, CanonicalID: iam.UserCanonicalID("acme", "alice")}
+	admin := &iam.Identity{Tenant: "acme", User: "ann", Role: catalog.RoleAdmin, CanonicalID: "c-ann"}
+	alice := &iam.Identity{Tenant: "acme", User: "alice", Role: catalog.RoleUser, CanonicalID: "c-alice"}
 	app := func(ro bool) *iam.Identity {
 		id := *alice
 		id.App = &iam.AppLimits{Buckets: []string{"acme-data"}, ReadOnly: ro}
@@ -158,9 +158,9 @@ func eventually(t *testing.T, cond func() bool) {
 // policy grants outside the bucket's tenant only while public buckets are
 // not restricted.
 func TestAuthorizeACLsAndBlocks(t *testing.T) {
-	b := &catalog.Bucket{Name: "acme-data", Owner: iam.UserCanonicalID("acme", "alice"), Tenant: "acme"}
-	carl := &iam.Identity{Tenant: "beta", User: "carl", CanonicalID: iam.UserCanonicalID("beta", "carl")}
-	cy := &iam.Identity{Tenant: "acme", User: "cy", CanonicalID: iam.UserCanonicalID("acme", "cy")}
+	b := &catalog.Bucket{Name: "acme-data", Owner: "c-alice", Tenant: "acme"}
+	carl := &iam.Identity{Tenant: "beta", User: "carl", CanonicalID: "c-carl"}
+	cy := &iam.Identity{Tenant: "acme", User: "cy", CanonicalID: "c-cy"}
 	readCarl := iam.ACL{Owner: b.Owner, Grants: []iam.Grant{{Type: iam.GranteeUser, ID: carl.CanonicalID, Permission: iam.PermRead}}}
 	publicRead, _ := iam.CannedACL("public-read", b.Owner, "")
 	public, err := bucketpolicy.Parse([]byte(`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::acme-data/*"}]}`), "acme-data")

@@ -70,6 +70,17 @@ func newTenancy(t *testing.T, config ...func(*node.Config)) *tenancy {
 	return ten
 }
 
+// canonicalID is the canonical id the admin API reports for tenant/user:
+// random, so tests ask rather than derive it.
+func (ten *tenancy) canonicalID(t *testing.T, tenant, user string) string {
+	t.Helper()
+	var u admin.User
+	if err := ten.admin.Do(context.Background(), "GET", "/tenants/"+tenant+"/users/"+user, nil, &u); err != nil || u.CanonicalID == "" {
+		t.Fatalf("canonical id of %s/%s: %+v %v", tenant, user, u, err)
+	}
+	return u.CanonicalID
+}
+
 // opGroups are the S3 operation groups of the matrix. Each returns the
 // S3 error code, "" on success.
 var opGroups = []struct {
