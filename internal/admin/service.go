@@ -311,10 +311,17 @@ func (s *Service) DeleteTenant(ctx context.Context, id *iam.Identity, name strin
 }
 
 // CreateUser adds a user; email (optional, unique) lets ACLs grant to it
-// by e-mail address.
+// by e-mail address. Only the provider's root gives addresses: an
+// address is unique over every tenant, so a tenant admin giving one could
+// claim another tenant's address, or learn from the refusal that it is
+// in use elsewhere; a tenant admin who gives one is refused before the
+// address is looked at.
 func (s *Service) CreateUser(ctx context.Context, id *iam.Identity, tenant, name, role, email string) (User, error) {
 	if err := allow(id, tenant); err != nil {
 		return User{}, err
+	}
+	if email != "" && !id.Root {
+		return User{}, errDenied
 	}
 	if role == "" {
 		role = catalog.RoleUser
