@@ -337,3 +337,101 @@ func TestIsolationDeleteObjects(t *testing.T) {
 		}
 	}
 }
+
+// TestIsolationObjectActionsUseTheirKey: every object action is decided
+// on its own object's ARN, not the bucket's: multipart calls on the
+// upload's key, CopyObject and UploadPartCopy read their source as
+// s3:GetObject on the source key (whose own ACL may grant it), and object
+// ACL calls on the object's key. cy's policy on beta-shared reaches up/*
+// for writes and pub/* for reads only.
+func TestIsolationObjectActionsUseTheirKey(t *testing.T) {
+	ten := newTenancy(t)
+	ten.share(t)
+	ctx, carl, cy := context.Background(), ten.clients["carl"], ten.clients["cy"]
+	b := aws.String("beta-shared")
+	err := putPolicy(t, carl, *b, `{"Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},
+		 "Action":["s3:PutObject","s3:AbortMultipartUpload","s3:ListMultipartUploadParts"],"Resource":"arn:aws:s3:::beta-shared/up/*"},
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},"Action":["s3:GetObject","s3:GetObjectAcl"],"Resource":"arn:aws:s3:::beta-shared/pub/*"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"pub/src", "other/src"} {
+		put(t, carl, *b, k, []byte("source "+k))
+	}
+	upload := func(c *s3.Client, key string) *string {
+		t.Helper()
+		out, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: b, Key: aws.String(key)})
+		if err != nil {
+			t.Fatalf("CreateMultipartUpload %s: %v", key, err)
+		}
+		return out.UploadId
+	}
+	// Uploads of carl's (the owner) under up/ and elsewhere.
+	up, no := upload(carl, "up/x"), upload(carl, "no/x")
+	part := func(key string, id *string) error {
+		_, err := cy.UploadPart(ctx, &s3.UploadPartInput{Bucket: b, Key: aws.String(key), UploadId: id, PartNumber: aws.Int32(1), Body: strings.NewReader("p")})
+		return err
+	}
+	listParts := func(key string, id *string) error {
+		_, err := cy.ListParts(ctx, &s3.ListPartsInput{Bucket: b, Key: aws.String(key), UploadId: id})
+		return err
+	}
+	partCopy := func(src string) error {
+		_, err := cy.UploadPartCopy(ctx, &s3.UploadPartCopyInput{Bucket: b, Key: aws.String("up/x"), UploadId: up, PartNumber: aws.Int32(2), CopySource: aws.String("beta-shared/" + src)})
+		return err
+	}
+	copyObj := func(src, dst string) error {
+		_, err := cy.CopyObject(ctx, &s3.CopyObjectInput{Bucket: b, Key: aws.String(dst), CopySource: aws.String("beta-shared/" + src)})
+		return err
+	}
+	getACL := func(key string) error {
+		_, err := cy.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: b, Key: aws.String(key)})
+		return err
+	}
+	const ok, denied = "", "AccessDenied"
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"CreateMultipartUpload up/y", func() error {
+			_, err := cy.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: b, Key: aws.String("up/y")})
+			return err
+		}(), ok},
+		{"CreateMultipartUpload no/y", func() error {
+			_, err := cy.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: b, Key: aws.String("no/y")})
+			return err
+		}(), denied},
+		{"UploadPart up/x", part("up/x", up), ok},
+		{"UploadPart no/x", part("no/x", no), denied},
+		{"ListParts up/x", listParts("up/x", up), ok},
+		{"ListParts no/x", listParts("no/x", no), denied},
+		{"UploadPartCopy from pub/src", partCopy("pub/src"), ok},
+		{"UploadPartCopy from other/src", partCopy("other/src"), denied},
+		{"UploadPartCopy from k (its ACL is public-read)", partCopy("k"), ok},
+		{"CopyObject pub/src to up/c", copyObj("pub/src", "up/c"), ok},
+		{"CopyObject other/src to up/c", copyObj("other/src", "up/c"), denied},
+		{"CopyObject k to up/c (its ACL is public-read)", copyObj("k", "up/c"), ok},
+		{"CopyObject pub/src to no/c", copyObj("pub/src", "no/c"), denied},
+		{"GetObjectAcl pub/src", getACL("pub/src"), ok},
+		{"GetObjectAcl other/src", getACL("other/src"), denied},
+		{"CompleteMultipartUpload no/x", func() error {
+			_, err := cy.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: b, Key: aws.String("no/x"), UploadId: no,
+				MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: aws.String(`"x"`)}}}})
+			return err
+		}(), denied},
+		{"AbortMultipartUpload no/x", func() error {
+			_, err := cy.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: b, Key: aws.String("no/x"), UploadId: no})
+			return err
+		}(), denied},
+		{"AbortMultipartUpload up/x", func() error {
+			_, err := cy.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: b, Key: aws.String("up/x"), UploadId: up})
+			return err
+		}(), ok},
+	} {
+		if got := apiCode(c.err); got != c.want || (c.want == ok && c.err != nil) {
+			t.Errorf("cy %s: %q (%v), want %q", c.name, got, c.err, c.want)
+		}
+	}
+}
