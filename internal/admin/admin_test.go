@@ -184,4 +184,17 @@ func TestIdentitiesCannotBeBorrowed(t *testing.T) {
 	// root's own attempt at a taken address is told so.
 	must(t, bo.Do(ctx, "POST", "/tenants/beta/users", map[string]string{"name": "x"}, nil))
 	wantCode(t, c.Do(ctx, "POST", "/tenants/beta/users", map[string]string{"name": "y", "email": "amy@acme.test"}, nil), 409, "EmailAlreadyExists")
+	// Changing an address is the root's too: a tenant admin cannot, even
+	// for its own user, nor clear one.
+	for _, email := range []string{"amy@acme.test", "x@beta.test", ""} {
+		wantCode(t, bo.Do(ctx, "PUT", "/tenants/beta/users/x/email", map[string]string{"email": email}, nil), 403, "AccessDenied")
+	}
+	wantCode(t, c.Do(ctx, "PUT", "/tenants/beta/users/x/email", map[string]string{"email": "amy@acme.test"}, nil), 409, "EmailAlreadyExists")
+	wantCode(t, c.Do(ctx, "PUT", "/tenants/beta/users/x/email", map[string]string{"email": "not-an-address"}, nil), 400, "InvalidArgument")
+	var x admin.User
+	must(t, c.Do(ctx, "PUT", "/tenants/beta/users/x/email", map[string]string{"email": "X@Beta.test"}, &x))
+	if x.Email != "x@beta.test" {
+		t.Fatalf("after SetUserEmail: %+v", x)
+	}
+	wantCode(t, c.Do(ctx, "PUT", "/tenants/beta/users/nobody/email", map[string]string{"email": "n@beta.test"}, nil), 404, "NoSuchUser")
 }

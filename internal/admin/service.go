@@ -332,12 +332,39 @@ func (s *Service) CreateUser(ctx context.Context, id *iam.Identity, tenant, name
 	if !userName.MatchString(name) {
 		return User{}, newErr(http.StatusBadRequest, "InvalidArgument", "A user name is 1 to 64 of A-Z, a-z, 0-9 and _+=,.@-")
 	}
-	email = strings.ToLower(strings.TrimSpace(email))
-	if email != "" && (len(email) > 254 || strings.Count(email, "@") != 1 || strings.HasPrefix(email, "@") || strings.HasSuffix(email, "@")) {
-		return User{}, newErr(http.StatusBadRequest, "InvalidArgument", "An e-mail address is local@domain")
+	email, err := normalEmail(email)
+	if err != nil {
+		return User{}, err
 	}
 	u := catalog.User{Tenant: tenant, Name: name, Role: role, CanonicalID: iam.NewCanonicalID(), Email: email, CreatedAt: time.Now().UTC()}
 	return userOut(u), s.done(s.cat.CreateUser(ctx, u))
+}
+
+// normalEmail checks an e-mail address and lower-cases it ("" = none).
+func normalEmail(email string) (string, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if email != "" && (len(email) > 254 || strings.Count(email, "@") != 1 || strings.HasPrefix(email, "@") || strings.HasSuffix(email, "@")) {
+		return "", newErr(http.StatusBadRequest, "InvalidArgument", "An e-mail address is local@domain")
+	}
+	return email, nil
+}
+
+// SetUserEmail gives a user another e-mail address ("" = none). The
+// root's alone, as at creation (see CreateUser). ACL grants already made
+// to the old address stay with the user: they were resolved to its
+// canonical id when made.
+func (s *Service) SetUserEmail(ctx context.Context, id *iam.Identity, tenant, name, email string) (User, error) {
+	if err := allow(id, ""); err != nil {
+		return User{}, err
+	}
+	email, err := normalEmail(email)
+	if err != nil {
+		return User{}, err
+	}
+	if err := s.done(s.cat.SetUserEmail(ctx, tenant, name, email)); err != nil {
+		return User{}, err
+	}
+	return s.GetUser(ctx, id, tenant, name)
 }
 
 func (s *Service) ListUsers(ctx context.Context, id *iam.Identity, tenant string) ([]User, error) {
