@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
@@ -168,6 +170,20 @@ func TestIdentitiesCannotBeBorrowed(t *testing.T) {
 	must(t, c.Do(ctx, "POST", "/tenants", map[string]string{"name": "beta"}, &t2))
 	if !hex64(t2.CanonicalID) || t1.CanonicalID == t2.CanonicalID {
 		t.Fatalf("canonical ids of beta before and after re-creation: %q, %q", t1.CanonicalID, t2.CanonicalID)
+	}
+	// A gamma of five hours ago, with usage three hours ago.
+	earlier := time.Now().UTC().Truncate(time.Hour).Add(-3 * time.Hour)
+	must(t, srv.Node.Catalog.CreateTenant(ctx, catalog.Tenant{Name: "gamma", Status: catalog.TenantActive, CanonicalID: "c-gamma", CreatedAt: earlier.Add(-2 * time.Hour)}))
+	must(t, srv.Node.Catalog.AddTraffic(ctx, "n", map[catalog.MeterKey]catalog.Traffic{{Tenant: "gamma", Bucket: "old-gamma", Hour: earlier}: {Get: 7}}))
+	var u1 admin.Usage
+	must(t, c.Do(ctx, "GET", "/tenants/gamma/usage?from="+earlier.Format(time.RFC3339), nil, &u1))
+	must(t, c.Do(ctx, "DELETE", "/tenants/gamma", nil, nil))
+	must(t, c.Do(ctx, "POST", "/tenants", map[string]string{"name": "gamma"}, nil))
+	// Usage is kept by name; the second gamma's report starts with it.
+	var u2 admin.Usage
+	must(t, c.Do(ctx, "GET", "/tenants/gamma/usage?from="+earlier.Format(time.RFC3339), nil, &u2))
+	if len(u1.Rows) != 1 || len(u2.Rows) != 0 {
+		t.Fatalf("usage of the first gamma %+v, of the second %+v: want the old row in the first only", u1.Rows, u2.Rows)
 	}
 
 	must(t, c.Do(ctx, "POST", "/tenants/acme/users", map[string]string{"name": "amy", "email": "amy@acme.test"}, nil))
