@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
@@ -123,8 +124,8 @@ func TestDeleteObjectsDecidesEachKey(t *testing.T) {
 }
 
 // A user deleted and created again under its old name is a new principal:
-// it owns none of the old one's buckets and is matched by none of the
-// policies that named the old one.
+// it owns none of the old one's buckets, holds none of its ACL grants and
+// is matched by none of the policies that named the old one.
 func TestRecreatedUserOwnsNothing(t *testing.T) {
 	srv := start(t, nodetest.Options{})
 	ctx := context.Background()
@@ -147,8 +148,23 @@ func TestRecreatedUserOwnsNothing(t *testing.T) {
 	if st, b := do(t, srv, signed(t, srv, cy, "GET", "/shared-data/k", nil, nil)); st != 200 {
 		t.Fatalf("cy reads what the policy grants: %d %s", st, b)
 	}
-
+	// And an object ACL grants cy, by canonical id, in a bucket with ACLs.
 	a := adminClient(srv)
+	var cyUser admin.User
+	if err := a.Do(ctx, "GET", "/tenants/acme/users/cy", nil, &cyUser); err != nil {
+		t.Fatal(err)
+	}
+	if st, b := do(t, srv, signed(t, srv, ann, "PUT", "/acl-data", nil, http.Header{"X-Amz-Object-Ownership": {"ObjectWriter"}})); st != 200 {
+		t.Fatalf("create acl-data: %d %s", st, b)
+	}
+	grant := http.Header{"X-Amz-Grant-Read": {`id="` + cyUser.CanonicalID + `"`}}
+	if st, b := do(t, srv, signed(t, srv, ann, "PUT", "/acl-data/g", []byte("granted"), grant)); st != 200 {
+		t.Fatalf("put acl-data/g with a grant to cy: %d %s", st, b)
+	}
+	if st, b := do(t, srv, signed(t, srv, cy, "GET", "/acl-data/g", nil, nil)); st != 200 {
+		t.Fatalf("cy reads what its ACL grant allows: %d %s", st, b)
+	}
+
 	for _, u := range []string{"bob", "cy"} {
 		if err := a.Do(ctx, "DELETE", "/tenants/acme/users/"+u, nil, nil); err != nil {
 			t.Fatal(err)
@@ -170,6 +186,8 @@ func TestRecreatedUserOwnsNothing(t *testing.T) {
 		t.Errorf("the new bob deleting the old bob's bucket: %v, want AccessDenied", err)
 	}
 	st, b = do(t, srv, signed(t, srv, cy2, "GET", "/shared-data/k", nil, nil))
+	wantError(t, st, b, 403, "AccessDenied")
+	st, b = do(t, srv, signed(t, srv, cy2, "GET", "/acl-data/g", nil, nil))
 	wantError(t, st, b, 403, "AccessDenied")
 	if got := deleteObjects(t, srv, cy2, "shared-data", "k"); got["k"] != "AccessDenied" {
 		t.Errorf("the new cy deleting under the old cy's policy: %v", got)
