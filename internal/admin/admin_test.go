@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
@@ -139,4 +141,76 @@ func TestAdminCallsNeedTheRightIdentity(t *testing.T) {
 	wantCode(t, c.Do(ctx, "POST", "/tenants/acme/users", map[string]string{"name": "x", "role": "god"}, nil), 400, "InvalidArgument")
 	wantCode(t, c.Do(ctx, "GET", "/tenants/nope/users", nil, nil), 404, "NoSuchTenant")
 	wantCode(t, c.Do(ctx, "DELETE", "/tenants/acme/users/nobody", nil, nil), 404, "NoSuchUser")
+}
+
+// Identities cannot be borrowed: canonical ids are random, so a user or
+// tenant deleted and created again under its old name is a new
+// principal; and only the provider's root gives e-mail addresses, so a
+// tenant admin can neither claim another tenant's address nor learn
+// whether one is in use (it gets the same 403 either way).
+func TestIdentitiesCannotBeBorrowed(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{})
+	c := root(srv)
+	for _, name := range []string{"acme", "beta"} {
+		must(t, c.Do(ctx, "POST", "/tenants", map[string]string{"name": name}, nil))
+	}
+	var cy1, cy2 admin.User
+	must(t, c.Do(ctx, "POST", "/tenants/acme/users", map[string]string{"name": "cy", "email": "cy@acme.test"}, &cy1))
+	must(t, c.Do(ctx, "DELETE", "/tenants/acme/users/cy", nil, nil))
+	must(t, c.Do(ctx, "POST", "/tenants/acme/users", map[string]string{"name": "cy"}, &cy2))
+	hex64 := func(s string) bool {
+		return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
+	}
+	if !hex64(cy1.CanonicalID) || !hex64(cy2.CanonicalID) || cy1.CanonicalID == cy2.CanonicalID {
+		t.Fatalf("canonical ids of cy before and after re-creation: %q, %q: want two different 64-hex ids", cy1.CanonicalID, cy2.CanonicalID)
+	}
+	var t1, t2 admin.Tenant
+	must(t, c.Do(ctx, "GET", "/tenants/beta", nil, &t1))
+	must(t, c.Do(ctx, "DELETE", "/tenants/beta", nil, nil))
+	must(t, c.Do(ctx, "POST", "/tenants", map[string]string{"name": "beta"}, &t2))
+	if !hex64(t2.CanonicalID) || t1.CanonicalID == t2.CanonicalID {
+		t.Fatalf("canonical ids of beta before and after re-creation: %q, %q", t1.CanonicalID, t2.CanonicalID)
+	}
+	// A gamma of five hours ago, with usage three hours ago.
+	earlier := time.Now().UTC().Truncate(time.Hour).Add(-3 * time.Hour)
+	must(t, srv.Node.Catalog.CreateTenant(ctx, catalog.Tenant{Name: "gamma", Status: catalog.TenantActive, CanonicalID: "c-gamma", CreatedAt: earlier.Add(-2 * time.Hour)}))
+	must(t, srv.Node.Catalog.AddTraffic(ctx, "n", map[catalog.MeterKey]catalog.Traffic{{Tenant: "gamma", Bucket: "old-gamma", Hour: earlier}: {Get: 7}}))
+	var u1 admin.Usage
+	must(t, c.Do(ctx, "GET", "/tenants/gamma/usage?from="+earlier.Format(time.RFC3339), nil, &u1))
+	must(t, c.Do(ctx, "DELETE", "/tenants/gamma", nil, nil))
+	must(t, c.Do(ctx, "POST", "/tenants", map[string]string{"name": "gamma"}, nil))
+	// Usage is kept by name; the second gamma's report starts with it.
+	var u2 admin.Usage
+	must(t, c.Do(ctx, "GET", "/tenants/gamma/usage?from="+earlier.Format(time.RFC3339), nil, &u2))
+	if len(u1.Rows) != 1 || len(u2.Rows) != 0 {
+		t.Fatalf("usage of the first gamma %+v, of the second %+v: want the old row in the first only", u1.Rows, u2.Rows)
+	}
+
+	must(t, c.Do(ctx, "POST", "/tenants/acme/users", map[string]string{"name": "amy", "email": "amy@acme.test"}, nil))
+	must(t, c.Do(ctx, "POST", "/tenants/beta/users", map[string]string{"name": "bo", "role": "admin"}, nil))
+	var boKey admin.Key
+	must(t, c.Do(ctx, "POST", "/tenants/beta/users/bo/keys", nil, &boKey))
+	bo := admin.NewClient(srv.URL, boKey.AccessKey, boKey.SecretKey, srv.Client())
+	// Taken elsewhere or free, the answer is the same, and nothing is made.
+	for _, email := range []string{"amy@acme.test", "AMY@acme.test", "free@beta.test"} {
+		wantCode(t, bo.Do(ctx, "POST", "/tenants/beta/users", map[string]string{"name": "x", "email": email}, nil), 403, "AccessDenied")
+	}
+	wantCode(t, c.Do(ctx, "GET", "/tenants/beta/users/x", nil, nil), 404, "NoSuchUser")
+	// Without an address a tenant admin creates users as before; the
+	// root's own attempt at a taken address is told so.
+	must(t, bo.Do(ctx, "POST", "/tenants/beta/users", map[string]string{"name": "x"}, nil))
+	wantCode(t, c.Do(ctx, "POST", "/tenants/beta/users", map[string]string{"name": "y", "email": "amy@acme.test"}, nil), 409, "EmailAlreadyExists")
+	// Changing an address is the root's too: a tenant admin cannot, even
+	// for its own user, nor clear one.
+	for _, email := range []string{"amy@acme.test", "x@beta.test", ""} {
+		wantCode(t, bo.Do(ctx, "PUT", "/tenants/beta/users/x/email", map[string]string{"email": email}, nil), 403, "AccessDenied")
+	}
+	wantCode(t, c.Do(ctx, "PUT", "/tenants/beta/users/x/email", map[string]string{"email": "amy@acme.test"}, nil), 409, "EmailAlreadyExists")
+	wantCode(t, c.Do(ctx, "PUT", "/tenants/beta/users/x/email", map[string]string{"email": "not-an-address"}, nil), 400, "InvalidArgument")
+	var x admin.User
+	must(t, c.Do(ctx, "PUT", "/tenants/beta/users/x/email", map[string]string{"email": "X@Beta.test"}, &x))
+	if x.Email != "x@beta.test" {
+		t.Fatalf("after SetUserEmail: %+v", x)
+	}
+	wantCode(t, c.Do(ctx, "PUT", "/tenants/beta/users/nobody/email", map[string]string{"email": "n@beta.test"}, nil), 404, "NoSuchUser")
 }

@@ -85,6 +85,15 @@ var routes = []route{
 	{"GET", "/tenants/{tenant}/users/{user}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.GetUser(r.Context(), id, r.PathValue("tenant"), r.PathValue("user")))
 	}},
+	{"PUT", "/tenants/{tenant}/users/{user}/email", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in struct {
+			Email string `json:"email"`
+		}
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return ok(s.SetUserEmail(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), in.Email))
+	}},
 	{"DELETE", "/tenants/{tenant}/users/{user}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return nil, http.StatusNoContent, s.DeleteUser(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"))
 	}},

@@ -178,7 +178,7 @@ func (s *Service) CreateTenant(ctx context.Context, id *iam.Identity, name, disp
 		return Tenant{}, err
 	}
 	t := catalog.Tenant{Name: name, DisplayName: display, Status: catalog.TenantActive,
-		CanonicalID: iam.TenantCanonicalID(name), Platform: platform, CreatedAt: time.Now().UTC()}
+		CanonicalID: iam.NewCanonicalID(), Platform: platform, CreatedAt: time.Now().UTC()}
 	if err := s.done(s.cat.CreateTenant(ctx, t)); err != nil {
 		return Tenant{}, err
 	}
@@ -311,10 +311,17 @@ func (s *Service) DeleteTenant(ctx context.Context, id *iam.Identity, name strin
 }
 
 // CreateUser adds a user; email (optional, unique) lets ACLs grant to it
-// by e-mail address.
+// by e-mail address. Only the provider's root gives addresses: an
+// address is unique over every tenant, so a tenant admin giving one could
+// claim another tenant's address, or learn from the refusal that it is
+// in use elsewhere; a tenant admin who gives one is refused before the
+// address is looked at.
 func (s *Service) CreateUser(ctx context.Context, id *iam.Identity, tenant, name, role, email string) (User, error) {
 	if err := allow(id, tenant); err != nil {
 		return User{}, err
+	}
+	if email != "" && !id.Root {
+		return User{}, errDenied
 	}
 	if role == "" {
 		role = catalog.RoleUser
@@ -325,12 +332,39 @@ func (s *Service) CreateUser(ctx context.Context, id *iam.Identity, tenant, name
 	if !userName.MatchString(name) {
 		return User{}, newErr(http.StatusBadRequest, "InvalidArgument", "A user name is 1 to 64 of A-Z, a-z, 0-9 and _+=,.@-")
 	}
+	email, err := normalEmail(email)
+	if err != nil {
+		return User{}, err
+	}
+	u := catalog.User{Tenant: tenant, Name: name, Role: role, CanonicalID: iam.NewCanonicalID(), Email: email, CreatedAt: time.Now().UTC()}
+	return userOut(u), s.done(s.cat.CreateUser(ctx, u))
+}
+
+// normalEmail checks an e-mail address and lower-cases it ("" = none).
+func normalEmail(email string) (string, error) {
 	email = strings.ToLower(strings.TrimSpace(email))
 	if email != "" && (len(email) > 254 || strings.Count(email, "@") != 1 || strings.HasPrefix(email, "@") || strings.HasSuffix(email, "@")) {
-		return User{}, newErr(http.StatusBadRequest, "InvalidArgument", "An e-mail address is local@domain")
+		return "", newErr(http.StatusBadRequest, "InvalidArgument", "An e-mail address is local@domain")
 	}
-	u := catalog.User{Tenant: tenant, Name: name, Role: role, CanonicalID: iam.UserCanonicalID(tenant, name), Email: email, CreatedAt: time.Now().UTC()}
-	return userOut(u), s.done(s.cat.CreateUser(ctx, u))
+	return email, nil
+}
+
+// SetUserEmail gives a user another e-mail address ("" = none). The
+// root's alone, as at creation (see CreateUser). ACL grants already made
+// to the old address stay with the user: they were resolved to its
+// canonical id when made.
+func (s *Service) SetUserEmail(ctx context.Context, id *iam.Identity, tenant, name, email string) (User, error) {
+	if err := allow(id, ""); err != nil {
+		return User{}, err
+	}
+	email, err := normalEmail(email)
+	if err != nil {
+		return User{}, err
+	}
+	if err := s.done(s.cat.SetUserEmail(ctx, tenant, name, email)); err != nil {
+		return User{}, err
+	}
+	return s.GetUser(ctx, id, tenant, name)
 }
 
 func (s *Service) ListUsers(ctx context.Context, id *iam.Identity, tenant string) ([]User, error) {

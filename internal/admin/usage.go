@@ -26,7 +26,8 @@ func (s *Service) Usage(ctx context.Context, id *iam.Identity, tenant string, fr
 	if err := allow(id, tenant); err != nil {
 		return Usage{}, err
 	}
-	if _, err := s.cat.GetTenant(ctx, tenant); err != nil {
+	t, err := s.cat.GetTenant(ctx, tenant)
+	if err != nil {
 		return Usage{}, apiErr(err)
 	}
 	now := time.Now().UTC()
@@ -40,8 +41,14 @@ func (s *Service) Usage(ctx context.Context, id *iam.Identity, tenant string, fr
 	if !from.Before(to) {
 		return Usage{}, newErr(http.StatusBadRequest, "InvalidArgument", "from must be at least an hour before to")
 	}
+	// Usage is kept by tenant name, and a name may have served an earlier
+	// tenant: a tenant's report starts with the hour it was created in,
+	// so it never shows what an earlier tenant of its name did.
+	if born := t.CreatedAt.UTC().Truncate(time.Hour); from.Before(born) {
+		from = born
+		to = later(to, from)
+	}
 	u := Usage{Tenant: tenant, From: from, To: to, Rows: []catalog.UsageRow{}}
-	var err error
 	if u.Rows, err = s.cat.UsageReport(ctx, tenant, from, to); err != nil {
 		return u, apiErr(err)
 	}
@@ -49,6 +56,13 @@ func (s *Service) Usage(ctx context.Context, id *iam.Identity, tenant string, fr
 		return u, apiErr(err)
 	}
 	return u, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
 }
 
 // usageCSV is the report as billing systems read it: a header, then one

@@ -31,6 +31,8 @@ type Tenant struct {
 	Name        string // [a-z0-9-], unique; the account id in policy ARNs
 	DisplayName string
 	Status      string // TenantActive or TenantSuspended
+	// CanonicalID is random (iam.NewCanonicalID), never derived from the
+	// name: a tenant created again under an old name is a new principal.
 	CanonicalID string
 	// Platform is where the tenant's new blobs go ("" = the node's
 	// default); a bucket may be placed elsewhere.
@@ -49,7 +51,7 @@ type User struct {
 	Tenant      string
 	Name        string
 	Role        string
-	CanonicalID string
+	CanonicalID string // random, as a tenant's
 	Email       string // lower-case; "" = none; unique over the catalog
 	CreatedAt   time.Time
 }
@@ -87,6 +89,9 @@ type Identities interface {
 
 	CreateUser(ctx context.Context, u User) error // ErrUserExists, ErrEmailExists, ErrNoSuchTenant
 	GetUser(ctx context.Context, tenant, name string) (User, error)
+	// SetUserEmail gives a user an e-mail address ("" = none):
+	// ErrNoSuchUser, ErrEmailExists when another user has it.
+	SetUserEmail(ctx context.Context, tenant, name, email string) error
 	// UserByEmail finds the user with an e-mail address (ErrNoSuchUser).
 	UserByEmail(ctx context.Context, email string) (User, error)
 	ListUsers(ctx context.Context, tenant string) ([]User, error)

@@ -23,9 +23,14 @@ func ParseAccess(b catalog.Bucket, provider PublicAccessBlock) (*BucketAccess, e
 	a := &BucketAccess{Ownership: b.Ownership, Block: DecodePAB(b.PublicAccessBlock).Or(provider)}
 	var err error
 	if b.Policy != "" {
-		if a.Policy, err = bucketpolicy.Parse([]byte(b.Policy), b.Name); err != nil {
+		doc, ids := DecodePolicy(b.Policy)
+		if a.Policy, err = bucketpolicy.Parse(doc, b.Name); err != nil {
 			return nil, fmt.Errorf("iam: policy of %s: %w", b.Name, err)
 		}
+		if ids == nil {
+			ids = legacyBinding(a.Policy)
+		}
+		a.Policy.Bind(ids)
 	}
 	if a.ACL, err = DecodeACL(b.ACL, b.Owner); err != nil {
 		return nil, fmt.Errorf("iam: ACL of %s: %w", b.Name, err)

@@ -43,6 +43,17 @@ func (a Action) managesBucketAccess() bool {
 	return false
 }
 
+// managesPolicy reports whether an action reads, replaces or deletes a
+// bucket's policy: what an AWS account's root user may always do to its
+// own buckets, whatever the policy says.
+func (a Action) managesPolicy() bool {
+	switch a {
+	case "s3:GetBucketPolicy", "s3:PutBucketPolicy", "s3:DeleteBucketPolicy":
+		return true
+	}
+	return false
+}
+
 // Request is everything one access decision looks at. Authorize is a pure
 // function of it: callers load the bucket and the tenants' status first.
 type Request struct {
@@ -71,8 +82,11 @@ type Request struct {
 var ErrNeedObjectACL = errors.New("decision needs the object's ACL")
 
 // Authorize decides a request. The provider's root may do anything; a
-// suspended tenant may do nothing, nor may anyone to its buckets; a bucket
-// policy's explicit deny wins over everything below; an application
+// suspended tenant may do nothing, nor may anyone to its buckets; a
+// tenant admin may always read, replace and delete its tenant's buckets'
+// policies (with its own keys: an application credential never manages
+// access), as an AWS account's root user may; a bucket policy's explicit
+// deny wins over everything below; an application
 // credential stays within its buckets and permission, never creates or
 // deletes a bucket and never changes who else may reach one; a tenant
 // admin may act on all of its tenant's buckets, any other user on the
@@ -88,6 +102,10 @@ func Authorize(r Request) error {
 		return ErrAccessDenied
 	}
 	b, a := r.Bucket, r.Access
+	if b != nil && r.Action.managesPolicy() && appLimits(id) == nil && tenantAdmin(id, b) {
+		// Before the policy: no policy can lock its owner out.
+		return nil
+	}
 	if a == nil {
 		a = &BucketAccess{}
 	}
@@ -118,7 +136,7 @@ func Authorize(r Request) error {
 		if id != nil {
 			return nil
 		}
-	case id != nil && id.Role == catalog.RoleAdmin && id.Tenant != "" && id.Tenant == b.Tenant:
+	case tenantAdmin(id, b):
 		return nil
 	case id != nil && b.Owner == id.CanonicalID:
 		return nil
@@ -128,6 +146,11 @@ func Authorize(r Request) error {
 		return a.aclDecision(r)
 	}
 	return ErrAccessDenied
+}
+
+// tenantAdmin reports whether id is an admin of the tenant owning b.
+func tenantAdmin(id *Identity, b *catalog.Bucket) bool {
+	return id != nil && id.Role == catalog.RoleAdmin && id.Tenant != "" && id.Tenant == b.Tenant
 }
 
 func appLimits(id *Identity) *AppLimits {

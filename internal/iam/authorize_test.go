@@ -17,12 +17,12 @@ import (
 var enforced = &iam.BucketAccess{Ownership: iam.OwnerEnforced}
 
 func TestAuthorizeRules(t *testing.T) {
-	acme := &catalog.Bucket{Name: "acme-data", Owner: iam.UserCanonicalID("acme", "alice"), Tenant: "acme"}
-	bob := &catalog.Bucket{Name: "acme-bob", Owner: iam.UserCanonicalID("acme", "bob"), Tenant: "acme"}
-	beta := &catalog.Bucket{Name: "beta-data", Owner: iam.UserCanonicalID("beta", "carol"), Tenant: "beta"}
+	acme := &catalog.Bucket{Name: "acme-data", Owner: "c-alice", Tenant: "acme"}
+	bob := &catalog.Bucket{Name: "acme-bob", Owner: "c-bob", Tenant: "acme"}
+	beta := &catalog.Bucket{Name: "beta-data", Owner: "c-carol", Tenant: "beta"}
 	root := &iam.Identity{Root: true, CanonicalID: iam.RootCanonicalID}
-	admin := &iam.Identity{Tenant: "acme", User: "ann", Role: catalog.RoleAdmin, CanonicalID: iam.UserCanonicalID("acme", "ann")}
-	alice := &iam.Identity{Tenant: "acme", User: "alice", Role: catalog.RoleUser, CanonicalID: iam.UserCanonicalID("acme", "alice")}
+	admin := &iam.Identity{Tenant: "acme", User: "ann", Role: catalog.RoleAdmin, CanonicalID: "c-ann"}
+	alice := &iam.Identity{Tenant: "acme", User: "alice", Role: catalog.RoleUser, CanonicalID: "c-alice"}
 	app := func(ro bool) *iam.Identity {
 		id := *alice
 		id.App = &iam.AppLimits{Buckets: []string{"acme-data"}, ReadOnly: ro}
@@ -158,9 +158,9 @@ func eventually(t *testing.T, cond func() bool) {
 // policy grants outside the bucket's tenant only while public buckets are
 // not restricted.
 func TestAuthorizeACLsAndBlocks(t *testing.T) {
-	b := &catalog.Bucket{Name: "acme-data", Owner: iam.UserCanonicalID("acme", "alice"), Tenant: "acme"}
-	carl := &iam.Identity{Tenant: "beta", User: "carl", CanonicalID: iam.UserCanonicalID("beta", "carl")}
-	cy := &iam.Identity{Tenant: "acme", User: "cy", CanonicalID: iam.UserCanonicalID("acme", "cy")}
+	b := &catalog.Bucket{Name: "acme-data", Owner: "c-alice", Tenant: "acme"}
+	carl := &iam.Identity{Tenant: "beta", User: "carl", CanonicalID: "c-carl"}
+	cy := &iam.Identity{Tenant: "acme", User: "cy", CanonicalID: "c-cy"}
 	readCarl := iam.ACL{Owner: b.Owner, Grants: []iam.Grant{{Type: iam.GranteeUser, ID: carl.CanonicalID, Permission: iam.PermRead}}}
 	publicRead, _ := iam.CannedACL("public-read", b.Owner, "")
 	public, err := bucketpolicy.Parse([]byte(`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::acme-data/*"}]}`), "acme-data")
@@ -194,6 +194,41 @@ func TestAuthorizeACLsAndBlocks(t *testing.T) {
 		err := iam.Authorize(iam.Request{ID: c.id, Action: c.action, Bucket: b, Key: "k", Access: &c.access, ObjectACL: c.objectACL})
 		if !errors.Is(err, c.want) || (c.want == nil && err != nil) {
 			t.Errorf("%s: Authorize = %v, want %v", c.name, err, c.want)
+		}
+	}
+}
+
+// A tenant admin, like an AWS account's root user, may always read,
+// replace and delete its buckets' policies, even under a policy that
+// denies everything to everyone: no policy locks its owner out. The
+// same policy still binds the admin's other actions, the tenant's other
+// users (the bucket's owner included), the admin's application
+// credentials and other tenants' admins.
+func TestPolicyCannotLockOutTenantAdmin(t *testing.T) {
+	b := &catalog.Bucket{Name: "acme-data", Owner: "c-alice", Tenant: "acme"}
+	denyAll, err := bucketpolicy.Parse([]byte(`{"Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":["arn:aws:s3:::acme-data","arn:aws:s3:::acme-data/*"]}]}`), "acme-data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann := &iam.Identity{Tenant: "acme", User: "ann", Role: catalog.RoleAdmin, CanonicalID: "c-ann"}
+	annApp := *ann
+	annApp.App = &iam.AppLimits{Buckets: []string{"acme-data"}}
+	alice := &iam.Identity{Tenant: "acme", User: "alice", Role: catalog.RoleUser, CanonicalID: "c-alice"}
+	betaAdmin := &iam.Identity{Tenant: "beta", User: "bo", Role: catalog.RoleAdmin, CanonicalID: "c-bo"}
+	for _, c := range []struct {
+		id     *iam.Identity
+		action iam.Action
+		allow  bool
+	}{
+		{ann, "s3:GetBucketPolicy", true}, {ann, "s3:PutBucketPolicy", true}, {ann, "s3:DeleteBucketPolicy", true},
+		{ann, "s3:GetObject", false}, {ann, "s3:PutBucketAcl", false},
+		{alice, "s3:GetBucketPolicy", false}, {alice, "s3:DeleteBucketPolicy", false},
+		{&annApp, "s3:GetBucketPolicy", false},
+		{betaAdmin, "s3:DeleteBucketPolicy", false},
+	} {
+		err := iam.Authorize(iam.Request{ID: c.id, Action: c.action, Bucket: b, Access: &iam.BucketAccess{Policy: denyAll, Ownership: iam.OwnerEnforced}})
+		if (err == nil) != c.allow {
+			t.Errorf("%s/%s %s under a deny-all policy: %v, want allow %v", c.id.Tenant, c.id.User, c.action, err, c.allow)
 		}
 	}
 }

@@ -15,8 +15,11 @@ type Identity struct {
 	AccessKey   string // the key the request was signed with
 	Root        bool   // the provider's root credentials
 	Tenant      string // "" for the provider
-	User        string
-	Role        string // catalog.RoleAdmin or catalog.RoleUser
+	// TenantID is the tenant's canonical id: what a bucket policy naming
+	// the tenant (its account) was bound to.
+	TenantID string
+	User     string
+	Role     string // catalog.RoleAdmin or catalog.RoleUser
 	// App limits an application credential; nil for a user's own key.
 	App *AppLimits
 	// Suspended is set while the identity's tenant is suspended.
@@ -29,20 +32,28 @@ type AppLimits struct {
 	ReadOnly bool
 }
 
-// RootCanonicalID is the canonical id of the provider's root identity.
-var RootCanonicalID = CanonicalID("root")
+// RootCanonicalID is the canonical id of the provider's root identity:
+// fixed, since the root is never deleted and its keys are known by it.
+var RootCanonicalID = legacyCanonicalID("root")
 
-// CanonicalID derives a stable canonical user id from a principal name.
-func CanonicalID(name string) string {
+// NewCanonicalID returns a fresh canonical id for a tenant or a user: 64
+// random hex digits, as S3's. Never derived from a name: a tenant or user
+// deleted and created again under its old name is a new principal, which
+// owns nothing of the old one and holds none of its ACL grants.
+func NewCanonicalID() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("iam: crypto/rand failed: " + err.Error())
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// legacyCanonicalID is how canonical ids were derived from names before
+// they were random; policies stored then bind their principals to these.
+func legacyCanonicalID(name string) string {
 	sum := sha256.Sum256([]byte("ostium:" + name))
 	return hex.EncodeToString(sum[:])
 }
-
-// TenantCanonicalID and UserCanonicalID name tenants and users for ACL
-// grants and owners; a user's id differs from its tenant's.
-func TenantCanonicalID(tenant string) string { return CanonicalID("tenant:" + tenant) }
-
-func UserCanonicalID(tenant, user string) string { return CanonicalID("user:" + tenant + "/" + user) }
 
 const keyAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 

@@ -183,7 +183,17 @@ func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (ca
 		if err != nil {
 			return cachedKey{}, fmt.Errorf("iam: look up user of %s: %w", accessKey, err)
 		}
+		if u.CanonicalID != rec.Owner {
+			// A key is its user's only: never one left over from an
+			// earlier user of the same name.
+			return miss()
+		}
 		id.Role = u.Role
+		st, err := k.tenant(ctx, rec.Tenant)
+		if err != nil {
+			return cachedKey{}, err
+		}
+		id.TenantID = st.id
 	}
 	if rec.Kind == catalog.KeyAppCred {
 		id.App = &AppLimits{Buckets: rec.Buckets, ReadOnly: rec.ReadOnly}
@@ -201,6 +211,7 @@ func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (ca
 type tenantState struct {
 	suspended bool
 	platform  string
+	id        string // canonical id
 }
 
 // TenantSuspended reports whether tenant is suspended; a tenant that no
@@ -229,7 +240,7 @@ func (k *Keyring) tenant(ctx context.Context, tenant string) (tenantState, error
 	if err != nil && !errors.Is(err, catalog.ErrNoSuchTenant) {
 		return tenantState{}, fmt.Errorf("iam: look up tenant %s: %w", tenant, err)
 	}
-	st := tenantState{suspended: err != nil || t.Status != catalog.TenantActive, platform: t.Platform}
+	st := tenantState{suspended: err != nil || t.Status != catalog.TenantActive, platform: t.Platform, id: t.CanonicalID}
 	remember(k, &k.tenants, tenant, st, now.Add(k.ttl))
 	return st, nil
 }

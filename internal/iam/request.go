@@ -47,9 +47,13 @@ func policyRequest(r Request) bucketpolicy.Request {
 	}
 	pr := bucketpolicy.Request{Action: string(r.Action), Resource: resource, Context: ctx, Anonymous: r.ID == nil}
 	if id := r.ID; id != nil {
+		// By id only: the policy's principals were bound to ids when it
+		// was stored (ParseAccess), never matched by name.
 		pr.Principals = []string{id.CanonicalID}
 		if id.Tenant != "" {
-			pr.Principals = append(pr.Principals, id.Tenant, "arn:aws:iam::"+id.Tenant+":user/"+id.User)
+			if id.TenantID != "" {
+				pr.Principals = append(pr.Principals, id.TenantID)
+			}
 			ctx["aws:username"] = []string{id.User}
 			ctx["aws:userid"] = []string{id.CanonicalID}
 		}

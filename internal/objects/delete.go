@@ -41,9 +41,15 @@ type DeleteResult struct {
 // MaxDeleteKeys is S3's limit on keys per DeleteObjects request.
 const MaxDeleteKeys = 1000
 
-// DeleteObjects removes up to MaxDeleteKeys objects, reporting each.
+// DeleteObjects removes up to MaxDeleteKeys objects, reporting each. As
+// on AWS, each key is authorized on its own (s3:DeleteObject on
+// bucket/key), exactly as DeleteObject would be: a key the caller may not
+// delete gets AccessDenied in its result and the others are still
+// deleted. The bucket is read once, so every key is judged under the same
+// settings.
 func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket string, targets []DeleteTarget) ([]DeleteResult, error) {
-	if _, err := s.bucket(ctx, id, bucket, "", "s3:DeleteObject"); err != nil {
+	b, a, err := s.getBucket(ctx, bucket)
+	if err != nil {
 		return nil, err
 	}
 	if len(targets) == 0 || len(targets) > MaxDeleteKeys {
@@ -51,7 +57,10 @@ func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket st
 	}
 	out := make([]DeleteResult, len(targets))
 	for i, t := range targets {
-		_, err := s.deleteObject(ctx, bucket, t.Key, t.VersionID)
+		err := s.decide(ctx, iam.Request{ID: id, Action: "s3:DeleteObject", Key: t.Key}, b, a, t.VersionID)
+		if err == nil {
+			_, err = s.deleteObject(ctx, bucket, t.Key, t.VersionID)
+		}
 		out[i] = DeleteResult{DeleteTarget: t, Err: err}
 	}
 	return out, nil

@@ -3,6 +3,7 @@ package objects
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
@@ -27,10 +28,47 @@ func (s *Service) PutBucketPolicy(ctx context.Context, id *iam.Identity, bucket 
 		// AWS refuses a public policy under BlockPublicPolicy with 403.
 		return ErrAccessDenied
 	}
-	return s.setSetting(ctx, bucket, catalog.SettingPolicy, string(doc))
+	ids, err := s.bindPrincipals(ctx, p)
+	if err != nil {
+		return err
+	}
+	return s.setSetting(ctx, bucket, catalog.SettingPolicy, iam.EncodePolicy(doc, ids))
 }
 
-// GetBucketPolicy returns the policy as it was stored.
+// bindPrincipals resolves the tenants and users a policy names to their
+// canonical ids now (see iam.EncodePolicy). As AWS, a principal that
+// does not exist makes the policy invalid.
+func (s *Service) bindPrincipals(ctx context.Context, p *bucketpolicy.Policy) (map[string]string, error) {
+	invalid := errorf(ErrMalformedPolicy, "Invalid principal in policy")
+	ids := map[string]string{}
+	for _, name := range p.AWSPrincipals() {
+		tenant, user, ok := iam.PolicyPrincipal(name)
+		if !ok {
+			return nil, invalid
+		}
+		var id string
+		var err error
+		if user == "" {
+			var t catalog.Tenant
+			t, err = s.cat.GetTenant(ctx, tenant)
+			id = t.CanonicalID
+		} else {
+			var u catalog.User
+			u, err = s.cat.GetUser(ctx, tenant, user)
+			id = u.CanonicalID
+		}
+		switch {
+		case errors.Is(err, catalog.ErrNoSuchTenant) || errors.Is(err, catalog.ErrNoSuchUser):
+			return nil, invalid
+		case err != nil:
+			return nil, fmt.Errorf("objects: policy principal %s: %w", name, err)
+		}
+		ids[name] = id
+	}
+	return ids, nil
+}
+
+// GetBucketPolicy returns the policy document as it was given.
 func (s *Service) GetBucketPolicy(ctx context.Context, id *iam.Identity, bucket string) ([]byte, error) {
 	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketPolicy")
 	if err != nil {
@@ -39,7 +77,8 @@ func (s *Service) GetBucketPolicy(ctx context.Context, id *iam.Identity, bucket 
 	if b.Policy == "" {
 		return nil, ErrNoSuchBucketPolicy
 	}
-	return []byte(b.Policy), nil
+	doc, _ := iam.DecodePolicy(b.Policy)
+	return doc, nil
 }
 
 // DeleteBucketPolicy removes the policy; removing none is no error, as S3.

@@ -140,24 +140,33 @@ func (s *Service) bucketFor(ctx context.Context, r iam.Request, name, version st
 	if err != nil {
 		return b, a, err
 	}
+	return b, a, s.decide(ctx, r, b, a, version)
+}
+
+// decide decides r on bucket b (with its access settings a), reading the
+// object's ACL (version; "" = current) when only it can still allow r.
+// Every object action passes its key in r, so that statements on
+// bucket/prefix/* and the object's ACL count: a batch (DeleteObjects)
+// calls it once per object.
+func (s *Service) decide(ctx context.Context, r iam.Request, b catalog.Bucket, a *iam.BucketAccess, version string) error {
 	r.Bucket, r.Access, r.Origin = &b, a, iam.OriginOf(ctx)
-	err = s.authorize(ctx, r)
+	err := s.authorize(ctx, r)
 	if errors.Is(err, iam.ErrNeedObjectACL) {
-		o, oerr := s.cat.GetObject(ctx, name, r.Key, version)
+		o, oerr := s.cat.GetObject(ctx, b.Name, r.Key, version)
 		switch {
 		case errors.Is(oerr, catalog.ErrNoSuchObject) || oerr == nil && o.DeleteMarker:
-			return b, a, ErrAccessDenied // no more is told to who may not read
+			return ErrAccessDenied // no more is told to who may not read
 		case oerr != nil:
-			return b, a, fmt.Errorf("objects: ACL of %s/%s: %w", name, r.Key, oerr)
+			return fmt.Errorf("objects: ACL of %s/%s: %w", b.Name, r.Key, oerr)
 		}
 		acl, aerr := objectACL(a, b, o)
 		if aerr != nil {
-			return b, a, aerr
+			return aerr
 		}
 		r.ObjectACL = &acl
 		err = s.authorize(ctx, r)
 	}
-	return b, a, err
+	return err
 }
 
 // authorize fills in the bucket's tenant status and decides r.

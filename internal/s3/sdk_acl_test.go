@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/ostiumio/ostium/internal/admin"
-	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/node"
 )
 
@@ -36,8 +35,9 @@ func TestNewBucketDisablesACLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(acl.Grants) != 1 || *acl.Grants[0].Grantee.ID != iam.UserCanonicalID("acme", "bob") || acl.Grants[0].Permission != types.PermissionFullControl ||
-		*acl.Owner.ID != iam.UserCanonicalID("acme", "bob") {
+	bobID := ten.canonicalID(t, "acme", "bob")
+	if len(acl.Grants) != 1 || *acl.Grants[0].Grantee.ID != bobID || acl.Grants[0].Permission != types.PermissionFullControl ||
+		*acl.Owner.ID != bobID {
 		t.Fatalf("bucket ACL: %+v", acl)
 	}
 	_, err = bob.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: b, ACL: types.BucketCannedACLPublicRead})
@@ -60,7 +60,7 @@ func TestNewBucketDisablesACLs(t *testing.T) {
 		Rules: []types.OwnershipControlsRule{{ObjectOwnership: types.ObjectOwnershipObjectWriter}}}}); err != nil {
 		t.Fatal(err)
 	}
-	carlID := iam.UserCanonicalID("beta", "carl")
+	carlID := ten.canonicalID(t, "beta", "carl")
 	if _, err := bob.PutBucketAcl(ctx, &s3.PutBucketAclInput{Bucket: b, GrantRead: aws.String(`id="` + carlID + `"`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestACLGrants(t *testing.T) {
 	ten := newTenancy(t)
 	ctx, bob, carl, anon := context.Background(), ten.clients["bob"], ten.clients["carl"], ten.clients["anonymous"]
 	b := aws.String("acme-bob")
-	carlID, bobID := iam.UserCanonicalID("beta", "carl"), iam.UserCanonicalID("acme", "bob")
+	carlID, bobID := ten.canonicalID(t, "beta", "carl"), ten.canonicalID(t, "acme", "bob")
 	if _, err := bob.PutBucketOwnershipControls(ctx, &s3.PutBucketOwnershipControlsInput{Bucket: b, OwnershipControls: &types.OwnershipControls{
 		Rules: []types.OwnershipControlsRule{{ObjectOwnership: types.ObjectOwnershipObjectWriter}}}}); err != nil {
 		t.Fatal(err)

@@ -70,6 +70,17 @@ func newTenancy(t *testing.T, config ...func(*node.Config)) *tenancy {
 	return ten
 }
 
+// canonicalID is the canonical id the admin API reports for tenant/user:
+// random, so tests ask rather than derive it.
+func (ten *tenancy) canonicalID(t *testing.T, tenant, user string) string {
+	t.Helper()
+	var u admin.User
+	if err := ten.admin.Do(context.Background(), "GET", "/tenants/"+tenant+"/users/"+user, nil, &u); err != nil || u.CanonicalID == "" {
+		t.Fatalf("canonical id of %s/%s: %+v %v", tenant, user, u, err)
+	}
+	return u.CanonicalID
+}
+
 // opGroups are the S3 operation groups of the matrix. Each returns the
 // S3 error code, "" on success.
 var opGroups = []struct {
@@ -259,5 +270,168 @@ func TestIsolationBucketList(t *testing.T) {
 	i := slices.IndexFunc(users, func(u admin.User) bool { return u.Name == "bob" })
 	if *out.Contents[0].Owner.ID != users[i].CanonicalID {
 		t.Errorf("owner %s, want bob's canonical id %s", *out.Contents[0].Owner.ID, users[i].CanonicalID)
+	}
+}
+
+// TestIsolationDeleteObjects: DeleteObjects decides each key against its
+// own ARN, as DeleteObject does, and reports a refused key as
+// AccessDenied in its result while the others are deleted (AWS answers
+// 200 with per-key errors, even to a caller who may delete nothing).
+// beta-shared's policy lets acme's cy delete under public/ only and
+// denies deletion under keep/ to everyone, its owner carl included.
+func TestIsolationDeleteObjects(t *testing.T) {
+	ten := newTenancy(t)
+	ten.share(t)
+	ctx, root := context.Background(), ten.clients["root"]
+	err := putPolicy(t, ten.clients["carl"], "beta-shared", `{"Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},"Action":["s3:ListBucket","s3:GetObject","s3:PutObject"],
+		 "Resource":["arn:aws:s3:::beta-shared","arn:aws:s3:::beta-shared/*"]},
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},"Action":"s3:DeleteObject","Resource":"arn:aws:s3:::beta-shared/public/*"},
+		{"Effect":"Deny","Principal":"*","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::beta-shared/keep/*"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"public/a", "keep/a", "other/a"}
+	const ok, denied = "", "AccessDenied"
+	// want[identity][bucket] is the outcome per key, in keys' order.
+	all, none := []string{ok, ok, ok}, []string{denied, denied, denied}
+	want := map[string]map[string][]string{
+		"root":      {"acme-bob": all, "beta-shared": all},
+		"ann":       {"acme-bob": all, "beta-shared": none},
+		"bob":       {"acme-bob": all, "beta-shared": none}, // public-read grants READ, not WRITE
+		"cy":        {"acme-bob": none, "beta-shared": {ok, denied, denied}},
+		"carl":      {"acme-bob": none, "beta-shared": {ok, denied, ok}}, // the owner, but the Deny wins
+		"app-rw":    {"acme-bob": all, "beta-shared": none},
+		"app-ro":    {"acme-bob": none, "beta-shared": none},
+		"anonymous": {"acme-bob": none, "beta-shared": none},
+	}
+	for who, byBucket := range want {
+		for bucket, codes := range byBucket {
+			ids := make([]types.ObjectIdentifier, len(keys))
+			for i, k := range keys {
+				put(t, root, bucket, k, []byte(k))
+				ids[i] = types.ObjectIdentifier{Key: aws.String(k)}
+			}
+			out, err := ten.clients[who].DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(bucket), Delete: &types.Delete{Objects: ids}})
+			if err != nil {
+				t.Errorf("%s DeleteObjects on %s: %v, want 200 with per-key results", who, bucket, err)
+				continue
+			}
+			got := map[string]string{}
+			for _, d := range out.Deleted {
+				got[*d.Key] = ok
+			}
+			for _, e := range out.Errors {
+				got[*e.Key] = *e.Code
+			}
+			for i, k := range keys {
+				code, reported := got[k]
+				if !reported || code != codes[i] {
+					t.Errorf("%s DeleteObjects %s/%s: got %q (reported %v), want %q", who, bucket, k, code, reported, codes[i])
+				}
+				_, herr := root.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(k)})
+				if exists := herr == nil; exists != (codes[i] == denied) {
+					t.Errorf("after %s's DeleteObjects, %s/%s exists: %v (%v)", who, bucket, k, exists, herr)
+				}
+			}
+		}
+	}
+}
+
+// TestIsolationObjectActionsUseTheirKey: every object action is decided
+// on its own object's ARN, not the bucket's: multipart calls on the
+// upload's key, CopyObject and UploadPartCopy read their source as
+// s3:GetObject on the source key (whose own ACL may grant it), and object
+// ACL calls on the object's key. cy's policy on beta-shared reaches up/*
+// for writes and pub/* for reads only.
+func TestIsolationObjectActionsUseTheirKey(t *testing.T) {
+	ten := newTenancy(t)
+	ten.share(t)
+	ctx, carl, cy := context.Background(), ten.clients["carl"], ten.clients["cy"]
+	b := aws.String("beta-shared")
+	err := putPolicy(t, carl, *b, `{"Statement":[
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},
+		 "Action":["s3:PutObject","s3:AbortMultipartUpload","s3:ListMultipartUploadParts"],"Resource":"arn:aws:s3:::beta-shared/up/*"},
+		{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},"Action":["s3:GetObject","s3:GetObjectAcl"],"Resource":"arn:aws:s3:::beta-shared/pub/*"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"pub/src", "other/src"} {
+		put(t, carl, *b, k, []byte("source "+k))
+	}
+	upload := func(c *s3.Client, key string) *string {
+		t.Helper()
+		out, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: b, Key: aws.String(key)})
+		if err != nil {
+			t.Fatalf("CreateMultipartUpload %s: %v", key, err)
+		}
+		return out.UploadId
+	}
+	// Uploads of carl's (the owner) under up/ and elsewhere.
+	up, no := upload(carl, "up/x"), upload(carl, "no/x")
+	part := func(key string, id *string) error {
+		_, err := cy.UploadPart(ctx, &s3.UploadPartInput{Bucket: b, Key: aws.String(key), UploadId: id, PartNumber: aws.Int32(1), Body: strings.NewReader("p")})
+		return err
+	}
+	listParts := func(key string, id *string) error {
+		_, err := cy.ListParts(ctx, &s3.ListPartsInput{Bucket: b, Key: aws.String(key), UploadId: id})
+		return err
+	}
+	partCopy := func(src string) error {
+		_, err := cy.UploadPartCopy(ctx, &s3.UploadPartCopyInput{Bucket: b, Key: aws.String("up/x"), UploadId: up, PartNumber: aws.Int32(2), CopySource: aws.String("beta-shared/" + src)})
+		return err
+	}
+	copyObj := func(src, dst string) error {
+		_, err := cy.CopyObject(ctx, &s3.CopyObjectInput{Bucket: b, Key: aws.String(dst), CopySource: aws.String("beta-shared/" + src)})
+		return err
+	}
+	getACL := func(key string) error {
+		_, err := cy.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: b, Key: aws.String(key)})
+		return err
+	}
+	const ok, denied = "", "AccessDenied"
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"CreateMultipartUpload up/y", func() error {
+			_, err := cy.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: b, Key: aws.String("up/y")})
+			return err
+		}(), ok},
+		{"CreateMultipartUpload no/y", func() error {
+			_, err := cy.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: b, Key: aws.String("no/y")})
+			return err
+		}(), denied},
+		{"UploadPart up/x", part("up/x", up), ok},
+		{"UploadPart no/x", part("no/x", no), denied},
+		{"ListParts up/x", listParts("up/x", up), ok},
+		{"ListParts no/x", listParts("no/x", no), denied},
+		{"UploadPartCopy from pub/src", partCopy("pub/src"), ok},
+		{"UploadPartCopy from other/src", partCopy("other/src"), denied},
+		{"UploadPartCopy from k (its ACL is public-read)", partCopy("k"), ok},
+		{"CopyObject pub/src to up/c", copyObj("pub/src", "up/c"), ok},
+		{"CopyObject other/src to up/c", copyObj("other/src", "up/c"), denied},
+		{"CopyObject k to up/c (its ACL is public-read)", copyObj("k", "up/c"), ok},
+		{"CopyObject pub/src to no/c", copyObj("pub/src", "no/c"), denied},
+		{"GetObjectAcl pub/src", getACL("pub/src"), ok},
+		{"GetObjectAcl other/src", getACL("other/src"), denied},
+		{"CompleteMultipartUpload no/x", func() error {
+			_, err := cy.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: b, Key: aws.String("no/x"), UploadId: no,
+				MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: aws.String(`"x"`)}}}})
+			return err
+		}(), denied},
+		{"AbortMultipartUpload no/x", func() error {
+			_, err := cy.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: b, Key: aws.String("no/x"), UploadId: no})
+			return err
+		}(), denied},
+		{"AbortMultipartUpload up/x", func() error {
+			_, err := cy.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: b, Key: aws.String("up/x"), UploadId: up})
+			return err
+		}(), ok},
+	} {
+		if got := apiCode(c.err); got != c.want || (c.want == ok && c.err != nil) {
+			t.Errorf("cy %s: %q (%v), want %q", c.name, got, c.err, c.want)
+		}
 	}
 }

@@ -140,6 +140,22 @@ func testUsers(t *testing.T, s catalog.Store) {
 		_, err := s.UserByEmail(ctx, none)
 		wantErr(t, err, catalog.ErrNoSuchUser)
 	}
+	// An address moves only to a user who does not share it with another.
+	wantErr(t, s.SetUserEmail(ctx, "beta", "bob", "amy@acme.test"), catalog.ErrEmailExists)
+	wantErr(t, s.SetUserEmail(ctx, "beta", "nobody", "x@beta.test"), catalog.ErrNoSuchUser)
+	must(t, s.SetUserEmail(ctx, "acme", "amy", "amy@acme.test")) // her own: no change
+	advances(t, s, "SetUserEmail", func() error { return s.SetUserEmail(ctx, "acme", "amy", "amy@new.test") })
+	if u, err := s.UserByEmail(ctx, "amy@new.test"); err != nil || u.Name != "amy" {
+		t.Fatalf("UserByEmail after SetUserEmail = %+v, %v", u, err)
+	}
+	_, err = s.UserByEmail(ctx, "amy@acme.test")
+	wantErr(t, err, catalog.ErrNoSuchUser)
+	must(t, s.SetUserEmail(ctx, "beta", "bob", "amy@acme.test")) // free again
+	must(t, s.SetUserEmail(ctx, "beta", "bob", ""))
+	if u, _ := s.GetUser(ctx, "beta", "bob"); u.Email != "" {
+		t.Fatalf("cleared address: %+v", u)
+	}
+	must(t, s.SetUserEmail(ctx, "acme", "amy", "amy@acme.test"))
 	got, err := s.GetUser(ctx, "acme", "bob")
 	must(t, err)
 	if got.Role != catalog.RoleAdmin || got.CanonicalID != "c-bob" {

@@ -197,6 +197,24 @@ func (s *Store) ListUsers(ctx context.Context, tenant string) ([]catalog.User, e
 	return queryAll(ctx, s, "list users", scanUser, `SELECT `+userCols+` FROM users WHERE tenant = ? ORDER BY name`, tenant)
 }
 
+func (s *Store) SetUserEmail(ctx context.Context, tenant, name, email string) error {
+	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
+		if email != "" {
+			var t, n string
+			err := s.row(ctx, tx, s.q(`SELECT tenant, name FROM users WHERE email = ?`), email).Scan(&t, &n)
+			if err == nil && (t != tenant || n != name) {
+				return catalog.ErrEmailExists
+			}
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		res, err := s.exec(ctx, tx, s.q(`UPDATE users SET email = ? WHERE tenant = ? AND name = ?`), email, tenant, name)
+		return affected(res, err, catalog.ErrNoSuchUser)
+	})
+	return wrap("set user e-mail", err)
+}
+
 func (s *Store) DeleteUser(ctx context.Context, tenant, name string) error {
 	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
 		res, err := s.exec(ctx, tx, s.q(`DELETE FROM users WHERE tenant = ? AND name = ?`), tenant, name)

@@ -191,3 +191,48 @@ func match(p, s string) bool {
 	}
 	return true
 }
+
+// AWSPrincipals returns the AWS principals the policy names, in
+// Principal and NotPrincipal (accounts and ARNs; "*" is not one), each
+// once.
+func (p *Policy) AWSPrincipals() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, st := range p.Statements {
+		for _, pr := range []*Principal{st.Principal, st.NotPrincipal} {
+			if pr == nil {
+				continue
+			}
+			for _, a := range pr.AWS {
+				if !seen[a] {
+					seen[a] = true
+					out = append(out, a)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Bind turns the AWS principals into the canonical ids they were bound to
+// when the policy was stored (ids, by principal), as AWS turns a user's
+// ARN into its unique id: a principal then matches a request by id only
+// (Request.Principals), so a tenant or user created later under the same
+// name matches none of the old one's statements. A name bound to nothing
+// matches nobody.
+func (p *Policy) Bind(ids map[string]string) {
+	for i := range p.Statements {
+		st := &p.Statements[i]
+		for _, pr := range []*Principal{st.Principal, st.NotPrincipal} {
+			if pr == nil {
+				continue
+			}
+			for _, a := range pr.AWS {
+				if id := ids[a]; id != "" {
+					pr.Canonical = append(pr.Canonical, id)
+				}
+			}
+			pr.AWS = nil
+		}
+	}
+}
