@@ -55,6 +55,31 @@ var (
 		"The request body terminated unexpectedly"}
 )
 
+// unsignedHeaders is the refusal of a request carrying x-amz-* headers
+// its signature does not cover; it unwraps to the S3 error, and keeps the
+// names for the HeadersNotSigned element S3 adds to the error document.
+type unsignedHeaders struct{ names []string }
+
+var errUnsignedHeaders = &Error{http.StatusForbidden, "AccessDenied",
+	"There were headers present in the request which were not signed"}
+
+func (e *unsignedHeaders) Error() string {
+	return errUnsignedHeaders.Error() + ": " + strings.Join(e.names, ", ")
+}
+
+func (e *unsignedHeaders) Unwrap() error { return errUnsignedHeaders }
+
+// HeadersNotSigned is, for a request refused because x-amz-* headers
+// were not signed, their names as S3 lists them in its error document
+// (comma separated); else "".
+func HeadersNotSigned(err error) string {
+	var u *unsignedHeaders
+	if errors.As(err, &u) {
+		return strings.Join(u.names, ", ")
+	}
+	return ""
+}
+
 func malformed(msg string) *Error {
 	return &Error{http.StatusBadRequest, "AuthorizationHeaderMalformed", msg}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -159,6 +160,9 @@ func (s signed) verify(ctx context.Context, r *http.Request, lookup LookupFunc, 
 	if err != nil {
 		return nil, err
 	}
+	if names := unsignedAmzHeaders(r.Header, s.headers); len(names) > 0 {
+		return nil, &unsignedHeaders{names}
+	}
 	creq := r.Method + "\n" + canonicalURI(r) + "\n" + query + "\n" +
 		canonicalHeaders(r, s.headers) + "\n" + strings.Join(s.headers, ";") + "\n" + payload
 	sts := algorithm + "\n" + s.amzDate + "\n" + s.scope.String() + "\n" + sha256Hex([]byte(creq))
@@ -168,6 +172,29 @@ func (s signed) verify(ctx context.Context, r *http.Request, lookup LookupFunc, 
 		return nil, errSignature
 	}
 	return key, nil
+}
+
+// unsignedAmzHeaders lists, sorted, the x-amz-* headers of h that signed
+// does not cover. An x-amz-* header changes what a request does
+// (x-amz-copy-source turns a PUT into a copy, x-amz-metadata-directive
+// replaces metadata, x-amz-acl grants access), so one the signer did not
+// sign must not be honoured: S3 refuses the request (403 AccessDenied,
+// "There were headers present in the request which were not signed").
+// x-amz-content-sha256 is the one exception, as on S3: presigned URLs are
+// used with it unsigned, and its value is bound to the body anyway (it is
+// the last line of the canonical request, and the body is checked
+// against it).
+func unsignedAmzHeaders(h http.Header, signed []string) []string {
+	var names []string
+	for k := range h {
+		lk := strings.ToLower(k)
+		if !strings.HasPrefix(lk, "x-amz-") || lk == "x-amz-content-sha256" || contains(signed, lk) {
+			continue
+		}
+		names = append(names, lk)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func contains(ss []string, s string) bool {
