@@ -104,6 +104,20 @@ type Options struct {
 	V2Resource string
 	// Now is the server's clock; nil means time.Now.
 	Now func() time.Time
+	// PresignV2MaxAge bounds how far ahead a presigned Signature V2 URL
+	// may expire (0 = DefaultPresignV2MaxAge).
+	PresignV2MaxAge time.Duration
+}
+
+// DefaultPresignV2MaxAge is the longest a presigned V2 URL may live: a
+// week, the bound S3 sets on V4 URLs.
+const DefaultPresignV2MaxAge = 7 * 24 * time.Hour
+
+func (o Options) presignV2MaxAge() time.Duration {
+	if o.PresignV2MaxAge > 0 {
+		return o.PresignV2MaxAge
+	}
+	return DefaultPresignV2MaxAge
 }
 
 func (o Options) now() time.Time {
