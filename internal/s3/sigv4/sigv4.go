@@ -53,6 +53,8 @@ var (
 		"You must provide the Content-Length HTTP header."}
 	errIncompleteBody = &Error{http.StatusBadRequest, "IncompleteBody",
 		"The request body terminated unexpectedly"}
+	errMalformedTrailer = &Error{http.StatusBadRequest, "MalformedTrailerError",
+		"The request contained trailing data that was not well-formed or did not conform to our published schema."}
 )
 
 // unsignedHeaders is the refusal of a request carrying x-amz-* headers

@@ -270,6 +270,7 @@ func payloadReader(r *http.Request, s signed, key []byte, payload string) (*Auth
 			return nil, errNoDecodedLength
 		}
 		c := newChunked(r.Body, n, payload != streamingUnsignedTail, payload != streamingSigned)
+		c.declared = declaredTrailers(r.Header.Get("X-Amz-Trailer"))
 		if c.signed {
 			c.key, c.amzDate, c.scope, c.prevSig = key, s.amzDate, s.scope.String(), s.signature
 		}
