@@ -48,8 +48,8 @@ func crc32cOf(data []byte) string {
 // "name:value\n" (a bare LF), then "\r\n" + "x-amz-trailer-signature:" +
 // signature + "\r\n\r\n". The trailer signature chains on the zero-size
 // chunk's and covers the "name:value\n" lines, as in AWS's framing.
-func minioGoBody(cs *chainSigner, data []byte, name, value string, badSig bool) []byte {
-	b := encodeChunks(cs, data, 64<<10)
+func minioGoBody(cs *chainSigner, data []byte, size int, name, value string, badSig bool) []byte {
+	b := encodeChunks(cs, data, size)
 	lines := name + ":" + value + "\n"
 	sig := cs.trailer(lines)
 	if badSig {
@@ -73,7 +73,7 @@ func readBody(t *testing.T, r *http.Request) (*Auth, []byte, error) {
 func TestMinioGoTrailerFraming(t *testing.T) {
 	data := bytes.Repeat([]byte("0123456789"), 7000) // two chunks: 64 KiB and 4464 bytes
 	r, cs := seedRequest(t, streamingSignedTrail, "x-amz-checksum-crc32c", len(data))
-	body := minioGoBody(cs, data, "x-amz-checksum-crc32c", crc32cOf(data), false)
+	body := minioGoBody(cs, data, 64<<10, "x-amz-checksum-crc32c", crc32cOf(data), false)
 	if !bytes.Contains(body, []byte("\r\n0;chunk-signature=")) || !bytes.Contains(body, []byte("==\n\r\nx-amz-trailer-signature:")) {
 		t.Fatalf("not minio-go's framing: %q", body[len(body)-200:])
 	}
@@ -87,7 +87,7 @@ func TestMinioGoTrailerFraming(t *testing.T) {
 	}
 
 	r, cs = seedRequest(t, streamingSignedTrail, "x-amz-checksum-crc32c", len(data))
-	r.Body = io.NopCloser(bytes.NewReader(minioGoBody(cs, data, "x-amz-checksum-crc32c", crc32cOf(data), true)))
+	r.Body = io.NopCloser(bytes.NewReader(minioGoBody(cs, data, 64<<10, "x-amz-checksum-crc32c", crc32cOf(data), true)))
 	_, _, err = readBody(t, r)
 	wantCode(t, err, "SignatureDoesNotMatch")
 }

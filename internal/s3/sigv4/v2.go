@@ -104,9 +104,17 @@ func stringToSignV2(r *http.Request, date, resource string) string {
 // case and sorted, values trimmed, the values of a repeated header (under
 // any spelling of its name) joined by commas.
 func amzHeadersV2(h http.Header) string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	// Sorted, so that the values of a name spelt two ways (possible only
+	// in a header map built in-process) join in the same order each time.
+	sort.Strings(keys)
 	byName := map[string][]string{}
 	var names []string
-	for k, vs := range h {
+	for _, k := range keys {
+		vs := h[k]
 		lk := strings.ToLower(k)
 		if !strings.HasPrefix(lk, "x-amz-") {
 			continue
