@@ -54,6 +54,7 @@ func serve(args []string) error {
 	fs.DurationVar(&f.SweepInterval, "sweep-interval", envDuration("OSTIUM_SWEEP_INTERVAL", time.Hour), "how often never-committed blobs are swept")
 	fs.DurationVar(&f.SweepGrace, "sweep-grace", envDuration("OSTIUM_SWEEP_GRACE", time.Hour), "age after which an uncommitted blob is swept")
 	fs.BoolVar(&f.BlockPublicAccess, "block-public-access", env("OSTIUM_BLOCK_PUBLIC_ACCESS", "") == "true", "block all public access to every bucket, whatever its settings (OSTIUM_BLOCK_PUBLIC_ACCESS=true)")
+	fs.DurationVar(&f.PresignV2MaxAge, "sigv2-presign-max-age", envDuration("OSTIUM_SIGV2_PRESIGN_MAX_AGE", 0), "longest a presigned Signature V2 URL may live (OSTIUM_SIGV2_PRESIGN_MAX_AGE; 0 = a week)")
 	logLevel := fs.String("log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -119,6 +120,7 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *flag.FlagSet) {
 		"sweep-interval": func() { cfg.SweepInterval = f.SweepInterval }, "sweep-grace": func() { cfg.SweepGrace = f.SweepGrace },
 		"block-public-access": func() { cfg.BlockPublicAccess = f.BlockPublicAccess },
 	}
+	set["sigv2-presign-max-age"] = func() { cfg.PresignV2MaxAge = f.PresignV2MaxAge }
 	fs.Visit(func(fl *flag.Flag) {
 		if apply, ok := set[fl.Name]; ok {
 			apply()

@@ -71,6 +71,9 @@ type Config struct {
 	// and buckets that name none ("" = "local").
 	Platforms       map[string]platform.Spec `yaml:"platforms,omitempty"`
 	DefaultPlatform string                   `yaml:"default_platform,omitempty"`
+	// PresignV2MaxAge bounds how far ahead a presigned Signature V2 URL may
+	// expire (0 = a week, as S3 bounds V4 URLs).
+	PresignV2MaxAge time.Duration `yaml:"sigv2_presign_max_age,omitempty"`
 }
 
 // DefaultMaxRequests is how many S3 requests a node serves at once when
@@ -103,6 +106,9 @@ func (c *Config) Validate() error {
 		if d < 0 {
 			return fmt.Errorf("%s: %v must not be negative", name, d)
 		}
+	}
+	if c.PresignV2MaxAge < 0 {
+		return fmt.Errorf("sigv2_presign_max_age: %v must not be negative", c.PresignV2MaxAge)
 	}
 	if (c.RootAccessKey == "") != (c.RootSecretKey == "") {
 		return errors.New("root_secret_key: give both root keys or neither")
@@ -204,7 +210,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms)
 	n.Meter = metering.New(n.Catalog)
 	proxies, _ := cfg.trustedProxies() // Validate checked them
-	s3h := s3.New(n.Service, n.Keys, n.Meter, s3.Options{Domains: cfg.Domains, MaxRequests: or(cfg.MaxRequests, DefaultMaxRequests), TrustedProxies: proxies})
+	s3h := s3.New(n.Service, n.Keys, n.Meter, s3.Options{Domains: cfg.Domains, MaxRequests: or(cfg.MaxRequests, DefaultMaxRequests), TrustedProxies: proxies,
+		PresignV2MaxAge: cfg.PresignV2MaxAge})
 	n.Handler = n.route(s3h, admin.NewHandler(n.Admin, n.Keys))
 	n.startJobs()
 	return n, nil

@@ -115,6 +115,9 @@ type errorBody struct {
 	Resource   string
 	RequestID  string `xml:"RequestId"`
 	HostID     string `xml:"HostId"`
+
+	// HeadersNotSigned names the x-amz-* headers a signature left out.
+	HeadersNotSigned string `xml:",omitempty"`
 }
 
 // writeError sends err as S3 does; HEAD responses and 304 carry no body.
@@ -131,6 +134,6 @@ func writeError(w http.ResponseWriter, r *http.Request, rt Route, reqID string, 
 		return
 	}
 	body := errorBody{Code: e.Code, Message: e.Message, BucketName: rt.Bucket, Key: rt.Key,
-		Resource: rt.Resource(), RequestID: reqID, HostID: reqID}
+		Resource: rt.Resource(), RequestID: reqID, HostID: reqID, HeadersNotSigned: sigv4.HeadersNotSigned(err)}
 	writeXML(w, e.Status, body)
 }

@@ -31,6 +31,8 @@ type Server struct {
 	// request gets 503 SlowDown rather than a queue.
 	slots   chan struct{}
 	proxies []netip.Prefix
+	// v2MaxAge bounds presigned Signature V2 URLs.
+	v2MaxAge time.Duration
 }
 
 // Options tune the endpoint.
@@ -43,6 +45,8 @@ type Options struct {
 	// TrustedProxies are the balancers whose X-Forwarded-For names the
 	// client (for aws:SourceIp); others' is ignored.
 	TrustedProxies []netip.Prefix
+	// PresignV2MaxAge bounds presigned Signature V2 URLs (0 = a week).
+	PresignV2MaxAge time.Duration
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -56,7 +60,8 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 	for i, d := range o.Domains {
 		ds[i] = strings.ToLower(strings.TrimPrefix(d, "."))
 	}
-	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, slots: make(chan struct{}, o.MaxRequests), proxies: o.TrustedProxies}
+	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, slots: make(chan struct{}, o.MaxRequests), proxies: o.TrustedProxies,
+		v2MaxAge: o.PresignV2MaxAge}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -206,7 +211,7 @@ func (s *Server) authenticate(r *http.Request, c *call) error {
 	if c.VirtualHost {
 		resource = "/" + c.Bucket + resource
 	}
-	a, err := sigv4.Verify(r.Context(), r, s.lookup, sigv4.Options{V2Resource: resource})
+	a, err := sigv4.Verify(r.Context(), r, s.lookup, sigv4.Options{V2Resource: resource, PresignV2MaxAge: s.v2MaxAge})
 	if errors.Is(err, sigv4.ErrNoAuth) {
 		return nil
 	}
