@@ -59,7 +59,11 @@ func start(t testing.TB, opt Options, dir, catalogURL string) *Server {
 	}
 	s := &Server{Node: n, Dir: dir, Catalog: catalogURL}
 	if opt.TLS {
-		s.Server = httptest.NewTLSServer(n.Handler)
+		// The versions and suites `serve` offers; httptest adds its
+		// certificate and trusts it in Client.
+		s.Server = httptest.NewUnstartedServer(n.Handler)
+		s.Server.TLS = node.TLSConfig(nil)
+		s.Server.StartTLS()
 	} else {
 		s.Server = httptest.NewServer(n.Handler)
 	}
