@@ -48,6 +48,7 @@ class Server:
     secret_key: str = SECRET_KEY
     region: str = REGION
     extra_args: list = field(default_factory=list)
+    umask: int = None  # the server's umask, if not the suite's
 
     @property
     def endpoint(self):
@@ -78,7 +79,8 @@ class Server:
         self.proc = subprocess.Popen(
             args, env=env, stdin=subprocess.DEVNULL,
             stdout=open(os.path.join(self.log_dir, "stdout.log"), "wb"),
-            stderr=open(self.stderr_path, "wb"))
+            stderr=open(self.stderr_path, "wb"),
+            preexec_fn=None if self.umask is None else (lambda: os.umask(self.umask)))
         SERVERS.append(self)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -302,6 +304,56 @@ class TLSProxy:
     def close(self):
         self.closed = True
         self.sock.close()
+
+
+class PrivateCA:
+    """A private certificate authority made with the openssl command: .cert
+    is the file clients trust (AWS_CA_BUNDLE, boto3's verify=, rclone's
+    --ca-cert); issue() writes a server certificate for 127.0.0.1 and
+    localhost signed by it."""
+
+    def __init__(self, workdir):
+        self.dir = workdir
+        self.cert = os.path.join(workdir, "ca.pem")
+        self.key = os.path.join(workdir, "ca.key")
+        self._openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                      "-keyout", self.key, "-out", self.cert, "-days", "2", "-subj", "/CN=Ostium e2e CA",
+                      "-addext", "basicConstraints=critical,CA:TRUE",
+                      "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+
+    def _openssl(self, *args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
+
+    def issue(self, serial, cert_path, key_path):
+        """Writes a server certificate (serial number `serial`) and its key,
+        each replaced by rename, as certbot does."""
+        tmp = os.path.join(self.dir, f"issue-{serial}")
+        os.makedirs(tmp, exist_ok=True)
+        ext = os.path.join(tmp, "ext.cnf")
+        with open(ext, "w") as f:
+            f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                    "basicConstraints=critical,CA:FALSE\n"
+                    "keyUsage=critical,digitalSignature\n"
+                    "extendedKeyUsage=serverAuth\n"
+                    "subjectKeyIdentifier=hash\n"
+                    "authorityKeyIdentifier=keyid,issuer\n")
+        key, csr, crt = (os.path.join(tmp, n) for n in ("key.pem", "req.csr", "cert.pem"))
+        self._openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                      "-keyout", key, "-out", csr, "-subj", "/CN=localhost")
+        self._openssl("x509", "-req", "-in", csr, "-CA", self.cert, "-CAkey", self.key,
+                      "-set_serial", str(serial), "-days", "2", "-out", crt, "-extfile", ext)
+        os.replace(key, key_path)
+        os.replace(crt, cert_path)
+
+
+def served_serial(port, ca):
+    """The serial number of the certificate 127.0.0.1:port hands a new
+    connection, verified against the CA file ca."""
+    import ssl
+    ctx = ssl.create_default_context(cafile=ca)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+            return int(tls.getpeercert()["serialNumber"], 16)
 
 
 MiB = 1024 * 1024
