@@ -356,6 +356,37 @@ def served_serial(port, ca):
             return int(tls.getpeercert()["serialNumber"], 16)
 
 
+def haproxy_config(workdir, port, https_port, pem, servers):
+    """deploy/haproxy.cfg for loopback: its plain bind on port, its TLS bind
+    on https_port with pem (certificate chain and key), quicker checks,
+    and one server line per (name, port) in servers. Checked with
+    `haproxy -c`; returns the path."""
+    import re
+    with open(os.path.join(REPO, "deploy", "haproxy.cfg")) as f:
+        cfg = f.read()
+    before = cfg
+    cfg = re.sub(r"(?m)^    server .*\n", "", cfg)
+    cfg = cfg.replace("    bind :80\n", f"    bind 127.0.0.1:{port}\n")
+    cfg = cfg.replace("    bind :443 ssl crt /etc/haproxy/certs/s3.pem ", f"    bind 127.0.0.1:{https_port} ssl crt {pem} ")
+    if cfg.count("127.0.0.1:") != 2:
+        raise RuntimeError(f"deploy/haproxy.cfg has changed its bind lines:\n{before}")
+    cfg = cfg.replace("inter 2s", "inter 300ms")
+    cfg = cfg.replace("maxconn 20000", "maxconn 256")  # within any test machine's file limit
+    cfg = cfg.rstrip("\n") + "\n" + "".join(f"    server {n} 127.0.0.1:{p} check\n" for n, p in servers)
+    path = os.path.join(workdir, "haproxy.cfg")
+    with open(path, "w") as f:
+        f.write(cfg)
+    check = subprocess.run([haproxy_bin(), "-c", "-f", path], capture_output=True, text=True)
+    if check.returncode != 0:
+        raise RuntimeError(f"haproxy -c: {check.stdout}{check.stderr}")
+    return path
+
+
+def haproxy_bin():
+    return (shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin")
+            or require_tool("haproxy", "apt-get install haproxy"))
+
+
 MiB = 1024 * 1024
 
 

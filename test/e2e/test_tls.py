@@ -210,3 +210,79 @@ def test_https_only(ostium_bin, tls_server, tmp_path):
     finally:
         proc.terminate()
         proc.wait(15)
+
+
+def test_haproxy_terminates_tls(ostium_bin, tmp_path):
+    """deploy/haproxy.cfg terminating TLS in front of a node that trusts it:
+    a bucket policy denying requests without aws:SecureTransport lets the
+    tenant in through HAProxy's HTTPS, keeps it out through its plain
+    HTTP, and a client's own X-Forwarded-Proto changes nothing."""
+    import json
+    import uuid
+    from botocore.exceptions import ClientError
+    from helpers import haproxy_bin, haproxy_config
+
+    require_tool("openssl", "apt-get install openssl")
+    hap = haproxy_bin()
+    ca = PrivateCA(str(tmp_path))
+    cert, key, pem = tmp_path / "h.crt", tmp_path / "h.key", tmp_path / "haproxy.pem"
+    ca.issue(1, str(cert), str(key))
+    pem.write_text(cert.read_text() + key.read_text())
+    data = tmp_path / "data"
+    conf = tmp_path / "ostium.yaml"
+    conf.write_text(json.dumps({"data": str(data), "trusted_proxies": ["127.0.0.1"]}))
+    srv = Server(bin=ostium_bin, data_dir=str(data), extra_args=["--config", str(conf)]).start()
+    port, https_port = free_port(), free_port()
+    cfg = haproxy_config(str(tmp_path), port, https_port, str(pem), [("node1", srv.port)])
+    proxy = subprocess.Popen([hap, "-db", "-f", cfg], stdout=subprocess.DEVNULL,
+                             stderr=open(tmp_path / "haproxy.log", "wb"))
+    try:
+        env = dict(os.environ, OSTIUM_ENDPOINT=srv.endpoint,
+                   OSTIUM_ROOT_ACCESS_KEY=srv.access_key, OSTIUM_ROOT_SECRET_KEY=srv.secret_key)
+
+        def admin(*args):
+            p = subprocess.run([ostium_bin, "admin", "--json", *args], env=env, capture_output=True, text=True, timeout=60)
+            assert p.returncode == 0, p.stderr
+            return json.loads(p.stdout) if p.stdout.strip() else None
+
+        t = "t" + uuid.uuid4().hex[:10]
+        admin("tenant", "create", t)
+        admin("user", "create", t, "ann", "--role", "admin")
+        k = admin("key", "create", t, "ann")
+        creds = dict(access_key=k["access_key"], secret_key=k["secret_key"])
+        https = srv.client(endpoint=f"https://127.0.0.1:{https_port}", verify=ca.cert, **creds)
+        plain = srv.client(endpoint=f"http://127.0.0.1:{port}", **creds)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                https.list_buckets()
+                break
+            except Exception:
+                if time.monotonic() > deadline or proxy.poll() is not None:
+                    pytest.fail((tmp_path / "haproxy.log").read_text())
+                time.sleep(0.2)
+
+        bucket = t + "-tls"
+        https.create_bucket(Bucket=bucket)
+        https.put_object(Bucket=bucket, Key="k", Body=b"secret")
+        https.put_bucket_policy(Bucket=bucket, Policy=json.dumps({"Version": "2012-10-17", "Statement": [{
+            "Effect": "Deny", "Principal": "*", "Action": "s3:*",
+            "Resource": [f"arn:aws:s3:::{bucket}", f"arn:aws:s3:::{bucket}/*"],
+            "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]}))
+        assert https.get_object(Bucket=bucket, Key="k")["Body"].read() == b"secret"
+        with pytest.raises(ClientError) as e:
+            plain.get_object(Bucket=bucket, Key="k")
+        assert e.value.response["Error"]["Code"] == "AccessDenied"
+        # Added after signing (botocore would sign it, and HAProxy's rewrite
+        # would then break the signature instead).
+        plain.meta.events.register("before-send.s3.GetObject",
+                                   lambda request, **kw: request.headers.__setitem__("X-Forwarded-Proto", "https"))
+        with pytest.raises(ClientError) as e:
+            plain.get_object(Bucket=bucket, Key="k")
+        assert e.value.response["Error"]["Code"] == "AccessDenied"
+        https.delete_bucket_policy(Bucket=bucket)
+        empty_and_delete(https, bucket)
+    finally:
+        proxy.kill()
+        proxy.wait(10)
+        srv.stop()
