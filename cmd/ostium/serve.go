@@ -101,11 +101,19 @@ func serve(args []string) error {
 		return err
 	}
 	defer lns.Close()
+	// SIGHUP (systemctl reload) re-reads the certificate; without TLS it
+	// is caught all the same, as its default action would stop the node.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	if lns.Certs != nil {
-		hup := make(chan os.Signal, 1)
-		signal.Notify(hup, syscall.SIGHUP)
-		defer signal.Stop(hup)
 		go lns.Certs.Run(ctx, node.CertPollInterval, hup)
+	} else {
+		go func() {
+			for range hup {
+				slog.Info("SIGHUP: nothing to reload without TLS")
+			}
+		}()
 	}
 	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 2)

@@ -286,3 +286,14 @@ def test_haproxy_terminates_tls(ostium_bin, tmp_path):
         proxy.kill()
         proxy.wait(10)
         srv.stop()
+
+
+def test_sighup_without_tls_keeps_serving(server, s3):
+    """`systemctl reload` sends SIGHUP to a node without TLS too; its
+    default action would stop the node."""
+    if server.proc is None:
+        pytest.skip("the server is not this session's process")
+    server.proc.send_signal(signal.SIGHUP)
+    time.sleep(0.3)
+    assert server.proc.poll() is None
+    assert isinstance(s3.list_buckets()["Buckets"], list)
