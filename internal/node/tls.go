@@ -108,6 +108,9 @@ func (c *CertReloader) reload() error {
 		cert.Leaf = leaf
 	}
 	c.cert.Store(&cert)
+	if fi, err := os.Stat(c.keyFile); err == nil && fi.Mode().Perm()&0o004 != 0 {
+		slog.Warn("TLS key is readable by every user: chmod 0600 (or 0640 to a group) it", "file", c.keyFile, "mode", fi.Mode().Perm().String())
+	}
 	slog.Info("TLS certificate loaded", "file", c.certFile, "subject", leaf.Subject.String(),
 		"dns", leaf.DNSNames, "ips", leaf.IPAddresses, "not_after", leaf.NotAfter.UTC().Format(time.RFC3339))
 	if time.Now().After(leaf.NotAfter) {

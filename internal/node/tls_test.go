@@ -9,6 +9,7 @@ import (
 	"net/http/httptrace"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -172,5 +173,38 @@ func TestTLSConfigValidation(t *testing.T) {
 	ok := node.Config{DataDir: "d", TLSListen: ":9443", TLSCert: "c.pem", TLSKey: "k.pem"}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("a TLS setup: %v", err)
+	}
+}
+
+// Listen opens what the configuration asks for: plain HTTP, HTTPS or
+// both; nothing at all, or a certificate it cannot load, is an error
+// that leaves no socket open.
+func TestListen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cert, key := filepath.Join(dir, "c.pem"), filepath.Join(dir, "k.pem")
+	nodetest.NewCA(t).Issue(t, 5, cert, key)
+	both := node.Config{Listen: "127.0.0.1:0", TLSListen: "127.0.0.1:0", TLSCert: cert, TLSKey: key}
+	l, err := node.Listen(ctx, both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.HTTP == nil || l.HTTPS == nil || len(l.All()) != 2 || l.Certs.Certificate().Leaf.SerialNumber.Int64() != 5 {
+		t.Fatalf("both: %+v", l)
+	}
+	l.Close()
+	tlsOnly := both
+	tlsOnly.Listen = ""
+	if l, err = node.Listen(ctx, tlsOnly); err != nil || l.HTTP != nil || l.HTTPS == nil {
+		t.Fatalf("HTTPS only: %+v, %v", l, err)
+	}
+	l.Close()
+	if _, err := node.Listen(ctx, node.Config{}); err == nil {
+		t.Error("no listener configured: no error")
+	}
+	bad := both
+	bad.TLSKey = cert // not a key
+	if _, err := node.Listen(ctx, bad); err == nil || !strings.Contains(err.Error(), "tls:") {
+		t.Errorf("a bad key: %v", err)
 	}
 }
