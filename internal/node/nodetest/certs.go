@@ -122,7 +122,7 @@ type HTTPSServer struct {
 // until the test ends; Run looks at the certificate files every poll.
 func StartHTTPS(t testing.TB, opt Options, poll time.Duration) *HTTPSServer {
 	t.Helper()
-	dir := t.TempDir()
+	dir := privateDir(t)
 	s := &HTTPSServer{CA: NewCA(t), Dir: dir, HUP: make(chan os.Signal, 1),
 		CertFile: filepath.Join(t.TempDir(), "cert.pem"), KeyFile: filepath.Join(t.TempDir(), "key.pem")}
 	s.CA.Issue(t, 1, s.CertFile, s.KeyFile)
