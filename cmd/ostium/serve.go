@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -41,7 +40,11 @@ func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	configFile := fs.String("config", env("OSTIUM_CONFIG", ""), "configuration file (YAML; OSTIUM_CONFIG); flags given here override it")
 	var f node.Config
-	fs.StringVar(&f.Listen, "listen", env("OSTIUM_LISTEN", ":9000"), "address to listen on (OSTIUM_LISTEN)")
+	fs.StringVar(&f.Listen, "listen", env("OSTIUM_LISTEN", ""), "plain HTTP address (OSTIUM_LISTEN; default :9000, or none when --tls-listen is given)")
+	fs.StringVar(&f.TLSListen, "tls-listen", env("OSTIUM_TLS_LISTEN", ""), "HTTPS address (OSTIUM_TLS_LISTEN); needs --tls-cert and --tls-key")
+	fs.StringVar(&f.TLSCert, "tls-cert", env("OSTIUM_TLS_CERT", ""), "PEM certificate chain for HTTPS, reloaded on SIGHUP or change (OSTIUM_TLS_CERT)")
+	fs.StringVar(&f.TLSKey, "tls-key", env("OSTIUM_TLS_KEY", ""), "PEM private key for HTTPS (OSTIUM_TLS_KEY)")
+	fs.StringVar(&f.NodeKeyFile, "node-key-file", env("OSTIUM_NODE_KEY_FILE", ""), "file holding the node key, apart from the data (OSTIUM_NODE_KEY_FILE)")
 	fs.StringVar(&f.DataDir, "data", env("OSTIUM_DATA", "data"), "data directory (OSTIUM_DATA)")
 	fs.StringVar(&f.Catalog, "catalog", env("OSTIUM_CATALOG", ""), "catalog URL: sqlite:///path or postgres://... (OSTIUM_CATALOG; default SQLite in the data directory)")
 	fs.StringVar(&f.Region, "region", env("OSTIUM_REGION", "us-east-1"), "region reported to clients (OSTIUM_REGION)")
@@ -78,6 +81,11 @@ func serve(args []string) error {
 		}
 		overrideFromFlags(&cfg, f, fs)
 	}
+	// Plain HTTP on :9000 unless asked otherwise; asking for HTTPS alone
+	// is giving --tls-listen without --listen.
+	if cfg.Listen == "" && cfg.TLSListen == "" {
+		cfg.Listen = ":9000"
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -89,14 +97,35 @@ func serve(args []string) error {
 	if n.CreatedRootKey != "" {
 		fmt.Printf("Root credentials were generated and will not be shown again:\n  OSTIUM_ROOT_ACCESS_KEY=%s\n  OSTIUM_ROOT_SECRET_KEY=%s\n", n.CreatedRootKey, n.CreatedRootSecret)
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
+	lns, err := node.Listen(ctx, cfg)
 	if err != nil {
 		return err
 	}
+	defer lns.Close()
+	// SIGHUP (systemctl reload) re-reads the certificate; without TLS it
+	// is caught all the same, as its default action would stop the node.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	if lns.Certs != nil {
+		go lns.Certs.Run(ctx, node.CertPollInterval, hup)
+	} else {
+		go func() {
+			for range hup {
+				slog.Info("SIGHUP: nothing to reload without TLS")
+			}
+		}()
+	}
 	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
-	slog.Info("ostium serving S3", "addr", ln.Addr().String(), "data", cfg.DataDir)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, 2)
+	for _, ln := range lns.All() {
+		scheme := "http"
+		if ln == lns.HTTPS {
+			scheme = "https"
+		}
+		slog.Info("ostium serving S3", "addr", ln.Addr().String(), "scheme", scheme, "data", cfg.DataDir)
+		go func() { errc <- srv.Serve(ln) }()
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -119,6 +148,8 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *flag.FlagSet) {
 		"domain": func() { cfg.Domains = f.Domains }, "gc-interval": func() { cfg.GCInterval = f.GCInterval },
 		"sweep-interval": func() { cfg.SweepInterval = f.SweepInterval }, "sweep-grace": func() { cfg.SweepGrace = f.SweepGrace },
 		"block-public-access": func() { cfg.BlockPublicAccess = f.BlockPublicAccess },
+		"tls-listen":          func() { cfg.TLSListen = f.TLSListen }, "tls-cert": func() { cfg.TLSCert = f.TLSCert },
+		"tls-key": func() { cfg.TLSKey = f.TLSKey }, "node-key-file": func() { cfg.NodeKeyFile = f.NodeKeyFile },
 	}
 	set["sigv2-presign-max-age"] = func() { cfg.PresignV2MaxAge = f.PresignV2MaxAge }
 	fs.Visit(func(fl *flag.Flag) {
@@ -131,8 +162,5 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *flag.FlagSet) {
 	}
 	if f.NodeKey != "" {
 		cfg.NodeKey = f.NodeKey
-	}
-	if cfg.Listen == "" {
-		cfg.Listen = ":9000"
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -34,7 +33,7 @@ import (
 // Config is a node's configuration, as `ostium serve` flags and the
 // configuration file (YAML, these keys) give it.
 type Config struct {
-	Listen  string `yaml:"listen,omitempty"`  // address of the S3 endpoint
+	Listen  string `yaml:"listen,omitempty"`  // plain HTTP address of the S3 endpoint; "" = none
 	DataDir string `yaml:"data"`              // node key, default SQLite catalog and local blobs
 	Catalog string `yaml:"catalog,omitempty"` // sqlite:///path or postgres://...; "" = SQLite in DataDir
 	// CatalogConns bounds this node's PostgreSQL connections (0 =
@@ -52,7 +51,7 @@ type Config struct {
 	// first start when both are empty.
 	RootAccessKey string `yaml:"root_access_key,omitempty"`
 	RootSecretKey string `yaml:"root_secret_key,omitempty"`
-	NodeKey       string `yaml:"node_key,omitempty"` // base64; "" = DataDir/node.key
+	NodeKey       string `yaml:"node_key,omitempty"` // base64; "" = a systemd credential, node_key_file or DataDir/node.key
 	// GCInterval paces the collector; SweepInterval and SweepGrace the
 	// sweeper of never-committed blobs.
 	GCInterval    time.Duration `yaml:"gc_interval,omitempty"`
@@ -74,6 +73,14 @@ type Config struct {
 	// PresignV2MaxAge bounds how far ahead a presigned Signature V2 URL may
 	// expire (0 = a week, as S3 bounds V4 URLs).
 	PresignV2MaxAge time.Duration `yaml:"sigv2_presign_max_age,omitempty"`
+
+	// TLS: the endpoint over HTTPS on TLSListen, with the PEM certificate
+	// chain and key in TLSCert and TLSKey (reloaded on SIGHUP or when
+	// they change). NodeKeyFile keeps the node key apart from the data.
+	TLSListen   string `yaml:"tls_listen,omitempty"`
+	TLSCert     string `yaml:"tls_cert,omitempty"`
+	TLSKey      string `yaml:"tls_key,omitempty"`
+	NodeKeyFile string `yaml:"node_key_file,omitempty"`
 }
 
 // DefaultMaxRequests is how many S3 requests a node serves at once when
@@ -95,6 +102,9 @@ func (c *Config) Validate() error {
 		}
 	}
 	if _, err := c.trustedProxies(); err != nil {
+		return err
+	}
+	if err := c.validateTLSAndKey(); err != nil {
 		return err
 	}
 	for name, n := range map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests} {
@@ -180,8 +190,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("node: data directory: %w", err)
+	if err := secureDataDir(cfg.DataDir); err != nil {
+		return nil, err
 	}
 	n := &Node{cfg: cfg, ID: newNodeID()}
 	var err error
@@ -194,7 +204,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(fmt.Errorf("node: %w", err))
 	}
 	n.Blobs = n.Platforms
-	key, err := iam.LoadNodeKey(cfg.DataDir, cfg.NodeKey)
+	key, err := loadNodeKey(cfg)
 	if err != nil {
 		return fail(err)
 	}

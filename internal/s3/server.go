@@ -87,6 +87,23 @@ func (s *Server) clientIP(r *http.Request) string {
 	return host
 }
 
+// secure tells whether the client's request came over TLS: to this node,
+// or to a trusted balancer that says so in X-Forwarded-Proto (its last
+// value, the one the nearest balancer set). Anyone else's header is
+// ignored, so a plain-HTTP client cannot claim aws:SecureTransport.
+func (s *Server) secure(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	a, err := netip.ParseAddr(host)
+	if err != nil || !slices.ContainsFunc(s.proxies, func(p netip.Prefix) bool { return p.Contains(a.Unmap()) }) {
+		return false
+	}
+	vs := strings.Split(strings.Join(r.Header.Values("X-Forwarded-Proto"), ","), ",")
+	return strings.EqualFold(strings.TrimSpace(vs[len(vs)-1]), "https")
+}
+
 // call is one request on its way through the chain.
 type call struct {
 	Route
@@ -170,7 +187,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	// Policy conditions see where the request came from.
-	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: r.TLS != nil}))
+	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: s.secure(r)}))
 	mw := &meteredWriter{ResponseWriter: w}
 	var err error
 	select {
