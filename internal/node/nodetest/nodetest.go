@@ -58,10 +58,13 @@ func start(t testing.TB, opt Options, dir, catalogURL string) *Server {
 		t.Fatalf("open node: %v", err)
 	}
 	s := &Server{Node: n, Dir: dir, Catalog: catalogURL}
+	// The node's own server, so that tests meet its timeouts.
+	s.Server = httptest.NewUnstartedServer(n.Handler)
+	s.Server.Config = n.HTTPServer()
 	if opt.TLS {
-		s.Server = httptest.NewTLSServer(n.Handler)
+		s.Server.StartTLS()
 	} else {
-		s.Server = httptest.NewServer(n.Handler)
+		s.Server.Start()
 	}
 	t.Cleanup(func() {
 		s.Server.Close()
