@@ -392,3 +392,51 @@ func TestStalledPlatformGets503(t *testing.T) {
 		t.Fatalf("answered after %v, want about the request timeout %v", d, limit)
 	}
 }
+
+// A client that stops reading a response is cut once body_idle_timeout
+// passes with no byte taken (here from the sendfile path of a local
+// blob); one that reads slowly but steadily gets every byte.
+func TestStalledReaderCutSteadyReaderServed(t *testing.T) {
+	const idle = 500 * time.Millisecond
+	srv := start(t, nodetest.Options{Config: func(c *node.Config) { c.BodyIdleTimeout = idle }})
+	u := tenantWithObject(t, srv, "acme")
+	big := make([]byte, 32<<20) // more than loopback's socket buffers hold
+	if st, b := do(t, srv, signed(t, srv, u, "PUT", "/acme-data/big", big, nil)); st != 200 {
+		t.Fatalf("put big: %d %s", st, b)
+	}
+	get := func() (net.Conn, *http.Response) {
+		t.Helper()
+		conn := dial(t, srv)
+		if err := signed(t, srv, u, "GET", "/acme-data/big", nil, nil).Write(conn); err != nil {
+			t.Fatal(err)
+		}
+		conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET big: %v %v", resp, err)
+		}
+		return conn, resp
+	}
+
+	_, resp := get()
+	time.Sleep(idle + 2*time.Second) // reads nothing
+	n, err := io.Copy(io.Discard, resp.Body)
+	if err == nil || n >= int64(len(big)) {
+		t.Fatalf("a reader that stalled got %d of %d bytes (err %v), want the response cut", n, len(big), err)
+	}
+
+	_, resp = get()
+	buf := make([]byte, 256<<10)
+	var total int64
+	for {
+		time.Sleep(20 * time.Millisecond) // about 12 MB/s
+		m, err := io.ReadFull(resp.Body, buf)
+		total += int64(m)
+		if err != nil {
+			break
+		}
+	}
+	if total != int64(len(big)) {
+		t.Fatalf("a steady reader got %d of %d bytes", total, len(big))
+	}
+}
