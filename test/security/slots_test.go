@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/ostiumio/ostium/internal/blob/s3blob"
 	"github.com/ostiumio/ostium/internal/node"
@@ -438,5 +439,52 @@ func TestStalledReaderCutSteadyReaderServed(t *testing.T) {
 	}
 	if total != int64(len(big)) {
 		t.Fatalf("a steady reader got %d of %d bytes", total, len(big))
+	}
+}
+
+// A catalog that does not answer (a PostgreSQL table held by another
+// session's exclusive lock): a GET gets 503 ServiceUnavailable with
+// Retry-After once request_timeout passes, and the node serves again as
+// soon as the lock goes.
+func TestStalledCatalogGets503(t *testing.T) {
+	const limit = time.Second
+	srv := start(t, nodetest.Options{Config: func(c *node.Config) { c.RequestTimeout = limit }})
+	if !strings.HasPrefix(srv.Catalog, "postgres") {
+		t.Skip("needs a PostgreSQL catalog (OSTIUM_TEST_CATALOG=postgres)")
+	}
+	u := tenantWithObject(t, srv, "acme")
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE objects IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	resp, err := srv.Client().Do(signed(t, srv, u, "GET", "/acme-data/k", nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(begin)
+	wantError(t, resp.StatusCode, b, 503, "ServiceUnavailable")
+	if resp.Header.Get("Retry-After") == "" {
+		t.Fatal("503 without Retry-After")
+	}
+	if d < limit || d > limit+5*time.Second {
+		t.Fatalf("answered after %v, want about the request timeout %v", d, limit)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st, b := do(t, srv, signed(t, srv, u, "GET", "/acme-data/k", nil, nil)); st != 200 || string(b) != "hello" {
+		t.Fatalf("GET once the lock is gone: %d %s", st, b)
 	}
 }
