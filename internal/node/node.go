@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -329,7 +330,7 @@ func (n *Node) route(s3h, adminh http.Handler) http.Handler {
 		switch {
 		case virtualHost(r.Host, domains):
 		case strings.HasPrefix(r.URL.Path, admin.Prefix+"/"):
-			adminh.ServeHTTP(w, r)
+			adminh.ServeHTTP(w, n.bodyDeadline(w, r))
 			return
 		case strings.HasPrefix(r.URL.Path, healthPrefix):
 			n.health(w, r)
@@ -337,6 +338,34 @@ func (n *Node) route(s3h, adminh http.Handler) http.Handler {
 		}
 		s3h.ServeHTTP(w, r)
 	})
+}
+
+// bodyDeadline gives an admin request's body (a small JSON document) the
+// body idle timeout in all, so that a client that stops sending does not
+// hold its connection; the S3 endpoint times its bodies itself.
+func (n *Node) bodyDeadline(w http.ResponseWriter, r *http.Request) *http.Request {
+	if r.Body == nil || r.Body == http.NoBody {
+		return r
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(or(n.cfg.BodyIdleTimeout, DefaultBodyIdleTimeout)))
+	r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+	return r
+}
+
+type deadlineBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		// net/http now reads the connection in the background to notice a
+		// client that goes away; the deadline would cancel the request.
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 func virtualHost(host string, domains []string) bool {

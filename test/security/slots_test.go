@@ -488,3 +488,18 @@ func TestStalledCatalogGets503(t *testing.T) {
 		t.Fatalf("GET once the lock is gone: %d %s", st, b)
 	}
 }
+
+// An admin API request whose body stops arriving does not hold its
+// connection past body_idle_timeout either.
+func TestStalledAdminBodyClosed(t *testing.T) {
+	const idle = 500 * time.Millisecond
+	srv := start(t, nodetest.Options{Config: func(c *node.Config) { c.BodyIdleTimeout = idle }})
+	conn := dial(t, srv)
+	io.WriteString(conn, "POST /admin/v1/tenants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	begin := time.Now()
+	conn.SetReadDeadline(time.Now().Add(idle + 5*time.Second))
+	_, err := io.Copy(io.Discard, conn) // whatever the answer, then the close
+	if d := time.Since(begin); err != nil || d > idle+2*time.Second {
+		t.Fatalf("connection held %v (%v), want closed within about %v", d, err, idle)
+	}
+}
