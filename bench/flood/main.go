@@ -126,7 +126,9 @@ func main() {
 		go func() { defer wg.Done(); postXML(addr, "/acme-data?delete", xmlBody, stop, count) }()
 	}
 	time.Sleep(5 * time.Second) // let the flood build up
+	nodeCPU0, selfCPU0, wall0 := cpu(srv.Process.Pid), cpu(os.Getpid()), time.Now()
 	loaded := gets()
+	nodeCPU, selfCPU, wall := cpu(srv.Process.Pid)-nodeCPU0, cpu(os.Getpid())-selfCPU0, time.Since(wall0)
 	log.Printf("loaded: %s", loaded)
 	ready := readiness(url)
 	hwm, rss := memory(srv.Process.Pid)
@@ -134,6 +136,8 @@ func main() {
 	wg.Wait()
 
 	log.Printf("machine load average after: %s", loadavg())
+	log.Printf("CPU during the loaded phase (cores): node %.2f, this program (the flood and the GETs) %.2f",
+		nodeCPU.Seconds()/wall.Seconds(), selfCPU.Seconds()/wall.Seconds())
 	log.Printf("readiness under the flood: %s", ready)
 	log.Printf("node memory: peak RSS (VmHWM) %d MiB, RSS at the end of the load %d MiB", hwm>>10, rss>>10)
 	var keys []string
@@ -336,6 +340,18 @@ func readiness(url string) string {
 func loadavg() string {
 	b, _ := os.ReadFile("/proc/loadavg")
 	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+// cpu is the user and system time pid has used.
+func cpu(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	check(err)
+	// Fields after the command's closing parenthesis: utime and stime are
+	// the 12th and 13th, in clock ticks (100 a second on Linux).
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond
 }
 
 // memory reads the peak and current resident set of pid, in KiB.
