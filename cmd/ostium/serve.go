@@ -116,7 +116,7 @@ func serve(args []string) error {
 			}
 		}()
 	}
-	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := n.HTTPServer()
 	errc := make(chan error, 2)
 	for _, ln := range lns.All() {
 		scheme := "http"

@@ -71,6 +71,8 @@ var (
 	errUnavailable = apiError{503, "ServiceUnavailable", "Service is unable to handle request."}
 	// errSlowDown answers requests beyond the node's limit.
 	errSlowDown = apiError{503, "SlowDown", "Please reduce your request rate."}
+	// errRequestTimeout answers a body that stopped arriving, as AWS.
+	errRequestTimeout = apiError{400, "RequestTimeout", "Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed."}
 )
 
 // retryAfter is the Retry-After (seconds) of a 503: about the period of
@@ -99,7 +101,9 @@ func toAPIError(err error) apiError {
 			return e
 		}
 	}
-	if errors.Is(err, blob.ErrUnavailable) {
+	// A deadline that passed below (a catalog or a platform that did not
+	// answer in time) is the node's failure, not the client's: retry.
+	if errors.Is(err, blob.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 		return errUnavailable
 	}
 	return errInternal

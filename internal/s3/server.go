@@ -27,12 +27,12 @@ type Server struct {
 	keys    *iam.Keyring
 	meter   Meter
 	domains []string
-	// slots holds a token per request being served; when none is free a
-	// request gets 503 SlowDown rather than a queue.
-	slots   chan struct{}
+	slots   *slots
 	proxies []netip.Prefix
 	// v2MaxAge bounds presigned Signature V2 URLs.
 	v2MaxAge time.Duration
+	// idle and limit are the idle and request timeouts of transfer.
+	idle, limit time.Duration
 }
 
 // Options tune the endpoint.
@@ -40,8 +40,14 @@ type Options struct {
 	// Domains are the names under which virtual-hosted style
 	// (bucket.domain) is recognised.
 	Domains []string
-	// MaxRequests bounds the requests served at once.
-	MaxRequests int
+	// MaxRequests bounds the requests served at once; of them, anonymous
+	// requests hold at most MaxAnonymous and one tenant's MaxPerTenant
+	// (0: a tenth and a half of MaxRequests).
+	MaxRequests, MaxAnonymous, MaxPerTenant int
+	// IdleTimeout cuts a request whose socket moves no byte for that long;
+	// RequestTimeout cancels one that makes no progress for that long (0:
+	// DefaultIdleTimeout, DefaultRequestTimeout).
+	IdleTimeout, RequestTimeout time.Duration
 	// TrustedProxies are the balancers whose X-Forwarded-For names the
 	// client (for aws:SourceIp); others' is ignored.
 	TrustedProxies []netip.Prefix
@@ -60,8 +66,22 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 	for i, d := range o.Domains {
 		ds[i] = strings.ToLower(strings.TrimPrefix(d, "."))
 	}
-	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, slots: make(chan struct{}, o.MaxRequests), proxies: o.TrustedProxies,
-		v2MaxAge: o.PresignV2MaxAge}
+	orInt := func(v, def int) int {
+		if v > 0 {
+			return v
+		}
+		return max(def, 1)
+	}
+	orDur := func(v, def time.Duration) time.Duration {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, proxies: o.TrustedProxies,
+		v2MaxAge: o.PresignV2MaxAge,
+		slots:    newSlots(o.MaxRequests, orInt(o.MaxAnonymous, o.MaxRequests/10), orInt(o.MaxPerTenant, o.MaxRequests/2)),
+		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout)}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -162,9 +182,11 @@ func init() {
 }
 
 // ServeHTTP is the one middleware chain of every route: request id,
-// recover, route, authenticate, dispatch, log.
+// timeouts, recover, route, authenticate, slot, dispatch, log.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	t, r := watch(w, r, s.idle, s.limit)
+	defer t.stop()
 	// Go says "100 Continue" when a handler first reads a body, so an
 	// empty one was answered without it. The aws cli's botocore then keeps
 	// that answer's status line on the connection and misreads the next
@@ -188,15 +210,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	// Policy conditions see where the request came from.
 	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: s.secure(r)}))
-	mw := &meteredWriter{ResponseWriter: w}
-	var err error
-	select {
-	case s.slots <- struct{}{}:
-		err = s.serve(mw, r, c)
-		<-s.slots
-	default:
-		err = &errSlowDown
-	}
+	mw := &meteredWriter{ResponseWriter: &idleWriter{ResponseWriter: w, t: t}}
+	err := t.outcome(c, s.serve(mw, r, c))
 	if err != nil {
 		writeError(mw, r, c.Route, c.reqID, err)
 	}
@@ -216,7 +231,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
 	if err := s.authenticate(r, c); err != nil {
 		return err
 	}
-	return handlers[c.Op](s, w, r, c)
+	return s.dispatch(w, r, c)
 }
 
 // authenticate verifies the request's signature and swaps in the verifying

@@ -69,14 +69,16 @@ func start(t testing.TB, opt Options, dir, catalogURL string) *Server {
 		t.Fatalf("open node: %v", err)
 	}
 	s := &Server{Node: n, Dir: dir, Catalog: catalogURL}
+	// The node's own server, so that tests meet its timeouts.
+	s.Server = httptest.NewUnstartedServer(n.Handler)
+	s.Server.Config = n.HTTPServer()
 	if opt.TLS {
 		// The versions and suites `serve` offers; httptest adds its
 		// certificate and trusts it in Client.
-		s.Server = httptest.NewUnstartedServer(n.Handler)
 		s.Server.TLS = node.TLSConfig(nil)
 		s.Server.StartTLS()
 	} else {
-		s.Server = httptest.NewServer(n.Handler)
+		s.Server.Start()
 	}
 	t.Cleanup(func() {
 		s.Server.Close()
