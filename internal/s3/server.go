@@ -191,7 +191,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
 	if err != nil {
 		return err
 	}
+	r.Body = &clientBody{r.Body}
 	if err := s.authenticate(r, c); err != nil {
+		return err
+	}
+	// What the request asks for and whether it may be asked are decided
+	// before its body is read: a refused request stores nothing and
+	// costs no more than its headers.
+	if err := honour(r, c); err != nil {
+		return err
+	}
+	if err := s.admit(r, c); err != nil {
 		return err
 	}
 	return handlers[c.Op](s, w, r, c)
