@@ -3,10 +3,10 @@ package s3
 import (
 	"encoding/base64"
 	"encoding/xml"
+	"net/http"
 	"sort"
 	"strconv"
 	"strings"
-	"net/http"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/iam"
