@@ -236,7 +236,10 @@ func (s *Server) admit(r *http.Request, c *call) error {
 // clientBody marks what failed while reading the client's body as the
 // client's: a client that stops sending or hangs up gets a 400 (which
 // nobody may read) and no ERROR in the log, whatever layer reported it.
-type clientBody struct{ r io.ReadCloser }
+type clientBody struct {
+	r    io.ReadCloser
+	done bool // read to its end
+}
 
 // bodyError is a read error of the client's body.
 type bodyError struct{ err error }
@@ -246,7 +249,10 @@ func (e *bodyError) Unwrap() error { return e.err }
 
 func (b *clientBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF {
+	switch {
+	case err == io.EOF:
+		b.done = true
+	case err != nil:
 		err = &bodyError{err}
 	}
 	return n, err
