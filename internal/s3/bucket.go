@@ -83,23 +83,32 @@ func listBuckets(s *Server, w http.ResponseWriter, r *http.Request, c *call) err
 	return nil
 }
 
-func createBucket(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	var conf struct {
-		LocationConstraint string
-		// Directory buckets and tags at creation: not done here.
-		Location, Bucket, Tags *struct{}
-	}
+// bucketConfiguration is CreateBucket's (optional) document.
+type bucketConfiguration struct {
+	LocationConstraint string
+	// Directory buckets and tags at creation: not done here.
+	Location, Bucket, Tags *struct{}
+}
+
+func readBucketConfiguration(r *http.Request, c *call) (bucketConfiguration, error) {
+	var conf bucketConfiguration
 	body, err := readBody(r, c)
+	if err != nil || len(body) == 0 {
+		return conf, err
+	}
+	if xml.Unmarshal(body, &conf) != nil {
+		return conf, errMalformedXML
+	}
+	if conf.Location != nil || conf.Bucket != nil || conf.Tags != nil {
+		return conf, errNotImplemented
+	}
+	return conf, nil
+}
+
+func createBucket(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	conf, err := readBucketConfiguration(r, c)
 	if err != nil {
 		return err
-	}
-	if len(body) > 0 {
-		if xml.Unmarshal(body, &conf) != nil {
-			return errMalformedXML
-		}
-		if conf.Location != nil || conf.Bucket != nil || conf.Tags != nil {
-			return errNotImplemented
-		}
 	}
 	acl, err := aclHeaders(r)
 	if err != nil {

@@ -90,7 +90,7 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 
 // signedRequest signs (SigV4, root) a request to srv; every header is
 // set before signing, so it is among the signed ones.
-func signedRequest(t *testing.T, srv *nodetest.Server, method, path string, body []byte, h http.Header) *http.Request {
+func signedRequest(t testing.TB, srv *nodetest.Server, method, path string, body []byte, h http.Header) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL+path, bytes.NewReader(body))
 	if err != nil {

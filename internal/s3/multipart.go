@@ -119,18 +119,21 @@ func uploadPart(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	return nil
 }
 
-func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	var req struct {
-		Part []struct {
-			PartNumber        int
-			ETag              string
-			ChecksumCRC32     string
-			ChecksumCRC32C    string
-			ChecksumCRC64NVME string
-			ChecksumSHA1      string
-			ChecksumSHA256    string
-		}
+// completeRequest is CompleteMultipartUpload's document.
+type completeRequest struct {
+	Part []struct {
+		PartNumber        int
+		ETag              string
+		ChecksumCRC32     string
+		ChecksumCRC32C    string
+		ChecksumCRC64NVME string
+		ChecksumSHA1      string
+		ChecksumSHA256    string
 	}
+}
+
+func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	var req completeRequest
 	if err := readXML(r, c, &req); err != nil {
 		return err
 	}

@@ -218,20 +218,23 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	return nil
 }
 
+// deleteRequest is DeleteObjects' document.
+type deleteRequest struct {
+	Quiet  bool
+	Object []struct {
+		Key       string
+		VersionID string `xml:"VersionId"`
+		// Conditional deletes: refused until they are done.
+		ETag, LastModifiedTime, Size *string
+	}
+}
+
 // errConditionalDelete refuses the conditions DeleteObjects may set per
 // object, which are not checked yet.
 var errConditionalDelete = &apiError{501, "NotImplemented", "Conditional deletes (ETag, LastModifiedTime, Size) are not implemented"}
 
 func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	var req struct {
-		Quiet  bool
-		Object []struct {
-			Key       string
-			VersionID string `xml:"VersionId"`
-			// Conditional deletes: refused until they are done.
-			ETag, LastModifiedTime, Size *string
-		}
-	}
+	var req deleteRequest
 	if err := readXML(r, c, &req); err != nil {
 		return err
 	}
