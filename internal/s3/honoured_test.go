@@ -245,7 +245,8 @@ func TestHonouredTableRefusals(t *testing.T) {
 	}
 }
 
-// Every honoured row names the tests that pin it, and they exist.
+// Every honoured row names the tests that pin it, and they exist; every
+// refused one is in the compatibility document.
 func TestHonouredTableNotes(t *testing.T) {
 	names := map[string]bool{}
 	for _, dir := range []string{".", "sigv4", "../../test/security"} {
@@ -260,9 +261,25 @@ func TestHonouredTableNotes(t *testing.T) {
 			}
 		}
 	}
+	doc, err := os.ReadFile("../../docs/s3-compatibility.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docText := strings.ToLower(string(doc))
 	for _, row := range s3srv.Table() {
 		if len(row.Ops) == 0 {
 			t.Errorf("row %s covers no operation", row.Name)
+		}
+		if row.How == "refused" {
+			// docs/s3-compatibility.md's "Not yet" table follows the code.
+			for _, name := range append([]string{strings.TrimSuffix(row.Name, "*")}, row.Values...) {
+				if row.Values != nil && name == row.Name {
+					continue // the values are what is refused
+				}
+				if !strings.Contains(docText, strings.ToLower(name)) {
+					t.Errorf("refused %s %s is not in docs/s3-compatibility.md", row.Name, name)
+				}
+			}
 		}
 		if row.How != "honoured" {
 			continue
