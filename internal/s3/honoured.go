@@ -309,14 +309,10 @@ func (f *field) present(r *http.Request, q map[string][]string) ([]string, bool)
 // it carries, or a failed check of an honoured one, is its answer.
 func honour(r *http.Request, c *call) error {
 	// A value row is taken before the row of its name that covers the
-	// rest; the table lists them in that order.
-	decided := map[string]bool{}
+	// rest; the table lists them together, in that order.
+	var decided *field
 	for _, f := range byOp[c.Op] {
-		key := f.name
-		if f.query {
-			key = "?" + key
-		}
-		if decided[key] {
+		if decided != nil && decided.name == f.name && decided.query == f.query {
 			continue
 		}
 		vs, ok := f.present(r, c.Query)
@@ -327,7 +323,7 @@ func honour(r *http.Request, c *call) error {
 		if !f.matches(v) {
 			continue
 		}
-		decided[key] = true
+		decided = f
 		switch f.how {
 		case refused:
 			if f.err != nil {

@@ -266,6 +266,19 @@ func TestHonouredTableNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	docText := strings.ToLower(string(doc))
+	// honour takes a name's value rows, then the row for the rest: they
+	// must sit together in that order.
+	table := s3srv.Table()
+	for i, row := range table {
+		for j := i + 2; j < len(table); j++ {
+			if table[j].Name == row.Name && table[j].Query == row.Query && table[j-1].Name != row.Name && overlap(row.Ops, table[j].Ops) {
+				t.Errorf("rows of %s are not together", row.Name)
+			}
+		}
+		if i > 0 && table[i-1].Name == row.Name && table[i-1].Values == nil && row.Values != nil {
+			t.Errorf("a value row of %s follows its general row", row.Name)
+		}
+	}
 	for _, row := range s3srv.Table() {
 		if len(row.Ops) == 0 {
 			t.Errorf("row %s covers no operation", row.Name)
@@ -456,4 +469,15 @@ func TestCompleteChecksumType(t *testing.T) {
 		UploadId: cu.UploadId, MultipartUpload: parts, ChecksumType: types.ChecksumTypeComposite}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func overlap(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
 }
