@@ -6,6 +6,7 @@ import (
 	"errors"
 	"github.com/ostiumio/ostium/internal/blob"
 	"log/slog"
+	"net"
 	"net/http"
 
 	"github.com/ostiumio/ostium/internal/objects"
@@ -105,6 +106,16 @@ func toAPIError(err error) apiError {
 	// answer in time) is the node's failure, not the client's: retry.
 	if errors.Is(err, blob.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 		return errUnavailable
+	}
+	// A body that stopped arriving is the client's doing, wherever it
+	// was noticed: a 400, not a 500 logged as the node's fault.
+	var be *bodyError
+	if errors.As(err, &be) {
+		var ne net.Error
+		if errors.As(be.err, &ne) && ne.Timeout() {
+			return *errBodyTimeout
+		}
+		return *errIncomplete
 	}
 	return errInternal
 }

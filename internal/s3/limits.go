@@ -98,7 +98,8 @@ func (s *Server) Saturated() bool {
 
 // dispatch runs c's handler in a slot of its caller's budget. It comes
 // after authentication, which reads no body, so that a request is counted
-// against whoever it turned out to be.
+// against whoever it turned out to be; admission's catalog reads, if any,
+// hit the bucket cache.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) error {
 	if !s.slots.take(c.id) {
 		return &errSlowDown

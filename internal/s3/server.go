@@ -222,13 +222,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) (err error) {
+	body := &clientBody{r: r.Body}
+	r.Body = body
+	defer func() {
+		// Refused before its body was read: close the connection rather
+		// than read (net/http would, up to 256 KiB) what nobody needs.
+		if err != nil && !body.done && r.ContentLength != 0 {
+			w.Header().Set("Connection", "close")
+		}
+	}()
 	rt, err := parseRoute(r, s.domains)
 	c.Route = rt
 	if err != nil {
 		return err
 	}
 	if err := s.authenticate(r, c); err != nil {
+		return err
+	}
+	// What the request asks for and whether it may be asked are decided
+	// before its body is read: a refused request stores nothing and
+	// costs no more than its headers.
+	if err := honour(r, c); err != nil {
+		return err
+	}
+	if err := s.admit(r, c); err != nil {
 		return err
 	}
 	return s.dispatch(w, r, c)
