@@ -11,6 +11,7 @@ type AccessLogRecord struct {
 	// ID is unique and sorts records by the time they were made (the
 	// node that made one chooses it).
 	ID     string
+	Source string // the bucket whose request the line tells of
 	Target string // the bucket the line is delivered to
 	// KeyPrefix is the log object's key before its date: the target
 	// prefix, and for partitioned keys the source's account, region and

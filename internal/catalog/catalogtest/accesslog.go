@@ -19,7 +19,7 @@ func testAccessLogQueue(t *testing.T, s catalog.Store) {
 
 	at := time.Date(2026, 11, 23, 16, 0, 0, 0, time.UTC)
 	rec := func(i int) catalog.AccessLogRecord {
-		return catalog.AccessLogRecord{ID: fmt.Sprintf("%03d-node", i), Target: "logs\xff", KeyPrefix: "p/",
+		return catalog.AccessLogRecord{ID: fmt.Sprintf("%03d-node", i), Source: "src", Target: "logs\xff", KeyPrefix: "p/",
 			Partition: "EventTime", Time: at.Add(time.Duration(i) * time.Millisecond), Line: fmt.Sprintf("line %d \"é\"", i)}
 	}
 	// Queued out of order, in two batches; the second overflows max.

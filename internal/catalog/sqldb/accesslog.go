@@ -26,9 +26,9 @@ func (s *Store) QueueAccessLogs(ctx context.Context, recs []catalog.AccessLogRec
 				dropped = len(recs) - i
 				break
 			}
-			_, err := s.exec(ctx, tx, s.q(`INSERT INTO access_log_queue (id, target, key_prefix, partition_by, logged, line)
-				VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`),
-				r.ID, []byte(r.Target), r.KeyPrefix, r.Partition, nanos(r.Time), r.Line)
+			_, err := s.exec(ctx, tx, s.q(`INSERT INTO access_log_queue (id, source, target, key_prefix, partition_by, logged, line)
+				VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`),
+				r.ID, []byte(r.Source), []byte(r.Target), r.KeyPrefix, r.Partition, nanos(r.Time), r.Line)
 			if err != nil {
 				return err
 			}
@@ -41,12 +41,12 @@ func (s *Store) QueueAccessLogs(ctx context.Context, recs []catalog.AccessLogRec
 func (s *Store) PendingAccessLogs(ctx context.Context, n int) ([]catalog.AccessLogRecord, error) {
 	return queryAll(ctx, s, "pending access logs", func(sc interface{ Scan(...any) error }) (catalog.AccessLogRecord, error) {
 		var r catalog.AccessLogRecord
-		var target []byte
+		var source, target []byte
 		var logged int64
-		err := sc.Scan(&r.ID, &target, &r.KeyPrefix, &r.Partition, &logged, &r.Line)
-		r.Target, r.Time = string(target), fromNanos(logged)
+		err := sc.Scan(&r.ID, &source, &target, &r.KeyPrefix, &r.Partition, &logged, &r.Line)
+		r.Source, r.Target, r.Time = string(source), string(target), fromNanos(logged)
 		return r, err
-	}, `SELECT id, target, key_prefix, partition_by, logged, line FROM access_log_queue ORDER BY id LIMIT ?`, limit(n))
+	}, `SELECT id, source, target, key_prefix, partition_by, logged, line FROM access_log_queue ORDER BY id LIMIT ?`, limit(n))
 }
 
 func (s *Store) AccessLogsDone(ctx context.Context, ids []string) error {

@@ -5,6 +5,7 @@
 ALTER TABLE buckets ADD COLUMN logging TEXT NOT NULL DEFAULT '';
 CREATE TABLE access_log_queue (
     id           TEXT PRIMARY KEY,
+    source       {{bytes}} NOT NULL,
     target       {{bytes}} NOT NULL,
     key_prefix   TEXT NOT NULL,
     partition_by TEXT NOT NULL,
