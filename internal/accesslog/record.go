@@ -90,7 +90,7 @@ func (e *Entry) Line() string {
 	}
 	field(e.Owner)
 	field(e.Source)
-	field("[" + e.Time.UTC().Format("02/Jan/2006:15:04:05 -0700") + "]")
+	b.WriteString(" [" + e.Time.UTC().Format("02/Jan/2006:15:04:05 -0700") + "]")
 	field(e.RemoteIP)
 	field(e.Requester)
 	field(e.RequestID)
