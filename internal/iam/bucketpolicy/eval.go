@@ -19,9 +19,9 @@ type Request struct {
 	Anonymous  bool
 	// Service is the AWS service principal acting ("" for a user), which
 	// only a Service principal matches.
-	Service string
-	Action     string // "s3:GetObject"
-	Resource   string // "arn:aws:s3:::bucket" or "arn:aws:s3:::bucket/key"
+	Service  string
+	Action   string // "s3:GetObject"
+	Resource string // "arn:aws:s3:::bucket" or "arn:aws:s3:::bucket/key"
 	// Context holds condition keys in lower case (aws:sourceip, s3:prefix,
 	// ...); a missing key is absent from the request.
 	Context map[string][]string
