@@ -114,6 +114,9 @@ func (s *Service) PutBucketLogging(ctx context.Context, id *iam.Identity, bucket
 	}
 	src := LogSource{Bucket: b.Name, Account: account(b)}
 	key := LogObjectKey(LogKeyPrefix(l, src, s.region), l.DateSource, time.Now(), time.Now(), "0000000000000000")
+	if err := validKey(key); err != nil {
+		return errorf(ErrInvalidArgument, "TargetPrefix is too long or not valid UTF-8")
+	}
 	ok, err := s.mayDeliver(ctx, src, tb, ta, key)
 	if err != nil {
 		return err

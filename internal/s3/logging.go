@@ -176,7 +176,7 @@ func (s *Server) logAccess(r *http.Request, c *call, w *meteredWriter, start tim
 		e.SigVersion, e.AuthType = signature(r)
 	}
 	switch {
-	case c.body != nil && c.body.n > 0:
+	case (c.Op == OpPutObject || c.Op == OpUploadPart) && c.body != nil:
 		e.ObjectSize = c.body.n
 	case (c.Op == OpGetObject || c.Op == OpHeadObject) && err == nil:
 		h := w.Header()

@@ -164,6 +164,8 @@ func TestAccessLogsDelivered(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCode(t, enableLogging(c, "src", "logs", "access/", nil, grant), "AccessControlListNotSupported")
+	// No log object could have a key that long.
+	wantCode(t, enableLogging(c, "src", "logs", "access/"+strings.Repeat("p", 1100), nil), "InvalidArgument")
 
 	got, err := c.GetBucketLogging(ctx, &s3.GetBucketLoggingInput{Bucket: aws.String("src")})
 	if err != nil || got.LoggingEnabled != nil {
