@@ -51,6 +51,7 @@ type Settings struct {
 	Ownership         string // BucketOwnerEnforced, BucketOwnerPreferred or ObjectWriter
 	PublicAccessBlock string
 	Platform          string // where new blobs go; "" = the tenant's default
+	Logging           string // server access logging, as package objects encodes it
 }
 
 // Setting names one of Settings for SetBucketSetting.
@@ -62,6 +63,7 @@ const (
 	SettingOwnership
 	SettingPublicAccessBlock
 	SettingPlatform
+	SettingLogging
 )
 
 // Meta is what S3 stores with an object besides its bytes.
@@ -281,6 +283,7 @@ type Store interface {
 	Identities
 	Metering
 	Leases
+	AccessLogQueue
 
 	// Collection.
 	//

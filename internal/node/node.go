@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/accesslog"
 	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -75,6 +76,16 @@ type Config struct {
 	SweepGrace    time.Duration `yaml:"sweep_grace,omitempty"`
 	// MeterInterval is how often usage counters reach the catalog.
 	MeterInterval time.Duration `yaml:"meter_interval,omitempty"`
+	// AccessLogFlush is how often a node queues its access log records
+	// in the catalog (0 = 1 s); AccessLogInterval how often the leased
+	// job delivers them (0 = 5 min); AccessLogObjectRecords bounds the
+	// records of one log object, AccessLogBuffer and AccessLogQueue the
+	// records held in memory and queued (0 = the defaults).
+	AccessLogFlush         time.Duration `yaml:"access_log_flush,omitempty"`
+	AccessLogInterval      time.Duration `yaml:"access_log_interval,omitempty"`
+	AccessLogObjectRecords int           `yaml:"access_log_object_records,omitempty"`
+	AccessLogBuffer        int           `yaml:"access_log_buffer,omitempty"`
+	AccessLogQueue         int           `yaml:"access_log_queue,omitempty"`
 	// JobLease is how long a node's hold on a background job lasts
 	// unrenewed: how soon another node takes over when it dies (0 = 15 s).
 	JobLease time.Duration `yaml:"job_lease,omitempty"`
@@ -133,7 +144,8 @@ func (c *Config) Validate() error {
 	if err := c.validateTLSAndKey(); err != nil {
 		return err
 	}
-	for name, n := range map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests} {
+	for name, n := range map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
+		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue} {
 		if n < 0 {
 			return fmt.Errorf("%s: %d must not be negative", name, n)
 		}
@@ -144,7 +156,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	for name, d := range map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval, "job_lease": c.JobLease,
-		"header_timeout": c.HeaderTimeout, "body_idle_timeout": c.BodyIdleTimeout, "keepalive_timeout": c.KeepAliveTimeout, "request_timeout": c.RequestTimeout} {
+		"header_timeout": c.HeaderTimeout, "body_idle_timeout": c.BodyIdleTimeout, "keepalive_timeout": c.KeepAliveTimeout, "request_timeout": c.RequestTimeout,
+		"access_log_flush": c.AccessLogFlush, "access_log_interval": c.AccessLogInterval} {
 		if d < 0 {
 			return fmt.Errorf("%s: %v must not be negative", name, d)
 		}
@@ -206,6 +219,7 @@ type Node struct {
 	Service   *objects.Service
 	Admin     *admin.Service
 	Meter     *metering.Meter
+	AccessLog *accesslog.Logger
 	Handler   http.Handler
 	// S3 is the S3 endpoint inside Handler (its load tells readiness).
 	S3 *s3.Server
@@ -253,13 +267,14 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess})
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms)
 	n.Meter = metering.New(n.Catalog)
+	n.AccessLog = accesslog.New(n.Catalog, accesslog.Options{Buffer: cfg.AccessLogBuffer, Queue: cfg.AccessLogQueue})
 	proxies, _ := cfg.trustedProxies() // Validate checked them
 	maxReq := or(cfg.MaxRequests, DefaultMaxRequests)
 	n.S3 = s3.New(n.Service, n.Keys, n.Meter, s3.Options{Domains: cfg.Domains, TrustedProxies: proxies, MaxRequests: maxReq,
 		MaxAnonymous: max(1, maxReq*or(cfg.AnonymousShare, DefaultAnonymousShare)/100),
 		MaxPerTenant: max(1, maxReq*or(cfg.TenantShare, DefaultTenantShare)/100),
 		IdleTimeout:  or(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout), RequestTimeout: or(cfg.RequestTimeout, DefaultRequestTimeout),
-		PresignV2MaxAge: cfg.PresignV2MaxAge})
+		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog})
 	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys))
 	n.startJobs()
 	return n, nil
@@ -308,7 +323,10 @@ func (n *Node) startJobs() {
 	watch := func(ctx context.Context) { n.Keys.Watch(ctx, time.Second) }
 	meter := func(ctx context.Context) { n.Meter.Run(ctx, or(n.cfg.MeterInterval, 10*time.Second)) }
 	health := func(ctx context.Context) { n.Platforms.Watch(ctx, 2*time.Second) }
-	for _, run := range []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health} {
+	alog := func(ctx context.Context) { n.AccessLog.Run(ctx, or(n.cfg.AccessLogFlush, time.Second)) }
+	deliver := accesslog.NewDeliverer(n.Catalog, n.Service, n.cfg.AccessLogInterval, n.cfg.AccessLogObjectRecords)
+	for _, run := range []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health,
+		alog, leased("access-log-delivery", deliver.Run)} {
 		n.wg.Add(1)
 		go func() { defer n.wg.Done(); run(ctx) }()
 	}

@@ -79,7 +79,7 @@ var (
 	bodyChecksums = ops(OpPutObject, OpUploadPart)
 	// xmlWrites are the operations whose body is a document.
 	xmlWrites = ops(OpCreateBucket, OpDeleteObjects, OpCompleteMultipartUpload, OpPutBucketPolicy,
-		OpPutBucketAcl, OpPutObjectAcl, OpPutBucketOwnershipControls, OpPutPublicAccessBlock)
+		OpPutBucketAcl, OpPutObjectAcl, OpPutBucketOwnershipControls, OpPutPublicAccessBlock, OpPutBucketLogging)
 	// sseCReaders take SSE-C keys to read or extend an encrypted object
 	// or upload; none exists here.
 	sseCReaders = objectReads | ops(OpUploadPart, OpUploadPartCopy, OpListParts, OpCompleteMultipartUpload)

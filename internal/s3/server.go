@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/accesslog"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/objects"
@@ -33,6 +34,8 @@ type Server struct {
 	v2MaxAge time.Duration
 	// idle and limit are the idle and request timeouts of transfer.
 	idle, limit time.Duration
+	// accessLog takes the records of logged buckets' requests; nil: none.
+	accessLog *accesslog.Logger
 }
 
 // Options tune the endpoint.
@@ -53,6 +56,8 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// PresignV2MaxAge bounds presigned Signature V2 URLs (0 = a week).
 	PresignV2MaxAge time.Duration
+	// AccessLog takes server access log records; nil: none are kept.
+	AccessLog *accesslog.Logger
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -81,7 +86,8 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, proxies: o.TrustedProxies,
 		v2MaxAge: o.PresignV2MaxAge,
 		slots:    newSlots(o.MaxRequests, orInt(o.MaxAnonymous, o.MaxRequests/10), orInt(o.MaxPerTenant, o.MaxRequests/2)),
-		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout)}
+		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
+		accessLog: o.AccessLog}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -178,6 +184,8 @@ func init() {
 		OpGetPublicAccessBlock:          getPublicAccessBlock,
 		OpPutPublicAccessBlock:          putPublicAccessBlock,
 		OpDeletePublicAccessBlock:       deletePublicAccessBlock,
+		OpGetBucketLogging:              getBucketLogging,
+		OpPutBucketLogging:              putBucketLogging,
 	}
 }
 
@@ -216,6 +224,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(mw, r, c.Route, c.reqID, err)
 	}
 	s.record(c, mw)
+	s.logAccess(r, c, mw, start, err)
 	if slog.Default().Enabled(r.Context(), slog.LevelDebug) {
 		slog.Debug("request", "op", c.Op.String(), "bucket", c.Bucket, "key", c.Key,
 			"request_id", c.reqID, "dur", time.Since(start), "err", err)

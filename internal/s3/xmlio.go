@@ -57,6 +57,7 @@ var bodyLimits = map[Op]int64{
 	OpPutObjectAcl:               maxACLBody,
 	OpPutBucketOwnershipControls: maxSmallBody,
 	OpPutPublicAccessBlock:       maxSmallBody,
+	OpPutBucketLogging:           maxSmallBody,
 }
 
 var (
@@ -191,6 +192,7 @@ var admission = map[Op]struct {
 	OpPutObjectAcl:               {"s3:PutObjectAcl", true},
 	OpPutBucketOwnershipControls: {"s3:PutBucketOwnershipControls", false},
 	OpPutPublicAccessBlock:       {"s3:PutBucketPublicAccessBlock", false},
+	OpPutBucketLogging:           {"s3:PutBucketLogging", false},
 }
 
 // admit decides what can be decided before the body is read: whether

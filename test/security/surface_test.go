@@ -39,13 +39,6 @@ func surfaceNode(t *testing.T) *nodetest.Server {
 	return srv
 }
 
-// exists reports whether key is stored in bucket sec.
-func exists(t *testing.T, srv *nodetest.Server, key string) bool {
-	t.Helper()
-	st, _ := do(t, srv, signed(t, srv, rootCreds, "HEAD", "/sec/"+key, nil, nil))
-	return st == 200
-}
-
 // rawHead writes the head of a request to conn: SigV4-signed by c with
 // an UNSIGNED-PAYLOAD body of length n (anonymous when c is nil), with
 // h's fields signed too.
@@ -120,7 +113,7 @@ func TestRefusedHeadersStoreNothing(t *testing.T) {
 		}
 		st, b := do(t, srv, signed(t, srv, rootCreds, "PUT", "/sec/"+key, body, tc.h))
 		wantError(t, st, b, tc.status, tc.code)
-		if exists(t, srv, key) {
+		if exists(t, srv, "sec", key) {
 			t.Fatalf("%v: object stored", tc.h)
 		}
 		// A multipart upload asking the same opens no upload.
@@ -162,7 +155,7 @@ func TestAnonymousBodyRefusedBeforeRead(t *testing.T) {
 	rawHead(t, conn, srv, &u, "POST", "/sec?delete", 2<<20, nil)
 	st, b := readAnswer(t, conn, 2*time.Second)
 	wantError(t, st, b, 403, "AccessDenied")
-	if !exists(t, srv, "obj") {
+	if !exists(t, srv, "sec", "obj") {
 		t.Fatal("object deleted")
 	}
 }
@@ -199,7 +192,7 @@ func TestOversizedXML(t *testing.T) {
 	}
 	st, b := do(t, srv, req)
 	wantError(t, st, b, 400, "MalformedXML")
-	if !exists(t, srv, "obj") {
+	if !exists(t, srv, "sec", "obj") {
 		t.Fatal("object deleted")
 	}
 }
@@ -257,7 +250,7 @@ func TestTruncatedXMLBody(t *testing.T) {
 	wantError(t, st, b, 400, "MalformedXML")
 	st, b = do(t, srv, signed(t, srv, rootCreds, "PUT", "/sec?ownershipControls", []byte("<OwnershipControls><Rule>"), nil))
 	wantError(t, st, b, 400, "MalformedXML")
-	if !exists(t, srv, "obj") || exists(t, srv, "big") {
+	if !exists(t, srv, "sec", "obj") || exists(t, srv, "sec", "big") {
 		t.Fatal("a truncated request changed the bucket")
 	}
 	logs.mu.Lock()
@@ -323,7 +316,7 @@ func TestBadVersionID(t *testing.T) {
 		st, b := do(t, srv, signed(t, srv, rootCreds, tc.method, tc.path, nil, tc.h))
 		wantError(t, st, b, 400, "InvalidArgument")
 	}
-	if !exists(t, srv, "obj") || exists(t, srv, "copy") {
+	if !exists(t, srv, "sec", "obj") || exists(t, srv, "sec", "copy") {
 		t.Fatal("a refused request changed the bucket")
 	}
 	if st, b := do(t, srv, signed(t, srv, rootCreds, "GET", "/sec/obj?versionId=null", nil, nil)); st != 200 {
@@ -336,12 +329,12 @@ func TestEmptyContentMD5(t *testing.T) {
 	srv := surfaceNode(t)
 	st, b := do(t, srv, signed(t, srv, rootCreds, "PUT", "/sec/md5", []byte("data"), http.Header{"Content-Md5": {""}}))
 	wantError(t, st, b, 400, "InvalidDigest")
-	if exists(t, srv, "md5") {
+	if exists(t, srv, "sec", "md5") {
 		t.Fatal("stored")
 	}
 	st, b = do(t, srv, signed(t, srv, rootCreds, "POST", "/sec?delete", []byte("<Delete><Object><Key>obj</Key></Object></Delete>"), http.Header{"Content-Md5": {""}}))
 	wantError(t, st, b, 400, "InvalidDigest")
-	if !exists(t, srv, "obj") {
+	if !exists(t, srv, "sec", "obj") {
 		t.Fatal("deleted")
 	}
 }

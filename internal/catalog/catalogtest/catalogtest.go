@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Metering", testMetering},
 		{"BucketSettings", testSettings},
 		{"Leases", testLeases},
+		{"AccessLogQueue", testAccessLogQueue},
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 	}

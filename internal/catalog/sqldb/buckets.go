@@ -12,9 +12,9 @@ import (
 
 func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 	return s.identityWrite(ctx, func(tx *sql.Tx) error {
-		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, acl, policy, ownership, public_access_block, platform)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
-			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt), b.ACL, b.Policy, b.Ownership, b.PublicAccessBlock, b.Platform)
+		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, acl, policy, ownership, public_access_block, platform, logging)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt), b.ACL, b.Policy, b.Ownership, b.PublicAccessBlock, b.Platform, b.Logging)
 		if err != nil {
 			return fmt.Errorf("sqldb: create bucket: %w", err)
 		}
@@ -28,8 +28,8 @@ func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 func (s *Store) GetBucket(ctx context.Context, name string) (catalog.Bucket, error) {
 	b := catalog.Bucket{Name: name}
 	var created int64
-	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created, acl, policy, ownership, public_access_block, platform FROM buckets WHERE name = ?`), []byte(name)).
-		Scan(&b.Owner, &b.Tenant, &b.Region, &created, &b.ACL, &b.Policy, &b.Ownership, &b.PublicAccessBlock, &b.Platform)
+	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created, acl, policy, ownership, public_access_block, platform, logging FROM buckets WHERE name = ?`), []byte(name)).
+		Scan(&b.Owner, &b.Tenant, &b.Region, &created, &b.ACL, &b.Policy, &b.Ownership, &b.PublicAccessBlock, &b.Platform, &b.Logging)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, catalog.ErrNoSuchBucket
 	}
@@ -177,7 +177,7 @@ func (s *Store) purgeSome(ctx context.Context, bucket string) (bool, error) {
 var settingColumns = map[catalog.Setting]string{
 	catalog.SettingACL: "acl", catalog.SettingPolicy: "policy",
 	catalog.SettingOwnership: "ownership", catalog.SettingPublicAccessBlock: "public_access_block",
-	catalog.SettingPlatform: "platform",
+	catalog.SettingPlatform: "platform", catalog.SettingLogging: "logging",
 }
 
 func (s *Store) SetBucketSetting(ctx context.Context, bucket string, which catalog.Setting, value string) error {
