@@ -26,6 +26,10 @@ var dialect = sqldb.Dialect{
 		return err
 	},
 	Notify: `SELECT pg_notify('` + changesChannel + `', '')`,
+	// pgx prepares each query on the connection that runs it, inside the
+	// transaction's own connection, and keeps it there (512 per
+	// connection, least recently used out).
+	CachesStatements: true,
 }
 
 // changesChannel carries a notification at the commit of every change

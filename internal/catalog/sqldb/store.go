@@ -36,6 +36,14 @@ type Dialect struct {
 	// Notify, when set, runs in every transaction that advances the
 	// identity generation, to tell other nodes at commit.
 	Notify string
+	// CachesStatements says that the driver prepares and caches each
+	// statement on every connection itself (pgx's default exec mode,
+	// cache_statement), so sqldb keeps no database/sql Stmts of its own.
+	// Those need a free pool connection to be prepared, which a
+	// transaction holding one of a full pool's connections waits for
+	// forever; only a writer whose pool always has a spare (SQLite's
+	// single group writer) may use them.
+	CachesStatements bool
 }
 
 // Writer runs write transactions. fn may be called inside a transaction
@@ -52,8 +60,8 @@ type Writer interface {
 type Store struct {
 	read    *sql.DB
 	w       Writer
-	rstmts  *stmts // prepared on read
-	wstmts  *stmts // prepared on w.DB()
+	rstmts  *stmts // prepared on read; nil if the driver caches statements
+	wstmts  *stmts // prepared on w.DB(); nil likewise
 	d       Dialect
 	closeDB func() error
 
@@ -64,8 +72,11 @@ type Store struct {
 // New returns a Store reading through read and writing through w. closeDB
 // releases the databases on Close, after the writer.
 func New(read *sql.DB, w Writer, d Dialect, closeDB func() error) *Store {
-	return &Store{read: read, w: w, d: d, closeDB: closeDB, bound: map[string]string{},
-		rstmts: newStmts(read), wstmts: newStmts(w.DB())}
+	s := &Store{read: read, w: w, d: d, closeDB: closeDB, bound: map[string]string{}}
+	if !d.CachesStatements {
+		s.rstmts, s.wstmts = newStmts(read), newStmts(w.DB())
+	}
+	return s
 }
 
 // Close stops the writer and closes the databases.
