@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Leases", testLeases},
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
+		{"DeleteBucketRacesWrites", testDeleteBucketRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -543,5 +544,30 @@ func testConcurrentPuts(t *testing.T, s catalog.Store) {
 	}
 	if len(owned) != len(written) {
 		t.Errorf("%d blobs accounted for, %d written", len(owned), len(written))
+	}
+}
+
+// A bucket deleted while writes into it are in flight leaves no object
+// behind: each write either lands first (and the delete finds the bucket
+// not empty) or finds the bucket gone.
+func testDeleteBucketRace(t *testing.T, s catalog.Store) {
+	for round := range 20 {
+		name := fmt.Sprintf("race%d", round)
+		bucket(t, s, name)
+		var wg sync.WaitGroup
+		var putErr, delErr error
+		wg.Add(2)
+		go func() { defer wg.Done(); putErr = s.PutObject(ctx, object(name, "k", 1), catalog.PutOptions{}) }()
+		go func() { defer wg.Done(); delErr = s.DeleteBucket(ctx, name) }()
+		wg.Wait()
+		switch {
+		case putErr == nil && errors.Is(delErr, catalog.ErrBucketNotEmpty):
+		case errors.Is(putErr, catalog.ErrNoSuchBucket) && delErr == nil:
+			if _, err := s.GetObject(ctx, name, "k", ""); !errors.Is(err, catalog.ErrNoSuchObject) {
+				t.Fatalf("round %d: an object outlived its bucket: %v", round, err)
+			}
+		default:
+			t.Fatalf("round %d: put %v, delete bucket %v", round, putErr, delErr)
+		}
 	}
 }

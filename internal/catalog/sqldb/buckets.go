@@ -62,6 +62,9 @@ func (s *Store) ListBuckets(ctx context.Context, f catalog.BucketFilter) ([]cata
 
 func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 	return s.identityWrite(ctx, func(tx *sql.Tx) error {
+		if err := s.lockBucket(ctx, tx, name, true); err != nil {
+			return err
+		}
 		var one int
 		err := s.row(ctx, tx, s.q(`SELECT 1 FROM buckets WHERE name = ? {{forupdate}}`), []byte(name)).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -89,10 +92,19 @@ func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 }
 
 // bucketExists checks, inside a write, that the bucket is there and keeps
-// it there (a shared lock where the engine has them) until commit.
+// it there (a shared lock where the engine has them) until commit. The
+// check follows the lock: under READ COMMITTED it then sees a deletion
+// that committed while it waited.
 func (s *Store) bucketExists(ctx context.Context, tx *sql.Tx, name string) error {
+	query := `SELECT 1 FROM buckets WHERE name = ? {{forshare}}`
+	if s.d.LockBucket != nil {
+		if err := s.lockBucket(ctx, tx, name, false); err != nil {
+			return err
+		}
+		query = `SELECT 1 FROM buckets WHERE name = ?`
+	}
 	var one int
-	err := s.row(ctx, tx, s.q(`SELECT 1 FROM buckets WHERE name = ? {{forshare}}`), []byte(name)).Scan(&one)
+	err := s.row(ctx, tx, s.q(query), []byte(name)).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return catalog.ErrNoSuchBucket
 	}

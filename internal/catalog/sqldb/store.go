@@ -33,6 +33,12 @@ type Dialect struct {
 	// LockKey serialises writers of one object key within a transaction;
 	// nil where a single writer makes it moot.
 	LockKey func(ctx context.Context, tx *sql.Tx, hash int64) error
+	// LockBucket, where set, keeps a bucket from being deleted while
+	// writes into it are in flight (shared) or from being written while
+	// it is deleted (exclusive), in place of a shared row lock on the
+	// bucket's row: every writer of a bucket share-locking one row made
+	// PostgreSQL write that row (a new multixact) on each write.
+	LockBucket func(ctx context.Context, tx *sql.Tx, hash int64, exclusive bool) error
 	// Notify, when set, runs in every transaction that advances the
 	// identity generation, to tell other nodes at commit.
 	Notify string
@@ -64,6 +70,7 @@ type Store struct {
 	wstmts  *stmts // prepared on w.DB(); nil likewise
 	d       Dialect
 	closeDB func() error
+	shards  *shardPool // nil with a single writer
 
 	mu    sync.RWMutex
 	bound map[string]string // ?-form query -> dialect form
@@ -73,6 +80,10 @@ type Store struct {
 // releases the databases on Close, after the writer.
 func New(read *sql.DB, w Writer, d Dialect, closeDB func() error) *Store {
 	s := &Store{read: read, w: w, d: d, closeDB: closeDB, bound: map[string]string{}}
+	if d.LockKey != nil { // writers run side by side
+		s.shards = newShardPool()
+		s.w = shardWriter{w, s.shards}
+	}
 	if !d.CachesStatements {
 		s.rstmts, s.wstmts = newStmts(read), newStmts(w.DB())
 	}
@@ -137,6 +148,19 @@ func (s *Store) lockKey(ctx context.Context, tx *sql.Tx, bucket, key string) err
 	h.Write([]byte{0})
 	h.Write([]byte(key))
 	return s.d.LockKey(ctx, tx, int64(h.Sum64()))
+}
+
+// lockBucket takes the bucket's lock where the dialect has one.
+func (s *Store) lockBucket(ctx context.Context, tx *sql.Tx, bucket string, exclusive bool) error {
+	if s.d.LockBucket == nil {
+		return nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(bucket))
+	if err := s.d.LockBucket(ctx, tx, int64(h.Sum64()), exclusive); err != nil {
+		return fmt.Errorf("sqldb: lock bucket: %w", err)
+	}
+	return nil
 }
 
 // enqueue queues blobs for collection.

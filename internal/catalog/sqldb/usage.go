@@ -4,12 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hash/fnv"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 )
 
-// statShards is how many rows a bucket's totals are spread over.
+// statShards is how many rows a bucket's totals are spread over by key
+// hash (see shards.go for concurrent writers).
 const statShards = 16
 
 // count adds a version's size and count to its bucket's totals (sign -1
@@ -18,11 +18,9 @@ func (s *Store) count(ctx context.Context, tx *sql.Tx, o catalog.Object, sign in
 	if o.DeleteMarker {
 		return nil
 	}
-	h := fnv.New32a()
-	h.Write([]byte(o.Key))
 	_, err := s.exec(ctx, tx, s.q(`INSERT INTO bucket_stats (bucket, shard, bytes, objects) VALUES (?, ?, ?, ?)
 		ON CONFLICT (bucket, shard) DO UPDATE SET bytes = bucket_stats.bytes + excluded.bytes, objects = bucket_stats.objects + excluded.objects`),
-		[]byte(o.Bucket), int(h.Sum32()%statShards), sign*o.Size, sign)
+		[]byte(o.Bucket), s.shard(tx, o.Key), sign*o.Size, sign)
 	if err != nil {
 		return fmt.Errorf("sqldb: count usage: %w", err)
 	}
