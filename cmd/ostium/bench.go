@@ -83,6 +83,9 @@ func bench(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := checkCredentials(tc.AccessKey, tc.SecretKey, "--access-key and --secret-key, OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"); err != nil {
+		return fmt.Errorf("bench %s: %w", mode, err)
+	}
 	if len(endpoints) == 0 {
 		endpoints = listFlag{"http://localhost:9000"}
 	}
@@ -180,6 +183,13 @@ func benchRun(args []string) error {
 	}
 	if fs.NArg() != 1 {
 		return errors.New("usage: ostium bench run [flags] FILE")
+	}
+	// The file's keys stand when neither flag is given; one alone would
+	// sign with half a pair.
+	if o.AccessKey != "" || o.SecretKey != "" {
+		if err := checkCredentials(o.AccessKey, o.SecretKey, "both --access-key and --secret-key"); err != nil {
+			return fmt.Errorf("bench run: %w", err)
+		}
 	}
 	for _, e := range endpoints {
 		o.Endpoints = append(o.Endpoints, strings.Split(e, ",")...)
