@@ -76,8 +76,20 @@ func serve(args []string) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The signal that stops the node is its context's cause, so that the
+	// shutdown's log line says which it was.
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigc)
+	go func() {
+		select {
+		case sig := <-sigc:
+			stop(fmt.Errorf("signal %v", sig))
+		case <-ctx.Done():
+		}
+	}()
 	n, err := node.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -121,10 +133,8 @@ func serve(args []string) error {
 		return err
 	case <-ctx.Done():
 	}
-	// Which signal it was is gone by now (NotifyContext keeps none);
-	// both stop the node the same way.
 	start := time.Now()
-	slog.Info("ostium shutting down: SIGTERM or interrupt received; in-flight requests may finish", "grace", shutdownGrace)
+	slog.Info("ostium shutting down: in-flight requests may finish", "reason", context.Cause(ctx).Error(), "grace", shutdownGrace)
 	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
