@@ -71,7 +71,11 @@ type Manifest struct {
 	Endpoint  string    `json:"endpoint,omitempty"`
 	Config    string    `json:"config_file,omitempty"`
 	LogsSince time.Time `json:"logs_since"`
-	Parts     []Part    `json:"parts"`
+	// Redaction says how secrets were kept out: each value found is
+	// replaced wherever it stands, so a weak one that is also a word
+	// (a catalog password "ostium") hides that word too.
+	Redaction string `json:"redaction"`
+	Parts     []Part `json:"parts"`
 }
 
 // maxPart bounds one part in memory: a tar entry's size is written
@@ -132,6 +136,8 @@ func Write(ctx context.Context, w io.Writer, o Options) (Manifest, error) {
 	c.part(ctx, "heap profile", "profiles/heap.pb.gz", c.profile("heap"))
 	c.part(ctx, "cpu profile", "profiles/cpu.pb.gz", c.profile(fmt.Sprintf("profile?seconds=%d", o.CPUSeconds)))
 
+	c.man.Redaction = fmt.Sprintf("secrets by key name and by their place in the configuration; %d secret values replaced by %s in every text part; "+
+		"log lines also by what looks like a secret's assignment or a URL's password; profiles hold symbols and counts only", len(c.secrets.vals), Redacted)
 	m, err := json.MarshalIndent(c.man, "", "  ")
 	if err != nil {
 		return c.man, err
