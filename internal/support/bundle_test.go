@@ -277,3 +277,61 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// On the node without --endpoint, health comes from the catalog and the
+// platforms themselves (an unreachable one named as such) and the
+// statistics from the catalog; a SQLite catalog of another user is not
+// opened, lest its -wal and -shm files be made as this one.
+func TestBundleOnTheNodeWithoutEndpoint(t *testing.T) {
+	var cfg node.Config
+	nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) {
+		c.Platforms = map[string]platform.Spec{
+			"local":  {Type: platform.TypeFS, Path: filepath.Join(c.DataDir, "blobs")},
+			"remote": {Type: platform.TypeS3, S3: s3blob.Config{Endpoint: "http://127.0.0.1:1", Bucket: "remote-blobs"}},
+		}
+		c.DefaultPlatform = "local"
+		cfg = *c
+	}})
+	data, err := node.MarshalConfig(cfg)
+	must(t, err)
+	configFile := filepath.Join(t.TempDir(), "ostium.yaml")
+	must(t, os.WriteFile(configFile, data, 0o600))
+
+	var archive bytes.Buffer
+	m, err := support.Write(ctx, &archive, support.Options{ConfigFile: configFile, Unit: "ostium-test-no-such-unit"})
+	must(t, err)
+	files := unpack(t, archive.Bytes())
+	var health struct {
+		Catalog   string
+		Platforms map[string]string
+	}
+	must(t, json.Unmarshal(files["health.json"], &health))
+	if health.Catalog != "ok" || health.Platforms["local"] != "ok" || health.Platforms["remote"] == "ok" || health.Platforms["remote"] == "" {
+		t.Errorf("health.json: %s", files["health.json"])
+	}
+	var stats support.Stats
+	must(t, json.Unmarshal(files["catalog-stats.json"], &stats))
+	if stats.Leases == nil {
+		t.Errorf("catalog-stats.json: %s", files["catalog-stats.json"])
+	}
+	for _, p := range m.Parts {
+		if p.Name == "health" && (p.OK || !strings.Contains(p.Error, "platform remote")) {
+			t.Errorf("health part: ok=%v error=%q, want the remote platform's failure", p.OK, p.Error)
+		}
+	}
+
+	if cfg.Catalog != "" || os.Geteuid() != 0 {
+		return // the rest needs a SQLite catalog and the right to chown it
+	}
+	db := filepath.Join(cfg.DataDir, "catalog.db")
+	must(t, os.Chown(db, 4242, 4242))
+	defer os.Chown(db, 0, 0)
+	archive.Reset()
+	m, err = support.Write(ctx, &archive, support.Options{ConfigFile: configFile, Unit: "ostium-test-no-such-unit"})
+	must(t, err)
+	for _, p := range m.Parts {
+		if p.Name == "catalog statistics" && (p.OK || !strings.Contains(p.Error, "sudo -u")) {
+			t.Errorf("a catalog of uid 4242 opened as root: ok=%v error=%q", p.OK, p.Error)
+		}
+	}
+}

@@ -23,6 +23,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/blob/s3blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/catalog/postgres"
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
@@ -79,28 +80,42 @@ func (c *collector) health(ctx context.Context) (result, error) {
 		}
 		st.Close()
 	}
-	specs, def := cfg.Platforms, cfg.DefaultPlatform
+	specs := cfg.Platforms
 	if len(specs) == 0 {
 		specs = map[string]platform.Spec{platform.Legacy: {Type: platform.TypeFS, Path: filepath.Join(cfg.DataDir, "blobs")}}
-		def = platform.Legacy
-	} else if def == "" {
-		def = platform.Legacy
 	}
-	set, err := platform.Open(specs, def)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("platforms: %w", err))
-	} else {
-		set.CheckOnce(ctx)
-		for name, err := range set.Health() {
-			out.Platforms[name] = "ok"
-			if err != nil {
-				out.Platforms[name] = err.Error()
+	// A directory platform is looked at, not opened (which would make
+	// it); the others are asked once each, without retries, as the
+	// node's health check asks them.
+	for name, spec := range specs {
+		out.Platforms[name] = "ok"
+		var err error
+		if spec.Type == platform.TypeFS {
+			var fi os.FileInfo
+			if fi, err = os.Stat(spec.Path); err == nil && !fi.IsDir() {
+				err = fmt.Errorf("%s is not a directory", spec.Path)
 			}
+		} else {
+			err = checkS3(ctx, spec.S3)
 		}
-		set.Close()
+		if err != nil {
+			out.Platforms[name], errs = err.Error(), append(errs, fmt.Errorf("platform %s: %w", name, err))
+		}
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	return result{data: b}, errors.Join(errs...)
+}
+
+func checkS3(ctx context.Context, cfg s3blob.Config) error {
+	cfg.Retries = -1
+	st, err := s3blob.Open(cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return st.Check(ctx)
 }
 
 // nodeConfig is the decoded configuration, or why there is none.
@@ -132,7 +147,7 @@ func openCatalog(ctx context.Context, cfg node.Config) (catalog.Store, error) {
 		// Two connections: the bundle reads, one query at a time.
 		return postgres.Open(ctx, cfg.Catalog, 2)
 	}
-	if _, err := os.Stat(path); err != nil {
+	if err := checkOwner(path); err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
 	return sqlite.Open(ctx, path)
