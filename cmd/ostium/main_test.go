@@ -87,6 +87,12 @@ func TestMissingCredentialsBeforeAnyRequest(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
+	// Given by flag, the pair is not mixed with the environment's.
+	clearCredentials(t)
+	t.Setenv("OSTIUM_ROOT_SECRET_KEY", "env-secret")
+	if err := bench([]string{"put", "--endpoint", srv.URL, "--no-ceiling", "--ops", "1", "--access-key", "AK"}); err == nil || !strings.Contains(err.Error(), "incomplete credentials") {
+		t.Errorf("bench with --access-key alone: %v", err)
+	}
 	// The environment's half pair is caught the same way.
 	clearCredentials(t)
 	t.Setenv("OSTIUM_ROOT_ACCESS_KEY", "AK")
@@ -174,5 +180,22 @@ func TestSupportBundleFileMode(t *testing.T) {
 	fi, err := os.Stat(out)
 	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() < 100 {
 		t.Fatalf("bundle: %v, mode %v, %d bytes", err, fi.Mode().Perm(), fi.Size())
+	}
+}
+
+// `support bundle --help` exits 0 and prints no secret of the
+// environment as a default.
+func TestSupportHelpPrintsNoSecret(t *testing.T) {
+	clearCredentials(t)
+	t.Setenv("OSTIUM_ROOT_SECRET_KEY", "env-secret-never-printed")
+	r, w, _ := os.Pipe()
+	stderr := os.Stderr
+	os.Stderr = w
+	err := supportMain([]string{"bundle", "--help"})
+	os.Stderr = stderr
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if err != nil || !strings.Contains(string(out), "--endpoint") || strings.Contains(string(out), "env-secret-never-printed") {
+		t.Fatalf("--help: %v\n%s", err, out)
 	}
 }

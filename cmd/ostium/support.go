@@ -33,15 +33,23 @@ func supportMain(args []string) error {
 	o := support.Options{Version: version, Progress: os.Stderr}
 	fs.StringVar(&o.ConfigFile, "config", env("OSTIUM_CONFIG", ""), "the node's configuration file (OSTIUM_CONFIG)")
 	fs.StringVar(&o.Endpoint, "endpoint", env("OSTIUM_ENDPOINT", ""), "a running node, http://host:port (OSTIUM_ENDPOINT)")
-	fs.StringVar(&o.AccessKey, "access-key", os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), "root access key (default OSTIUM_ROOT_ACCESS_KEY)")
-	fs.StringVar(&o.SecretKey, "secret-key", os.Getenv("OSTIUM_ROOT_SECRET_KEY"), "root secret key (default OSTIUM_ROOT_SECRET_KEY)")
+	// The environment's keys are read after parsing, so that --help
+	// prints no secret as a default.
+	fs.StringVar(&o.AccessKey, "access-key", "", "root access key (default OSTIUM_ROOT_ACCESS_KEY)")
+	fs.StringVar(&o.SecretKey, "secret-key", "", "root secret key (default OSTIUM_ROOT_SECRET_KEY)")
 	fs.DurationVar(&o.Since, "since", 24*time.Hour, "how far back the logs go")
 	fs.StringVar(&o.Unit, "unit", "ostium", "systemd unit whose journal is read")
 	fs.StringVar(&o.LogFile, "log-file", "", "a file the node's standard error goes to, read for the period")
 	fs.IntVar(&o.CPUSeconds, "cpu-seconds", 5, "length of the CPU profile (1 to 60)")
 	out := fs.String("out", "", "the archive (default ostium-support-HOST-TIME.tar.gz here)")
 	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
 		return err
+	}
+	if o.AccessKey == "" && o.SecretKey == "" {
+		o.AccessKey, o.SecretKey = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("support bundle: unexpected argument %q", fs.Arg(0))

@@ -35,9 +35,9 @@ func (h *Handler) debugProfile(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("profile")
 	debug, _ := strconv.Atoi(r.URL.Query().Get("debug"))
 	if name == "profile" {
-		secs, err := strconv.Atoi(r.URL.Query().Get("seconds"))
-		if r.URL.Query().Get("seconds") == "" {
-			secs, err = 5, nil
+		secs, err := 5, error(nil)
+		if v := r.URL.Query().Get("seconds"); v != "" {
+			secs, err = strconv.Atoi(v)
 		}
 		if err != nil || secs < 1 || secs > maxCPUSeconds {
 			writeErr(w, newErr(http.StatusBadRequest, "InvalidArgument", "seconds must be 1 to %d", maxCPUSeconds))

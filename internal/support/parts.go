@@ -365,7 +365,7 @@ func readLogFile(path string, since time.Time) ([]byte, string, error) {
 	var kept [][]byte
 	size, keep := 0, false
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), maxPart)
 	for sc.Scan() {
 		line := sc.Bytes()
 		if m := slogTime.FindSubmatch(line); m != nil {
