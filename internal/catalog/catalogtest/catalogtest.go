@@ -43,6 +43,9 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Metering", testMetering},
 		{"BucketSettings", testSettings},
 		{"Leases", testLeases},
+		{"AuditLog", testAudit},
+		{"AuditLogConcurrent", testAuditConcurrent},
+		{"RootStartKey", testStartKey},
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 	}
