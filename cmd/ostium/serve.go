@@ -81,6 +81,13 @@ func serve(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Listen first: a start that fails changes nothing, and opening the
+	// node replaces the root key given in the environment.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
 	n, err := node.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -88,10 +95,6 @@ func serve(args []string) error {
 	defer n.Close()
 	if n.CreatedRootKey != "" {
 		fmt.Printf("Root credentials were generated and will not be shown again:\n  OSTIUM_ROOT_ACCESS_KEY=%s\n  OSTIUM_ROOT_SECRET_KEY=%s\n", n.CreatedRootKey, n.CreatedRootSecret)
-	}
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return err
 	}
 	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	slog.Info("ostium serving S3", "addr", ln.Addr().String(), "data", cfg.DataDir)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/catalog/postgres"
@@ -74,6 +75,9 @@ type Config struct {
 	// PresignV2MaxAge bounds how far ahead a presigned Signature V2 URL may
 	// expire (0 = a week, as S3 bounds V4 URLs).
 	PresignV2MaxAge time.Duration `yaml:"sigv2_presign_max_age,omitempty"`
+	// AuditRetention is how long audit log entries are kept (0 =
+	// audit.DefaultRetention, 90 days).
+	AuditRetention time.Duration `yaml:"audit_retention,omitempty"`
 }
 
 // DefaultMaxRequests is how many S3 requests a node serves at once when
@@ -102,7 +106,7 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("%s: %d must not be negative", name, n)
 		}
 	}
-	for name, d := range map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval, "job_lease": c.JobLease} {
+	for name, d := range map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval, "job_lease": c.JobLease, "audit_retention": c.AuditRetention} {
 		if d < 0 {
 			return fmt.Errorf("%s: %v must not be negative", name, d)
 		}
@@ -164,6 +168,7 @@ type Node struct {
 	Service   *objects.Service
 	Admin     *admin.Service
 	Meter     *metering.Meter
+	Audit     *audit.Log
 	Handler   http.Handler
 	// ID names this node in job leases and on the readiness endpoint.
 	ID string
@@ -202,17 +207,21 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if n.CreatedRootKey, n.CreatedRootSecret, err = iam.EnsureRoot(ctx, n.Catalog, sealer, cfg.RootAccessKey, cfg.RootSecretKey); err != nil {
-		return fail(err)
-	}
 	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute)
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess})
-	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms)
+	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
+	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Meter = metering.New(n.Catalog)
 	proxies, _ := cfg.trustedProxies() // Validate checked them
 	s3h := s3.New(n.Service, n.Keys, n.Meter, s3.Options{Domains: cfg.Domains, MaxRequests: or(cfg.MaxRequests, DefaultMaxRequests), TrustedProxies: proxies,
-		PresignV2MaxAge: cfg.PresignV2MaxAge})
+		PresignV2MaxAge: cfg.PresignV2MaxAge, Audit: n.Audit})
 	n.Handler = n.route(s3h, admin.NewHandler(n.Admin, n.Keys))
+	// Root credentials last: a start that fails before this point leaves
+	// the root keys as they were, and the replacement is one transaction.
+	if n.CreatedRootKey, n.CreatedRootSecret, err = iam.EnsureRoot(ctx, n.Catalog, sealer, cfg.RootAccessKey, cfg.RootSecretKey); err != nil {
+		return fail(err)
+	}
+	n.Keys.Flush()
 	n.startJobs()
 	return n, nil
 }
@@ -248,7 +257,11 @@ func (n *Node) startJobs() {
 	watch := func(ctx context.Context) { n.Keys.Watch(ctx, time.Second) }
 	meter := func(ctx context.Context) { n.Meter.Run(ctx, or(n.cfg.MeterInterval, 10*time.Second)) }
 	health := func(ctx context.Context) { n.Platforms.Watch(ctx, 2*time.Second) }
-	for _, run := range []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health} {
+	runs := []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health}
+	if n.Audit != nil {
+		runs = append(runs, leased("audit-pruner", func(ctx context.Context) { n.Audit.Run(ctx, time.Hour) }))
+	}
+	for _, run := range runs {
 		n.wg.Add(1)
 		go func() { defer n.wg.Done(); run(ctx) }()
 	}
@@ -281,13 +294,13 @@ func (n *Node) Close() error {
 // route sends the admin API's and the health checks' paths to them and
 // everything else to S3. Path-style buckets of those names would collide,
 // so objects refuses the names; on a virtual host the path is a key.
-func (n *Node) route(s3h, adminh http.Handler) http.Handler {
+func (n *Node) route(s3h *s3.Server, adminh http.Handler) http.Handler {
 	domains := n.cfg.Domains
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case virtualHost(r.Host, domains):
 		case strings.HasPrefix(r.URL.Path, admin.Prefix+"/"):
-			adminh.ServeHTTP(w, r)
+			adminh.ServeHTTP(w, s3h.WithOrigin(r)) // its audit log records the client as S3 sees it
 			return
 		case strings.HasPrefix(r.URL.Path, healthPrefix):
 			n.health(w, r)

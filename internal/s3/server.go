@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/objects"
@@ -33,6 +34,7 @@ type Server struct {
 	proxies []netip.Prefix
 	// v2MaxAge bounds presigned Signature V2 URLs.
 	v2MaxAge time.Duration
+	auditLog *audit.Log
 }
 
 // Options tune the endpoint.
@@ -47,6 +49,8 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// PresignV2MaxAge bounds presigned Signature V2 URLs (0 = a week).
 	PresignV2MaxAge time.Duration
+	// Audit records changes to buckets' access settings (nil: none).
+	Audit *audit.Log
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -61,7 +65,7 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		ds[i] = strings.ToLower(strings.TrimPrefix(d, "."))
 	}
 	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, slots: make(chan struct{}, o.MaxRequests), proxies: o.TrustedProxies,
-		v2MaxAge: o.PresignV2MaxAge}
+		v2MaxAge: o.PresignV2MaxAge, auditLog: o.Audit}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -85,6 +89,13 @@ func (s *Server) clientIP(r *http.Request) string {
 		}
 	}
 	return host
+}
+
+// WithOrigin returns r carrying where it came from, as the S3 endpoint
+// computes it, so that other front ends on its listener (the admin API)
+// record the same address.
+func (s *Server) WithOrigin(r *http.Request) *http.Request {
+	return r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: r.TLS != nil}))
 }
 
 // call is one request on its way through the chain.
@@ -170,7 +181,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	// Policy conditions see where the request came from.
-	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: r.TLS != nil}))
+	r = s.WithOrigin(r)
 	mw := &meteredWriter{ResponseWriter: w}
 	var err error
 	select {
@@ -184,6 +195,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(mw, r, c.Route, c.reqID, err)
 	}
 	s.record(c, mw)
+	s.audit(r, c, mw.status, err)
 	if slog.Default().Enabled(r.Context(), slog.LevelDebug) {
 		slog.Debug("request", "op", c.Op.String(), "bucket", c.Bucket, "key", c.Key,
 			"request_id", c.reqID, "dur", time.Since(start), "err", err)
