@@ -207,7 +207,7 @@ var adminCmds = map[string]adminCmd{
 			return streamed{}, c.Stream(context.Background(), "GET", "/audit?"+q.Encode(), nil, os.Stdout)
 		}
 		// Page through it all (or --limit entries).
-		var out []map[string]any
+		out := []map[string]any{}
 		for {
 			if f.limit > 0 {
 				q.Set("limit", fmt.Sprint(min(f.limit-len(out), 1000)))
