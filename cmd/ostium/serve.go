@@ -81,13 +81,16 @@ func serve(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// Listen first: a start that fails changes nothing, and opening the
-	// node replaces the root key given in the environment.
-	ln, err := net.Listen("tcp", cfg.Listen)
+	// Opening the node replaces the root key given in the environment,
+	// and a start that fails should change nothing: so first make sure
+	// the address can be had (taken, it is the usual late failure). The
+	// listener proper comes after, so that generated credentials are
+	// printed before anything connects.
+	probe, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return err
 	}
-	defer ln.Close()
+	probe.Close()
 	n, err := node.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -95,6 +98,10 @@ func serve(args []string) error {
 	defer n.Close()
 	if n.CreatedRootKey != "" {
 		fmt.Printf("Root credentials were generated and will not be shown again:\n  OSTIUM_ROOT_ACCESS_KEY=%s\n  OSTIUM_ROOT_SECRET_KEY=%s\n", n.CreatedRootKey, n.CreatedRootSecret)
+	}
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return err
 	}
 	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
 	slog.Info("ostium serving S3", "addr", ln.Addr().String(), "data", cfg.DataDir)
