@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/accesslog"
+	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/objects"
@@ -36,6 +37,7 @@ type Server struct {
 	idle, limit time.Duration
 	// accessLog takes the records of logged buckets' requests; nil: none.
 	accessLog *accesslog.Logger
+	auditLog  *audit.Log
 }
 
 // Options tune the endpoint.
@@ -58,6 +60,8 @@ type Options struct {
 	PresignV2MaxAge time.Duration
 	// AccessLog takes server access log records; nil: none are kept.
 	AccessLog *accesslog.Logger
+	// Audit records changes to buckets' access settings (nil: none).
+	Audit *audit.Log
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -87,7 +91,7 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		v2MaxAge: o.PresignV2MaxAge,
 		slots:    newSlots(o.MaxRequests, orInt(o.MaxAnonymous, o.MaxRequests/10), orInt(o.MaxPerTenant, o.MaxRequests/2)),
 		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
-		accessLog: o.AccessLog}
+		accessLog: o.AccessLog, auditLog: o.Audit}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -128,6 +132,13 @@ func (s *Server) secure(r *http.Request) bool {
 	}
 	vs := strings.Split(strings.Join(r.Header.Values("X-Forwarded-Proto"), ","), ",")
 	return strings.EqualFold(strings.TrimSpace(vs[len(vs)-1]), "https")
+}
+
+// WithOrigin returns r carrying where it came from, as the S3 endpoint
+// computes it, so that other front ends on its listener (the admin API)
+// record the same address.
+func (s *Server) WithOrigin(r *http.Request) *http.Request {
+	return r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: s.secure(r)}))
 }
 
 // call is one request on its way through the chain.
@@ -217,7 +228,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	// Policy conditions see where the request came from.
-	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: s.secure(r)}))
+	r = s.WithOrigin(r)
 	mw := &meteredWriter{ResponseWriter: &idleWriter{ResponseWriter: w, t: t}}
 	err := t.outcome(c, s.serve(mw, r, c))
 	if err != nil {
@@ -225,6 +236,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.record(c, mw)
 	s.logAccess(r, c, mw, start, err)
+	s.audit(r, c, mw.status, err)
 	if slog.Default().Enabled(r.Context(), slog.LevelDebug) {
 		slog.Debug("request", "op", c.Op.String(), "bucket", c.Bucket, "key", c.Key,
 			"request_id", c.reqID, "dur", time.Since(start), "err", err)
