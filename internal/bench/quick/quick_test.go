@@ -19,12 +19,14 @@ import (
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]quick.Size{
 		"4KiB": {4096, 4096}, "1MB": {1e6, 1e6}, "512": {512, 512}, "1KiB-1MiB": {1024, 1 << 20}, "0.5MiB": {1 << 19, 1 << 19},
+		"1TB": {1e12, 1e12}, "2TiB": {2 << 40, 2 << 40}, "4kib": {4096, 4096}, "1.5 GB": {1.5e9, 1.5e9}, "1e3KB": {1e6, 1e6},
+		"1PB": {1e15, 1e15}, "4KiB-1TB": {4096, 1e12},
 	} {
 		if got, err := quick.ParseSize(in); err != nil || got != want {
 			t.Errorf("ParseSize(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"", "x", "2MiB-1MiB", "-3"} {
+	for _, bad := range []string{"", "x", "2MiB-1MiB", "-3", "1XB", "KB", "1e", "1KB KB", "1e30PB"} {
 		if _, err := quick.ParseSize(bad); err == nil {
 			t.Errorf("ParseSize(%q) accepted", bad)
 		}

@@ -61,7 +61,7 @@ func lineChart(title, xLabel, yLabel string, ss []series, logX bool) string {
 	}
 	fy := func(y float64) float64 { return chartH - padB - y/ymax*(chartH-padT-padB) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11"><rect width="100%%" height="100%%" fill="white"/>`, chartW, chartH)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %[1]d %[2]d" font-family="sans-serif" font-size="11"><rect width="100%%" height="100%%" fill="white"/>`, chartW, chartH)
 	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">%s</text>`, padL, html.EscapeString(title))
 	for i := 0; i <= 4; i++ {
 		y := ymax * float64(i) / 4
@@ -119,7 +119,7 @@ func butterfly(title string, labels []string, ops, mbs []float64) string {
 	slot := float64(chartW-padL-padR) / float64(len(labels))
 	fy := func(v, top float64) float64 { return chartH - padB - v/top*(chartH-padT-padB) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11"><rect width="100%%" height="100%%" fill="white"/>`, chartW, chartH)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %[1]d %[2]d" font-family="sans-serif" font-size="11"><rect width="100%%" height="100%%" fill="white"/>`, chartW, chartH)
 	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">%s</text>`, padL, html.EscapeString(title))
 	for i := 0; i <= 4; i++ {
 		f := float64(i) / 4

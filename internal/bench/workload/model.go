@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ostiumio/ostium/internal/bench/quick"
 )
 
 // Workload is a parsed workload file, COSBench XML or native YAML.
@@ -215,6 +217,11 @@ func parseXML(b []byte) (*Workload, error) {
 			return def, nil
 		}
 		x, err := strconv.ParseInt(v, 10, 64)
+		if err != nil && name == "totalBytes" {
+			// A byte count may carry a unit (10GB, 1TiB), as every size
+			// the bench takes.
+			x, err = quick.ParseBytes(v)
+		}
 		if err != nil {
 			return 0, fmt.Errorf("line %d: <%s %s=%q>: not a number", n.Line, n.XMLName.Local, name, v)
 		}
