@@ -275,4 +275,3 @@ func (r *run) progress(stage string) func(engine.Progress) {
 		}
 	}
 }
-

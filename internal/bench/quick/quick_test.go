@@ -3,6 +3,7 @@ package quick_test
 import (
 	"context"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,5 +99,28 @@ func TestMockByDuration(t *testing.T) {
 	main := sum.Stages[1]
 	if main.Ops[0].OpCount < 100 || main.Ops[0].SuccessRatio != 1 || main.Ops[0].ByteCount != 4096*main.Ops[0].OpCount {
 		t.Fatalf("main stage %+v", main.Ops[0])
+	}
+}
+
+// The ceiling reads objects of the run's own sizes: large objects give
+// bandwidth, and an op rate even when few reads finish in its two seconds.
+func TestCeilingUsesTheRunsSizes(t *testing.T) {
+	small, err := quick.MeasureCeiling(context.Background(), 4, quick.Size{Min: 4096, Max: 4096}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := quick.MeasureCeiling(context.Background(), 4, quick.Size{Min: 64 << 20, Max: 64 << 20}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(small.What, "GET of 4 KiB, 4 workers") || !strings.Contains(big.What, "GET of 64 MiB, 4 workers, verifying") {
+		t.Fatalf("what: %q, %q", small.What, big.What)
+	}
+	if big.BandwidthMBps <= 0 || big.ThroughputOps <= 0 || big.ThroughputOps >= small.ThroughputOps {
+		t.Fatalf("4 KiB: %v; 64 MiB: %v", small, big)
+	}
+	// The op rate of large objects is their bandwidth over their size.
+	if r := big.BandwidthMBps * 1e6 / (64 << 20) / big.ThroughputOps; r < 0.5 || r > 2 {
+		t.Fatalf("64 MiB: %.1f op/s at %.1f MB/s", big.ThroughputOps, big.BandwidthMBps)
 	}
 }

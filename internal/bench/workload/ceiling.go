@@ -22,7 +22,7 @@ func Sizes(w *Workload, samples, limit int) []SizeSpec {
 	verify := false
 	type acc struct {
 		spec    SizeSpec
-				first   int
+		first   int
 		workers int
 	}
 	seen := map[string]*acc{}
