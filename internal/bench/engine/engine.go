@@ -128,7 +128,7 @@ type Result struct {
 	Workers    int
 	Stats      []*Stats // in the order of Work.Ops
 	Series     []Sample
-	// Fine is the time series the charts draw: sampled every 50 ms at
+	// Fine is the time series the charts draw: sampled every 10 ms at
 	// first, and half as often each time it reaches fineMax samples, so a
 	// stage of a second and one of an hour both get enough points, and
 	// never too many.
@@ -217,7 +217,7 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 	go func() { wg.Wait(); close(done) }()
 	tick := time.NewTicker(w.Interval)
 	defer tick.Stop()
-	finePeriod := 50 * time.Millisecond
+	finePeriod := 10 * time.Millisecond
 	fine := time.NewTicker(finePeriod)
 	defer fine.Stop()
 	res.Series = append(res.Series, res.sample(res.Start)) // the origin of every time series

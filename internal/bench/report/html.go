@@ -5,6 +5,7 @@ import (
 	"html"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/bench/engine"
 )
@@ -22,7 +23,7 @@ body{font-family:sans-serif;font-size:13px;margin:16px auto;max-width:1240px;pad
 h1{font-size:22px} h2{font-size:17px;margin:22px 0 4px;border-top:1px solid #ddd;padding-top:12px}
 table{border-collapse:collapse;margin:6px 0 10px;max-width:100%} td,th{border:1px solid #ccc;padding:2px 7px;text-align:right;white-space:nowrap} th{background:#f3f3f3;font-weight:600}
 td:first-child,th:first-child{text-align:left} .note{color:#555} .err{color:#b00}
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:8px} .charts svg{width:100%;height:auto;border:1px solid #eee}
+.wide svg{max-width:100%;height:auto;border:1px solid #eee} .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:8px} .charts svg{width:100%;height:auto;border:1px solid #eee}
 </style></head><body>`)
 	fmt.Fprintf(&b, "<h1>ostium bench</h1><p>Started %s</p>", s.Started.Format("2006-01-02 15:04:05 MST"))
 	switch {
@@ -45,7 +46,7 @@ td:first-child,th:first-child{text-align:left} .note{color:#555} .err{color:#b00
 		if st.Type != "" && st.Type != "normal" {
 			kind = ", " + st.Type
 		}
-		fmt.Fprintf(&b, "<h2>%s</h2><p class=note>%d workers, %.1f s%s</p>", html.EscapeString(st.Name), st.Workers, st.DurationS, html.EscapeString(kind))
+		fmt.Fprintf(&b, "<h2 id=\"stage-%d\">%s</h2><p class=note>%d workers, %.2f s%s</p>", i, html.EscapeString(st.Name), st.Workers, st.DurationS, html.EscapeString(kind))
 		b.WriteString("<table><tr><th>Op-Type</th><th>Op-Count</th><th>Errors</th><th>Byte-Count</th><th>Avg-ResTime ms</th><th>Avg-ProcTime ms</th><th>Throughput op/s</th><th>Bandwidth MB/s</th><th>Succ-Ratio</th></tr>")
 		var stOps, stMB float64
 		for _, op := range st.Ops {
@@ -88,7 +89,7 @@ td:first-child,th:first-child{text-align:left} .note{color:#555} .err{color:#b00
 		// Set-up and tear-down stages (init, prepare, cleanup, dispose)
 		// are left out: their rates say nothing of the workload and, a
 		// bucket call being cheap, would flatten the stages that do.
-		b.WriteString("<h2>Across stages</h2><p class=note>The measured stages; init, prepare, cleanup and dispose stages are left out.</p><div class=charts>")
+		b.WriteString("<h2 id=across>Across stages</h2><p class=note>The measured stages; init, prepare, cleanup and dispose stages are left out.</p><div class=wide>")
 		b.WriteString(butterfly("Throughput (bars) and bandwidth (line) by stage", labels, ops, mbs))
 		b.WriteString("</div>")
 	}
@@ -99,9 +100,16 @@ td:first-child,th:first-child{text-align:left} .note{color:#555} .err{color:#b00
 // stageCharts draws a stage's time series and latency distribution, from
 // the fine series when there is one (see engine.Result.Fine).
 func stageCharts(r *engine.Result) string {
-	samples := r.Fine
+	samples := bins(r.Fine, 80)
 	if len(samples) < 3 {
 		samples = r.Series
+	}
+	var count uint64
+	for _, st := range r.Stats {
+		count += st.Latency.Count()
+	}
+	if count < 2 {
+		return "<p class=note>Too few operations to chart.</p>"
 	}
 	var thr, lat, dist []series
 	for _, st := range r.Stats {
@@ -132,9 +140,29 @@ func stageCharts(r *engine.Result) string {
 		})
 		dist = append(dist, d)
 	}
-	return "<div class=charts>" + lineChart("Throughput over time", "seconds", "ops/s", thr, false) +
-		lineChart("Mean latency over time", "seconds", "ms", lat, false) +
-		lineChart("Latency distribution (cumulative)", "ms (log scale)", "% of operations", dist, true) + "</div>"
+	overTime := lineChart("Throughput over time", "seconds", "ops/s", thr, false) +
+		lineChart("Mean latency over time", "seconds", "ms", lat, false)
+	if len(samples) < 4 {
+		overTime = "" // a stage of a few milliseconds has no shape over time
+	}
+	return "<div class=charts>" + overTime + lineChart("Latency distribution (cumulative)", "ms (log scale)", "% of operations", dist, true) + "</div>"
+}
+
+// bins keeps samples at least a 1/n of the series' span apart (and its
+// last): a stage of a second is drawn at the engine's finest sampling, one
+// of an hour in n steps, neither as noise nor as two points.
+func bins(ss []engine.Sample, n int) []engine.Sample {
+	if len(ss) < 2 {
+		return ss
+	}
+	step := ss[len(ss)-1].Elapsed / time.Duration(n)
+	out := []engine.Sample{ss[0]}
+	for _, smp := range ss[1 : len(ss)-1] {
+		if smp.Elapsed-out[len(out)-1].Elapsed >= step {
+			out = append(out, smp)
+		}
+	}
+	return append(out, ss[len(ss)-1])
 }
 
 // WriteHTML writes report.html.
