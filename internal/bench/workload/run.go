@@ -263,7 +263,7 @@ func runWork(ctx context.Context, t *target.Target, name string, wk *Work, o Opt
 	default:
 		ew.Type = "normal"
 		ew.Runtime = time.Duration(wk.Runtime) * time.Second
-		ew.TotalOps, ew.TotalBytes = o.Share.part(wk.TotalOps, wk.Workers), o.Share.part(wk.TotalBytes, wk.Workers)
+		ew.TotalOps, ew.TotalBytes = o.Share.part(wk.TotalOps, wk.Workers), o.Share.part(int64(wk.TotalBytes), wk.Workers)
 	}
 	if o.Progress != nil {
 		ew.Progress = o.Progress(name)

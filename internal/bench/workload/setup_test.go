@@ -208,3 +208,31 @@ func scaleDown(w *Workload) {
 		}
 	}
 }
+
+// Sizes take the bench's units everywhere a workload names one: totalBytes
+// in both forms, and the sizes selectors (COSBench's KB is 1000 bytes).
+func TestWorkloadSizesTakeUnits(t *testing.T) {
+	y, err := parseYAML([]byte("name: u\nstorage: {type: mock}\nstages:\n  - name: main\n    works:\n      - name: w\n        workers: 1\n        totalBytes: 1TB\n        operations:\n          - {type: write, ratio: 100, config: {containers: \"c(1)\", objects: \"u(1,2)\", sizes: \"c(4)KiB\"}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := y.Stages[0].Works[0].TotalBytes; got != 1e12 {
+		t.Fatalf("YAML totalBytes 1TB = %d", got)
+	}
+	x, err := parseXML([]byte(`<workload name="u"><storage type="mock"/><workflow><workstage name="main"><work name="w" workers="1" totalBytes="2GiB"><operation type="write" ratio="100" config="containers=c(1);objects=u(1,2);sizes=c(4)kb"/></work></workstage></workflow></workload>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := x.Stages[0].Works[0].TotalBytes; got != 2<<30 {
+		t.Fatalf("XML totalBytes 2GiB = %d", got)
+	}
+	for in, want := range map[string]int64{"c(4)KiB": 4096, "c(4)KB": 4000, "c(4)kb": 4000, "c(1)TB": 1e12} {
+		sel, err := ParseSelector(in, true)
+		if err != nil || sel.Lo*sel.Unit != want {
+			t.Errorf("%s = %d, %v", in, sel.Lo*sel.Unit, err)
+		}
+	}
+	if _, err := parseYAML([]byte("name: u\nstages:\n  - name: m\n    works:\n      - {name: w, workers: 1, totalBytes: 1XB}\n")); err == nil || !strings.Contains(err.Error(), "1XB") {
+		t.Fatalf("a bad unit: %v", err)
+	}
+}
