@@ -253,7 +253,10 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 			}
 		case now := <-tick.C:
 			res.Series = append(res.Series, res.sample(now))
-			if w.Progress != nil {
+			// A tick at the runtime's end is not shown: the final line
+			// follows at once, and the two would say the same thing twice.
+			atEnd := w.Runtime > 0 && now.Sub(res.Start) >= w.Runtime-w.Interval/10
+			if w.Progress != nil && !atEnd {
 				last = res.progress(w, last, now)
 				w.Progress(last)
 			}

@@ -64,3 +64,24 @@ func TestStopOnErrorAndFinalProgress(t *testing.T) {
 		t.Fatalf("final rate %.0f, want the mean %.0f", final[0].OpsPerSecond, want)
 	}
 }
+
+// A timed work shows one line a tick and one final line, never a tick
+// line at its very end beside the final one.
+func TestNoDuplicateLastLine(t *testing.T) {
+	var lines []Progress
+	_, err := Run(context.Background(), Work{Name: "main", Workers: 2, Runtime: 500 * time.Millisecond, Interval: 100 * time.Millisecond,
+		Progress: func(p Progress) { lines = append(lines, p) },
+		Ops: []Op{{Kind: "read", Ratio: 100, Do: func(ctx context.Context, w *Worker) (Outcome, error) {
+			time.Sleep(time.Millisecond)
+			return Outcome{}, nil
+		}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(lines); n < 2 || n > 5 || !lines[n-1].Final {
+		t.Fatalf("%d lines, last %+v", n, lines[len(lines)-1])
+	}
+	if prev := lines[len(lines)-2]; lines[len(lines)-1].Elapsed-prev.Elapsed < 5*time.Millisecond {
+		t.Fatalf("a tick line at %v just before the final one at %v", prev.Elapsed, lines[len(lines)-1].Elapsed)
+	}
+}
