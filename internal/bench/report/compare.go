@@ -157,7 +157,14 @@ func CompareSVG(nameA, nameB string, ds []Delta) string {
 			verd := verdict(v, figures[j].HigherBetter)
 			mark := map[string]string{"better": "#1b7f3b", "worse": "#c0392b", "same": "#777"}[verd]
 			fmt.Fprintf(&b, `<rect x="%.0f" y="%d" width="%.0f" height="13" fill="%s"/><text x="%d" y="%d" font-size="11" fill="%s">%+.1f%% %s</text>`,
-				x, y+j*16, max(w, 1), colors[j], left+2*half+6, y+j*16+11, mark, v, verd)
+				x, y+j*16, max(w, 1), colors[j], left+2*half+12, y+j*16+11, mark, v, verd)
+			if v > 100 || v < -100 { // beyond the scale: an arrowhead says the bar goes on
+				tip, back := float64(left+2*half+4), float64(left+2*half-4)
+				if v < 0 {
+					tip, back = float64(left-4), float64(left+4)
+				}
+				fmt.Fprintf(&b, `<polygon points="%.0f,%d %.0f,%d %.0f,%d" fill="%s"/>`, back, y+j*16-1, tip, y+j*16+6, back, y+j*16+14, colors[j])
+			}
 		}
 	}
 	b.WriteString(`</svg>`)
