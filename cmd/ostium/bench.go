@@ -28,6 +28,7 @@ const benchUsage = `usage: ostium bench <mode> [flags]
 
 modes:
   run FILE                              run a workload file (COSBench XML or YAML)
+                                        (flags go before or after the arguments)
   compare A B                           two runs side by side (result directories)
   put, get, delete, stat, list, mixed,
   multipart                             one-off runs against S3 endpoints
@@ -37,6 +38,14 @@ modes:
 run "ostium bench <mode> -h" for the flags`
 
 func bench(args []string) error {
+	// -h is an answer, not a failure.
+	if err := benchMode(args); !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
+}
+
+func benchMode(args []string) error {
 	if len(args) == 0 {
 		return errors.New(benchUsage)
 	}

@@ -33,6 +33,11 @@ func TestParseInterleaved(t *testing.T) {
 	if err := parseInterleaved(fs, []string{"a", "--", "-v", "b"}); err != nil || !reflect.DeepEqual(fs.Args(), []string{"a", "-v", "b"}) {
 		t.Errorf("after --: %q, %v", fs.Args(), err)
 	}
+	for _, mode := range []string{"run", "get", "compare", "mock"} {
+		if err := bench([]string{mode, "-h"}); err != nil {
+			t.Errorf("bench %s -h: %v", mode, err)
+		}
+	}
 }
 
 const example = "../../internal/bench/workload/testdata/hybrid-small.xml"

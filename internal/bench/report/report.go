@@ -79,7 +79,11 @@ type Verified struct {
 }
 
 func (v *Verified) String() string {
-	return fmt.Sprintf("verified %d objects, %d bytes (%.2f MB): %d mismatches", v.Objects, v.Bytes, float64(v.Bytes)/1e6, v.Mismatches)
+	unit, div := "MB", 1e6
+	if v.Bytes >= 1e10 {
+		unit, div = "GB", 1e9
+	}
+	return fmt.Sprintf("verified %d objects, %d bytes (%.2f %s): %d mismatches", v.Objects, v.Bytes, float64(v.Bytes)/div, unit, v.Mismatches)
 }
 
 // setup reports whether a stage only sets up or tears down.
