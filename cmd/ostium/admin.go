@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"slices"
@@ -14,35 +13,22 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/bench/quick"
 )
 
-const adminUsage = `usage: ostium admin [--endpoint URL] [--access-key K --secret-key S] [--json] COMMAND
-
-  tenant create NAME [--display-name N] [--platform P] | list | get NAME | suspend NAME | resume NAME | delete NAME [--purge]
-  tenant platform NAME PLATFORM                 (where the tenant's new blobs go)
-  bucket place BUCKET PLATFORM                  (a bucket's new blobs elsewhere; "" = its tenant's)
-  user   create TENANT USER [--role admin|user] [--email ADDRESS] | list TENANT | get TENANT USER | delete TENANT USER
-  key    create TENANT USER | list TENANT USER
-  key    rotate TENANT USER [ACCESS_KEY] [--grace 5m] | disable|enable|delete TENANT USER [ACCESS_KEY]
-                                                (ACCESS_KEY may be left out when the user has one key)
-  appcred create TENANT USER --bucket B [--bucket B2] [--read-only]
-  quota  set TENANT [--bucket B] --max-bytes N --max-objects N | list TENANT
-  usage  TENANT [--from T] [--to T] [--csv]     (T: RFC 3339 or Unix seconds)
-  audit  [--from T] [--to T] [--tenant T] [--limit N] [--jsonl]
-                                                (the audit log, oldest first; --jsonl streams JSON lines)
-  root-key list | create | rotate ACCESS_KEY [--grace 5m] | revoke ACCESS_KEY
-                                                (the provider's root keys; the last active one cannot be revoked)
-
-The endpoint comes from --endpoint or OSTIUM_ENDPOINT (default
-http://localhost:9000), the credentials from flags or OSTIUM_ROOT_ACCESS_KEY
-and OSTIUM_ROOT_SECRET_KEY. --json prints machine-readable JSON.`
-
 // adminCmd is one admin subcommand: its positional arguments' names
-// (a last one in brackets may be left out) and what it calls.
+// (a last one in brackets may be left out), what it says of itself, its
+// own flags, and what it calls.
 type adminCmd struct {
-	args []string
-	run  func(c *admin.Client, a []string, f *adminFlags) (any, error)
+	args    []string
+	run     func(c *admin.Client, a []string, f *adminFlags) (any, error)
+	short   string
+	example string
+	flags   func(fs *pflag.FlagSet, f *adminFlags)
 }
 
 // userKey returns a[2], or, when it was left out, the user's one access
@@ -93,7 +79,23 @@ type adminFlags struct {
 	limit                                      int
 	jsonl                                      bool
 	grace                                      time.Duration
-	maxBytes, maxObjects                       int64
+	maxBytes                                   string // with a unit: 1TB, 500GiB
+	maxObjects                                 int64
+}
+
+// The flags of each subcommand; only its own show in its --help.
+func tenantCreateFlags(fs *pflag.FlagSet, f *adminFlags) {
+	fs.StringVar(&f.displayName, "display-name", "", "tenant display name")
+	fs.StringVar(&f.platform, "platform", "", "storage platform of the tenant's blobs (default: the node's)")
+}
+
+func graceFlag(fs *pflag.FlagSet, f *adminFlags) {
+	fs.DurationVar(&f.grace, "grace", admin.DefaultGrace, "how long the rotated key keeps working")
+}
+
+func periodFlags(fs *pflag.FlagSet, f *adminFlags) {
+	fs.StringVar(&f.from, "from", "", "from this time on (RFC 3339 or Unix seconds)")
+	fs.StringVar(&f.to, "to", "", "up to this time, exclusive (RFC 3339 or Unix seconds)")
 }
 
 func path(parts ...string) string {
@@ -111,74 +113,93 @@ func call[T any](c *admin.Client, method, p string, in any) (any, error) {
 }
 
 var adminCmds = map[string]adminCmd{
-	"tenant create": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"tenant create": {args: []string{"NAME"}, short: "onboard a tenant", example: `  ostium admin tenant create acme --display-name "Acme Corp" --platform ceph`, flags: tenantCreateFlags, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Tenant](c, "POST", "/tenants", map[string]string{"name": a[0], "display_name": f.displayName, "platform": f.platform})
 	}},
-	"tenant platform": {[]string{"NAME", "PLATFORM"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"tenant platform": {args: []string{"NAME", "PLATFORM"}, short: "where the tenant's new blobs go", example: "  ostium admin tenant platform acme disk", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Tenant](c, "PUT", path("tenants", a[0], "platform"), map[string]string{"platform": a[1]})
 	}},
-	"bucket place": {[]string{"BUCKET", "PLATFORM"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"bucket place": {args: []string{"BUCKET", "PLATFORM"}, short: "send a bucket's new blobs to a platform (\"\" = its tenant's)", example: "  ostium admin bucket place photos disk", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		err := c.Do(context.Background(), "PUT", path("buckets", a[0], "platform"), map[string]string{"platform": a[1]}, nil)
 		return map[string]string{"bucket": a[0], "platform": a[1]}, err
 	}},
-	"tenant list": {nil, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"tenant list": {short: "list the tenants", example: "  ostium admin tenant list --json", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[[]admin.Tenant](c, "GET", "/tenants", nil)
 	}},
-	"tenant get": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"tenant get": {args: []string{"NAME"}, short: "show a tenant", example: "  ostium admin tenant get acme", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Tenant](c, "GET", path("tenants", a[0]), nil)
 	}},
-	"tenant suspend": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"tenant suspend": {args: []string{"NAME"}, short: "refuse the tenant's requests until resumed", example: "  ostium admin tenant suspend acme", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Tenant](c, "POST", path("tenants", a[0], "suspend"), nil)
 	}},
-	"tenant resume": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"tenant resume": {args: []string{"NAME"}, short: "serve a suspended tenant again", example: "  ostium admin tenant resume acme", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Tenant](c, "POST", path("tenants", a[0], "resume"), nil)
 	}},
-	"tenant delete": {[]string{"NAME"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"tenant delete": {args: []string{"NAME"}, short: "delete a tenant (with --purge, its buckets and data too)", example: "  ostium admin tenant delete acme --purge", flags: func(fs *pflag.FlagSet, f *adminFlags) {
+		fs.BoolVar(&f.purge, "purge", false, "delete the tenant's buckets and data too")
+	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		p := path("tenants", a[0])
 		if f.purge {
 			p += "?purge=true"
 		}
 		return deleted(c.Do(context.Background(), "DELETE", p, nil, nil))
 	}},
-	"user create": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"user create": {args: []string{"TENANT", "USER"}, short: "add a user to a tenant", example: "  ostium admin user create acme alice --role admin --email alice@acme.example", flags: func(fs *pflag.FlagSet, f *adminFlags) {
+		fs.StringVar(&f.role, "role", "user", "user role: admin or user")
+		fs.StringVar(&f.email, "email", "", "user's e-mail address, for ACL grants by e-mail")
+	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.User](c, "POST", path("tenants", a[0], "users"), map[string]string{"name": a[1], "role": f.role, "email": f.email})
 	}},
-	"user list": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"user list": {args: []string{"TENANT"}, short: "list a tenant's users", example: "  ostium admin user list acme", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[[]admin.User](c, "GET", path("tenants", a[0], "users"), nil)
 	}},
-	"user get": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"user get": {args: []string{"TENANT", "USER"}, short: "show a user", example: "  ostium admin user get acme alice", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.User](c, "GET", path("tenants", a[0], "users", a[1]), nil)
 	}},
-	"user delete": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"user delete": {args: []string{"TENANT", "USER"}, short: "delete a user and their keys", example: "  ostium admin user delete acme alice", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return deleted(c.Do(context.Background(), "DELETE", path("tenants", a[0], "users", a[1]), nil, nil))
 	}},
-	"key create": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"key create": {args: []string{"TENANT", "USER"}, short: "create an access key (its secret is shown once)", example: "  ostium admin key create acme alice", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "keys"), nil)
 	}},
-	"key list": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"key list": {args: []string{"TENANT", "USER"}, short: "list a user's keys (rotated keys past their grace as expired)", example: "  ostium admin key list acme alice", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[[]admin.Key](c, "GET", path("tenants", a[0], "users", a[1], "keys"), nil)
 	}},
-	"key rotate": {[]string{"TENANT", "USER", "[ACCESS_KEY]"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"key rotate": {args: []string{"TENANT", "USER", "[ACCESS_KEY]"}, short: "a new key; the old one works for --grace more", example: "  ostium admin key rotate acme alice --grace 1h", flags: graceFlag, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return keyCall(c, a, "POST", "rotate", map[string]int64{"grace_seconds": int64(f.grace / time.Second)})
 	}},
-	"key disable": {[]string{"TENANT", "USER", "[ACCESS_KEY]"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"key disable": {args: []string{"TENANT", "USER", "[ACCESS_KEY]"}, short: "stop a key from working until enabled", example: "  ostium admin key disable acme alice AKEXAMPLE", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return keyCall(c, a, "POST", "disable", nil)
 	}},
-	"key enable": {[]string{"TENANT", "USER", "[ACCESS_KEY]"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"key enable": {args: []string{"TENANT", "USER", "[ACCESS_KEY]"}, short: "let a disabled key work again", example: "  ostium admin key enable acme alice AKEXAMPLE", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return keyCall(c, a, "POST", "enable", nil)
 	}},
-	"key delete": {[]string{"TENANT", "USER", "[ACCESS_KEY]"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"key delete": {args: []string{"TENANT", "USER", "[ACCESS_KEY]"}, short: "delete a key", example: "  ostium admin key delete acme alice AKEXAMPLE", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return keyCall(c, a, "DELETE", "", nil)
 	}},
-	"appcred create": {[]string{"TENANT", "USER"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"appcred create": {args: []string{"TENANT", "USER"}, short: "an application credential limited to some buckets", example: "  ostium admin appcred create acme alice --bucket photos --bucket videos --read-only", flags: func(fs *pflag.FlagSet, f *adminFlags) {
+		fs.Var(&f.buckets, "bucket", "bucket the credential may use (repeatable)")
+		fs.BoolVar(&f.readOnly, "read-only", false, "the credential may only read")
+	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "appcreds"),
 			map[string]any{"buckets": []string(f.buckets), "read_only": f.readOnly})
 	}},
-	"quota set": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"quota set": {args: []string{"TENANT"}, short: "limit a tenant's (or one bucket's) bytes and objects", example: "  ostium admin quota set acme --max-bytes 1TB --max-objects 10000000\n  ostium admin quota set acme --bucket photos --max-bytes 500GiB", flags: func(fs *pflag.FlagSet, f *adminFlags) {
+		fs.StringVar(&f.bucket, "bucket", "", "the quota of this bucket (default: the tenant's)")
+		fs.StringVar(&f.maxBytes, "max-bytes", "0", "quota in bytes, with an optional unit: 1TB, 500GiB (0: none)")
+		fs.Int64Var(&f.maxObjects, "max-objects", 0, "quota in objects (0: none)")
+	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		maxBytes, err := quick.ParseBytes(f.maxBytes)
+		if err != nil {
+			return nil, fmt.Errorf("--max-bytes: %w", err)
+		}
 		return call[admin.Quota](c, "PUT", path("tenants", a[0], "quotas"),
-			admin.Quota{Bucket: f.bucket, MaxBytes: f.maxBytes, MaxObjects: f.maxObjects})
+			admin.Quota{Bucket: f.bucket, MaxBytes: maxBytes, MaxObjects: f.maxObjects})
 	}},
-	"usage": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"usage": {args: []string{"TENANT"}, short: "a tenant's stored bytes and traffic over a period", example: "  ostium admin usage acme --from 2026-01-01T00:00:00Z --csv", flags: func(fs *pflag.FlagSet, f *adminFlags) {
+		periodFlags(fs, f)
+		fs.BoolVar(&f.csv, "csv", false, "usage as CSV")
+	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		q := url.Values{}
 		for k, v := range map[string]string{"from": f.from, "to": f.to} {
 			if v != "" {
@@ -192,7 +213,12 @@ var adminCmds = map[string]adminCmd{
 		}
 		return call[admin.Usage](c, "GET", path("tenants", a[0], "usage")+"?"+q.Encode(), nil)
 	}},
-	"audit": {nil, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"audit": {short: "the audit log, oldest first", example: "  ostium admin audit --tenant acme --from 2026-01-01T00:00:00Z\n  ostium admin audit --jsonl > audit.jsonl", flags: func(fs *pflag.FlagSet, f *adminFlags) {
+		periodFlags(fs, f)
+		fs.StringVar(&f.tenant, "tenant", "", "entries of this tenant's callers")
+		fs.IntVar(&f.limit, "limit", 0, "at most this many entries (0: all)")
+		fs.BoolVar(&f.jsonl, "jsonl", false, "JSON lines, streamed")
+	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		q := url.Values{}
 		for k, v := range map[string]string{"from": f.from, "to": f.to, "tenant": f.tenant} {
 			if v != "" {
@@ -228,19 +254,19 @@ var adminCmds = map[string]adminCmd{
 			q.Set("after", fmt.Sprint(page.Next))
 		}
 	}},
-	"root-key list": {nil, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"root-key list": {short: "list the provider's root keys", example: "  ostium admin root-key list", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[[]admin.RootKey](c, "GET", "/root-keys", nil)
 	}},
-	"root-key create": {nil, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"root-key create": {short: "create a root key (its secret is shown once)", example: "  ostium admin root-key create", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.RootKey](c, "POST", "/root-keys", nil)
 	}},
-	"root-key rotate": {[]string{"ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"root-key rotate": {args: []string{"ACCESS_KEY"}, short: "a new root key; the old one works for --grace more", example: "  ostium admin root-key rotate AKEXAMPLE --grace 1h", flags: graceFlag, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.RootKey](c, "POST", path("root-keys", a[0], "rotate"), map[string]int64{"grace_seconds": int64(f.grace / time.Second)})
 	}},
-	"root-key revoke": {[]string{"ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"root-key revoke": {args: []string{"ACCESS_KEY"}, short: "revoke a root key (not the last active one)", example: "  ostium admin root-key revoke AKEXAMPLE", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.RootKey](c, "DELETE", path("root-keys", a[0]), nil)
 	}},
-	"quota list": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+	"quota list": {args: []string{"TENANT"}, short: "a tenant's quotas", example: "  ostium admin quota list acme", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[[]admin.Quota](c, "GET", path("tenants", a[0], "quotas"), nil)
 	}},
 }
@@ -253,72 +279,80 @@ type streamed struct{}
 
 func deleted(err error) (any, error) { return map[string]bool{"deleted": err == nil}, err }
 
-func adminMain(args []string) error {
-	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprintln(os.Stderr, adminUsage) }
-	endpoint := fs.String("endpoint", env("OSTIUM_ENDPOINT", "http://localhost:9000"), "node URL")
-	ak := fs.String("access-key", os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), "access key")
-	sk := fs.String("secret-key", os.Getenv("OSTIUM_ROOT_SECRET_KEY"), "secret key")
-	asJSON := fs.Bool("json", false, "print JSON")
-	var f adminFlags
-	fs.StringVar(&f.displayName, "display-name", "", "tenant display name")
-	fs.StringVar(&f.role, "role", "user", "user role: admin or user")
-	fs.StringVar(&f.platform, "platform", "", "storage platform of the tenant's blobs (default: the node's)")
-	fs.StringVar(&f.email, "email", "", "user's e-mail address, for ACL grants by e-mail")
-	fs.Var(&f.buckets, "bucket", "bucket (repeat for an app credential)")
-	fs.BoolVar(&f.purge, "purge", false, "delete the tenant's buckets and data too")
-	fs.BoolVar(&f.readOnly, "read-only", false, "app credential may only read")
-	fs.DurationVar(&f.grace, "grace", admin.DefaultGrace, "how long a rotated key keeps working")
-	fs.StringVar(&f.from, "from", "", "usage from (RFC 3339 or Unix seconds)")
-	fs.StringVar(&f.to, "to", "", "usage to, exclusive")
-	fs.BoolVar(&f.csv, "csv", false, "usage as CSV")
-	fs.StringVar(&f.tenant, "tenant", "", "audit entries of this tenant's callers")
-	fs.IntVar(&f.limit, "limit", 0, "at most this many audit entries (0: all)")
-	fs.BoolVar(&f.jsonl, "jsonl", false, "audit log as JSON lines, streamed")
-	fs.Int64Var(&f.maxBytes, "max-bytes", 0, "quota in bytes (0: none)")
-	fs.Int64Var(&f.maxObjects, "max-objects", 0, "quota in objects (0: none)")
+func newAdminCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "admin",
+		Short: "manage tenants, users, keys and quotas",
+		Long: `Manage tenants, users, keys, quotas and root keys through a node's admin API.
 
-	// Flags may come anywhere among the words, as people type them.
-	var words []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
+The endpoint comes from --endpoint or OSTIUM_ENDPOINT (default
+http://localhost:9000), the credentials from --access-key and --secret-key
+or OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY. --json prints
+machine-readable JSON. Where ACCESS_KEY may be left out, the user's one
+current key is meant.`,
+		Example: `  ostium admin tenant create acme --display-name "Acme Corp"
+  ostium admin --json key list acme alice`,
+	}
+	pf := cmd.PersistentFlags()
+	endpoint := pf.String("endpoint", env("OSTIUM_ENDPOINT", "http://localhost:9000"), "node URL (OSTIUM_ENDPOINT)")
+	// The environment's keys are read after parsing, so that --help
+	// prints no secret as a default.
+	ak := pf.String("access-key", "", "root access key (default OSTIUM_ROOT_ACCESS_KEY)")
+	sk := pf.String("secret-key", "", "root secret key (default OSTIUM_ROOT_SECRET_KEY)")
+	asJSON := pf.Bool("json", false, "print JSON")
+	groups := map[string]*cobra.Command{}
+	for _, name := range slices.Sorted(maps.Keys(adminCmds)) {
+		ac := adminCmds[name]
+		words := strings.Fields(name)
+		parent := cmd
+		if len(words) == 2 {
+			if groups[words[0]] == nil {
+				groups[words[0]] = &cobra.Command{Use: words[0], Short: adminGroups[words[0]]}
+				cmd.AddCommand(groups[words[0]])
+			}
+			parent = groups[words[0]]
 		}
-		if fs.NArg() == 0 {
-			break
+		need := len(ac.args)
+		if need > 0 && strings.HasPrefix(ac.args[need-1], "[") {
+			need--
 		}
-		words, args = append(words, fs.Arg(0)), fs.Args()[1:]
+		var f adminFlags
+		sub := &cobra.Command{
+			Use:     strings.Join(append([]string{words[len(words)-1]}, ac.args...), " ") + " [flags]",
+			Short:   ac.short,
+			Example: ac.example,
+			Args:    cobra.RangeArgs(need, len(ac.args)),
+			RunE: func(c *cobra.Command, a []string) error {
+				if !c.Flags().Changed("access-key") && !c.Flags().Changed("secret-key") {
+					*ak, *sk = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
+				}
+				if err := checkCredentials(*ak, *sk, "--access-key and --secret-key, or OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY"); err != nil {
+					return fmt.Errorf("admin: %w", err)
+				}
+				return adminRun(admin.NewClient(*endpoint, *ak, *sk, nil), ac, a, &f, *asJSON)
+			},
+		}
+		if ac.flags != nil {
+			ac.flags(sub.Flags(), &f)
+		}
+		parent.AddCommand(sub)
 	}
-	if len(words) == 0 {
-		fs.Usage()
-		return errors.New("admin: a command is needed")
-	}
-	// Commands are one word (usage) or two (tenant create).
-	name, rest := words[0], words[1:]
-	cmd, ok := adminCmds[name]
-	if !ok && len(words) > 1 {
-		name, rest = words[0]+" "+words[1], words[2:]
-		cmd, ok = adminCmds[name]
-	}
-	if !ok {
-		fs.Usage()
-		return fmt.Errorf("admin: unknown command %q", name)
-	}
-	need := len(cmd.args)
-	if need > 0 && strings.HasPrefix(cmd.args[need-1], "[") {
-		need--
-	}
-	if len(rest) < need || len(rest) > len(cmd.args) {
-		return fmt.Errorf("admin %s: wants %s", name, strings.Join(cmd.args, " "))
-	}
-	if len(f.buckets) == 1 {
-		f.bucket = f.buckets[0]
-	}
-	if err := checkCredentials(*ak, *sk, "--access-key and --secret-key, or OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY"); err != nil {
-		return fmt.Errorf("admin: %w", err)
-	}
-	c := admin.NewClient(*endpoint, *ak, *sk, nil)
-	out, err := cmd.run(c, rest, &f)
+	return cmd
+}
+
+var adminGroups = map[string]string{
+	"tenant":   "onboard, list, suspend and delete tenants",
+	"user":     "a tenant's users",
+	"key":      "a user's access keys",
+	"appcred":  "application credentials limited to some buckets",
+	"quota":    "quotas of tenants and buckets",
+	"bucket":   "where a bucket's blobs go",
+	"root-key": "the provider's root keys (the last active one cannot be revoked)",
+}
+
+// adminRun calls the API and prints what it answered.
+func adminRun(c *admin.Client, cmd adminCmd, args []string, f *adminFlags, asJSON bool) error {
+	out, err := cmd.run(c, args, f)
 	if err != nil {
 		return err
 	}
@@ -329,12 +363,12 @@ func adminMain(args []string) error {
 		_, err := os.Stdout.Write(raw)
 		return err
 	}
-	if u, ok := out.(admin.Usage); ok && !*asJSON {
+	if u, ok := out.(admin.Usage); ok && !asJSON {
 		fmt.Printf("tenant %s stores %d bytes in %d objects; %s to %s:\n", u.Tenant, u.Now.Bytes, u.Now.Objects,
 			u.From.Format(time.RFC3339), u.To.Format(time.RFC3339))
 		return printTable(u.Rows)
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)

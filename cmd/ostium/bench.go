@@ -3,17 +3,17 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/ostiumio/ostium/internal/bench/driver"
 	"github.com/ostiumio/ostium/internal/bench/engine"
@@ -24,46 +24,45 @@ import (
 	"github.com/ostiumio/ostium/internal/bench/workload"
 )
 
-const benchUsage = `usage: ostium bench <mode> [flags]
-
-modes:
-  run FILE                              run a workload file (COSBench XML or YAML)
-                                        (flags go before or after the arguments)
-  compare A B                           two runs side by side (result directories)
-  put, get, delete, stat, list, mixed,
-  multipart                             one-off runs against S3 endpoints
-  mock                                  serve a no-op S3 endpoint (--listen)
-  driver                                run stages for a controller (--listen)
-
-run "ostium bench <mode> -h" for the flags`
-
-func bench(args []string) error {
-	// -h is an answer, not a failure.
-	if err := benchMode(args); !errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	return nil
+var quickModeShort = map[string]string{
+	"put":       "write objects",
+	"get":       "read objects (prepared first, --objects of them)",
+	"delete":    "delete objects (prepared first)",
+	"stat":      "HEAD objects (prepared first)",
+	"list":      "list objects (prepared first)",
+	"mixed":     "a mix of reads, writes, deletes and listings",
+	"multipart": "multipart uploads of --part-size parts",
 }
 
-func benchMode(args []string) error {
-	if len(args) == 0 {
-		return errors.New(benchUsage)
+func newBenchCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "benchmark an S3 endpoint",
+		Long: `Benchmark any S3 endpoint: run a workload file (COSBench XML or YAML), a
+quick mode, or compare two runs. Keys come from --access-key and
+--secret-key, OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY, or
+AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. Flags go before or after the
+arguments. See docs/bench.md.`,
+		Example: `  ostium bench run workload.xml --endpoint http://localhost:9000
+  ostium bench put --duration 30s --size 4KiB --concurrency 16`,
 	}
-	mode, args := args[0], args[1:]
-	switch mode {
-	case "mock":
-		return benchMock(args)
-	case "run":
-		return benchRun(args)
-	case "compare":
-		return benchCompare(args)
-	case "driver":
-		return benchDriver(args)
+	cmd.AddCommand(newBenchRunCmd(), newBenchCompareCmd(), newBenchMockCmd(), newBenchDriverCmd())
+	for _, mode := range quick.Modes {
+		cmd.AddCommand(newBenchQuickCmd(mode))
 	}
-	if !slices.Contains(quick.Modes, mode) {
-		return fmt.Errorf("unknown bench mode %q\n\n%s", mode, benchUsage)
+	return cmd
+}
+
+func newBenchQuickCmd(mode string) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     mode + " [flags]",
+		Short:   quickModeShort[mode],
+		Long:    "A one-off run of " + mode + " against one or more S3 endpoints: a main stage\nof --duration, --ops or --bytes, after measuring the generator's own ceiling.",
+		Example: "  ostium bench " + mode + " --endpoint http://localhost:9000 --duration 30s --size 4KiB --concurrency 16",
+		Args:    cobra.NoArgs,
 	}
-	fs := flag.NewFlagSet("bench "+mode, flag.ContinueOnError)
+	fs := cmd.Flags()
+	fs.SortFlags = false
 	var endpoints listFlag
 	fs.Var(&endpoints, "endpoint", "S3 endpoint URL, repeatable or comma-separated (default http://localhost:9000)")
 	tc := target.Config{}
@@ -92,18 +91,19 @@ func benchMode(args []string) error {
 	out := fs.String("out", "", "results directory (default bench-results/MODE-TIME)")
 	noCeiling := fs.Bool("no-ceiling", false, "skip measuring the generator's own ceiling first")
 	maxErr := fs.Float64("max-error-ratio", 0.01, "fail the run when more than this share of its operations failed")
-	if err := parseInterleaved(fs, args); err != nil {
-		return err
+	cmd.RunE = func(*cobra.Command, []string) error {
+		return benchQuick(mode, tc, o, endpoints, bytesLimit, size, partSize, *out, *noCeiling, *maxErr)
 	}
+	return cmd
+}
+
+func benchQuick(mode string, tc target.Config, o quick.Options, endpoints listFlag, bytesLimit, size, partSize, out string, noCeiling bool, maxErr float64) error {
 	if tc.AccessKey == "" && tc.SecretKey == "" {
 		tc.AccessKey = firstEnv("OSTIUM_ROOT_ACCESS_KEY", "AWS_ACCESS_KEY_ID")
 		tc.SecretKey = firstEnv("OSTIUM_ROOT_SECRET_KEY", "AWS_SECRET_ACCESS_KEY")
 	}
 	if err := checkCredentials(tc.AccessKey, tc.SecretKey, "--access-key and --secret-key, OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"); err != nil {
 		return fmt.Errorf("bench %s: %w", mode, err)
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("bench %s takes no arguments, got %q", mode, fs.Args())
 	}
 	if len(endpoints) == 0 {
 		endpoints = listFlag{"http://localhost:9000"}
@@ -141,7 +141,7 @@ func benchMode(args []string) error {
 	defer stop()
 	fmt.Printf("ostium bench %s: %s, %d workers, objects of %s, %d bucket(s)\n", mode, strings.Join(tc.Endpoints, " "), o.Concurrency, o.Size, o.Buckets)
 	var ceiling *report.Ceiling
-	if !*noCeiling {
+	if !noCeiling {
 		if ceiling, err = quick.MeasureCeiling(ctx, o.Concurrency, o.Size, o.Verify); err != nil {
 			return err
 		}
@@ -149,7 +149,7 @@ func benchMode(args []string) error {
 	}
 	sum, results, runErr := quick.Run(ctx, t, o)
 	sum.Ceiling = ceiling
-	return finish(sum, results, runErr, *out, mode, *maxErr)
+	return finish(sum, results, runErr, out, mode, maxErr)
 }
 
 // finish prints the report, writes the results directory and judges the
@@ -188,27 +188,6 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 	return nil
 }
 
-// parseInterleaved parses flags before and after the arguments, so that
-// "bench run FILE --endpoint URL" reads as "bench run --endpoint URL FILE".
-func parseInterleaved(fs *flag.FlagSet, args []string) error {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest := fs.Args()
-		if rest[0] == "--" || len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			positional = append(positional, rest...)
-			break
-		}
-		positional, args = append(positional, rest[0]), rest[1:]
-	}
-	return fs.Parse(append([]string{"--"}, positional...))
-}
-
 func isTerminal() bool {
 	fi, err := os.Stdout.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
@@ -223,8 +202,20 @@ func progressInterval(terminal bool) time.Duration {
 	return 5 * time.Second
 }
 
-func benchRun(args []string) error {
-	fs := flag.NewFlagSet("bench run", flag.ContinueOnError)
+func newBenchRunCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run FILE [flags]",
+		Short: "run a workload file (COSBench XML or YAML)",
+		Long: `Run a workload file: COSBench XML (recognised by its content) or YAML.
+Keys in the environment (OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY,
+or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) override the file's, and
+--access-key and --secret-key override both.`,
+		Example: `  ostium bench run internal/bench/workload/testdata/hybrid-small.xml --endpoint http://localhost:9000
+  ostium bench run --drivers host1:9101,host2:9101 workload.yaml`,
+		Args: cobra.ExactArgs(1),
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
 	var endpoints listFlag
 	fs.Var(&endpoints, "endpoint", "override the file's S3 endpoint; repeatable or comma-separated")
 	var o workload.Options
@@ -235,12 +226,13 @@ func benchRun(args []string) error {
 	var drivers listFlag
 	fs.Var(&drivers, "drivers", "run on these drivers (host:port, repeatable or comma-separated) instead of here")
 	noCeiling := fs.Bool("no-ceiling", false, "skip measuring the generator's own ceiling first")
-	if err := parseInterleaved(fs, args); err != nil {
-		return err
+	cmd.RunE = func(_ *cobra.Command, a []string) error {
+		return benchRun(a[0], o, endpoints, drivers, *out, *noCeiling, *maxErr)
 	}
-	if fs.NArg() != 1 {
-		return errors.New("usage: ostium bench run FILE [flags]")
-	}
+	return cmd
+}
+
+func benchRun(file string, o workload.Options, endpoints, drivers listFlag, out string, noCeiling bool, maxErr float64) error {
 	// As the quick modes: keys from the environment, which override the
 	// file's (its shipped keys are placeholders), and flags override both.
 	credsFrom := "the workload file"
@@ -263,7 +255,7 @@ func benchRun(args []string) error {
 	for _, e := range endpoints {
 		o.Endpoints = append(o.Endpoints, strings.Split(e, ",")...)
 	}
-	w, err := workload.Load(fs.Arg(0))
+	w, err := workload.Load(file)
 	if err != nil {
 		return err
 	}
@@ -283,9 +275,9 @@ func benchRun(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Printf("ostium bench run %s: workload %q, %d stages, credentials from %s\n", fs.Arg(0), w.Name, len(w.Stages), credsFrom)
+	fmt.Printf("ostium bench run %s: workload %q, %d stages, credentials from %s\n", file, w.Name, len(w.Stages), credsFrom)
 	var ceilings []report.Ceiling
-	if !*noCeiling && len(drivers) == 0 {
+	if !noCeiling && len(drivers) == 0 {
 		for _, sz := range workload.Sizes(w, 64, 8) {
 			c, err := quick.Ceiling(ctx, max(sz.Workers, 1), sz.Sizes, sz.Verify, "GET of sizes "+sz.Spec)
 			if err != nil {
@@ -310,7 +302,7 @@ func benchRun(args []string) error {
 	if len(ceilings) > 0 {
 		sum.Ceiling, sum.Ceilings = &ceilings[0], ceilings
 	}
-	return finish(sum, results, runErr, *out, w.Name, *maxErr)
+	return finish(sum, results, runErr, out, w.Name, maxErr)
 }
 
 // envPair is a key pair from the environment, or "" when the access key
@@ -331,15 +323,23 @@ func firstEnv(names ...string) string {
 	return ""
 }
 
-func benchMock(args []string) error {
-	fs := flag.NewFlagSet("bench mock", flag.ContinueOnError)
-	listen := fs.String("listen", ":9001", "address to listen on")
-	m := mock.New()
-	fs.DurationVar(&m.Delay, "delay", 0, "hold every response back this long (a target of known latency)")
-	if err := parseInterleaved(fs, args); err != nil {
-		return err
+func newBenchMockCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "mock [flags]",
+		Short:   "serve a no-op S3 endpoint",
+		Long:    "Serve a no-op S3 endpoint: no signature check, no bytes stored, only sizes;\nthe generator's ceiling, or a target of known latency with --delay.",
+		Example: "  ostium bench mock --listen :9001 --delay 2ms",
+		Args:    cobra.NoArgs,
 	}
-	ln, err := net.Listen("tcp", *listen)
+	listen := cmd.Flags().String("listen", ":9001", "address to listen on")
+	m := mock.New()
+	cmd.Flags().DurationVar(&m.Delay, "delay", 0, "hold every response back this long (a target of known latency)")
+	cmd.RunE = func(*cobra.Command, []string) error { return benchMock(*listen, m) }
+	return cmd
+}
+
+func benchMock(listen string, m *mock.Server) error {
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
@@ -347,23 +347,28 @@ func benchMock(args []string) error {
 	return (&http.Server{Handler: m, ReadHeaderTimeout: 30 * time.Second}).Serve(ln)
 }
 
-func benchCompare(args []string) error {
-	fs := flag.NewFlagSet("bench compare", flag.ContinueOnError)
-	svg := fs.String("svg", "", "where to write the chart (default compare-A-vs-B.svg beside A)")
-	if err := parseInterleaved(fs, args); err != nil {
-		return err
+func newBenchCompareCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "compare A B [flags]",
+		Short:   "two runs side by side (result directories)",
+		Long:    "Two runs side by side: per stage and operation, the change of throughput,\nbandwidth, mean and p99 latency, as a table and an SVG chart.",
+		Example: "  ostium bench compare bench-results/before bench-results/after --svg diff.svg",
+		Args:    cobra.ExactArgs(2),
 	}
-	if fs.NArg() != 2 {
-		return errors.New("usage: ostium bench compare A B [--svg FILE]")
+	svg := cmd.Flags().String("svg", "", "where to write the chart (default compare-A-vs-B.svg beside A)")
+	cmd.RunE = func(_ *cobra.Command, a []string) error { return benchCompare(a[0], a[1], *svg) }
+	return cmd
+}
+
+func benchCompare(dirA, dirB, svg string) error {
+	if svg == "" {
+		svg = report.ComparePath(dirA, dirB)
 	}
-	if *svg == "" {
-		*svg = report.ComparePath(fs.Arg(0), fs.Arg(1))
-	}
-	a, err := report.ReadSummary(fs.Arg(0))
+	a, err := report.ReadSummary(dirA)
 	if err != nil {
 		return err
 	}
-	b, err := report.ReadSummary(fs.Arg(1))
+	b, err := report.ReadSummary(dirB)
 	if err != nil {
 		return err
 	}
@@ -371,21 +376,29 @@ func benchCompare(args []string) error {
 	if len(ds) == 0 {
 		return errors.New("the two runs have no stage and operation in common")
 	}
-	report.WriteCompare(os.Stdout, fs.Arg(0), fs.Arg(1), ds)
-	if err := os.WriteFile(*svg, []byte(report.CompareSVG(fs.Arg(0), fs.Arg(1), ds)), 0o644); err != nil {
+	report.WriteCompare(os.Stdout, dirA, dirB, ds)
+	if err := os.WriteFile(svg, []byte(report.CompareSVG(dirA, dirB, ds)), 0o644); err != nil {
 		return err
 	}
-	fmt.Printf("\nchart: %s\n", *svg)
+	fmt.Printf("\nchart: %s\n", svg)
 	return nil
 }
 
-func benchDriver(args []string) error {
-	fs := flag.NewFlagSet("bench driver", flag.ContinueOnError)
-	listen := fs.String("listen", ":9101", "address to listen on for a controller")
-	if err := fs.Parse(args); err != nil {
-		return err
+func newBenchDriverCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "driver [flags]",
+		Short:   "run stages for a controller (a load machine of a distributed run)",
+		Long:    "A load machine of a distributed run: it waits for a controller\n(ostium bench run --drivers ...) and runs the stages it is sent.",
+		Example: "  ostium bench driver --listen :9101",
+		Args:    cobra.NoArgs,
 	}
-	ln, err := net.Listen("tcp", *listen)
+	listen := cmd.Flags().String("listen", ":9101", "address to listen on for a controller")
+	cmd.RunE = func(*cobra.Command, []string) error { return benchDriver(*listen) }
+	return cmd
+}
+
+func benchDriver(listen string) error {
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}

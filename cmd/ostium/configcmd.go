@@ -2,72 +2,98 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ostiumio/ostium/internal/node"
 )
 
-const configUsage = `usage: ostium config COMMAND
-
-  validate FILE                              check a configuration file; each error names its key
-  export FILE [--secret P] [--out PATH]      the file with its secrets (and the node key) sealed under P
-  import FILE [--secret P] [--out PATH]      an exported file with its secrets opened, validated
-
-The passphrase comes from --secret or OSTIUM_CONFIG_SECRET; output goes to
---out (mode 0600) or standard output.`
-
-func configMain(args []string) error {
-	if len(args) < 2 {
-		return errors.New(configUsage)
+func newConfigCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "validate, export and import a configuration file",
+		Long: `Validate, export and import a configuration file. Export seals the
+file's secrets (and the node key) under a passphrase, so that one file can
+be copied to every node; import opens them again.`,
 	}
-	cmd, file := args[0], args[1]
-	fs := flag.NewFlagSet("config "+cmd, flag.ContinueOnError)
-	secret := fs.String("secret", os.Getenv("OSTIUM_CONFIG_SECRET"), "passphrase sealing the secrets (OSTIUM_CONFIG_SECRET)")
-	out := fs.String("out", "", "where to write (default: standard output)")
-	if err := fs.Parse(args[2:]); err != nil {
+	cmd.AddCommand(&cobra.Command{
+		Use:   "validate FILE",
+		Short: "check a configuration file as serve would; each error names its key",
+		Long: `Run the checks "ostium serve --config FILE" runs, the environment's
+credentials (OSTIUM_ROOT_ACCESS_KEY, OSTIUM_ROOT_SECRET_KEY, OSTIUM_NODE_KEY)
+included, and report every error found, each naming its key.`,
+		Example: "  ostium config validate /etc/ostium/ostium.yaml",
+		Args:    cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, a []string) error {
+			if _, err := resolveConfig(a[0], node.Config{}, pflag.NewFlagSet("serve", pflag.ContinueOnError)); err != nil {
+				return err
+			}
+			fmt.Println(a[0] + ": ok")
+			return nil
+		},
+	})
+	cmd.AddCommand(sealCmd("export FILE", "the file with its secrets (and the node key) sealed under a passphrase",
+		"  ostium config export ostium.yaml --secret PASS --out cluster.yaml", configExport))
+	cmd.AddCommand(sealCmd("import FILE", "an exported file with its secrets opened, validated",
+		"  OSTIUM_CONFIG_SECRET=PASS ostium config import cluster.yaml --out /etc/ostium/ostium.yaml", configImport))
+	return cmd
+}
+
+// sealCmd is export or import: a file, a passphrase and where to write.
+func sealCmd(use, short, example string, run func(file, secret, out string) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     use,
+		Short:   short,
+		Long:    short + ".\n\nThe passphrase comes from --secret or OSTIUM_CONFIG_SECRET; the output goes\nto --out (mode 0600) or standard output.",
+		Example: example,
+		Args:    cobra.ExactArgs(1),
+	}
+	// The environment's passphrase is read after parsing, so that --help
+	// does not print it as the default.
+	secret := cmd.Flags().String("secret", "", "passphrase sealing the secrets (default OSTIUM_CONFIG_SECRET)")
+	out := cmd.Flags().String("out", "", "where to write (default: standard output)")
+	cmd.RunE = func(_ *cobra.Command, a []string) error {
+		if !cmd.Flags().Changed("secret") {
+			*secret = os.Getenv("OSTIUM_CONFIG_SECRET")
+		}
+		return run(a[0], *secret, *out)
+	}
+	return cmd
+}
+
+func configExport(file, secret, out string) error {
+	c, err := node.LoadConfig(file)
+	if err != nil {
 		return err
 	}
-	switch cmd {
-	case "validate":
-		// What `serve --config FILE` would run, the environment's
-		// credentials included.
-		if _, err := resolveConfig(file, node.Config{}, flag.NewFlagSet("serve", flag.ContinueOnError)); err != nil {
-			return err
-		}
-		fmt.Println(file + ": ok")
-		return nil
-	case "export":
-		c, err := node.LoadConfig(file)
-		if err != nil {
-			return err
-		}
-		if c, err = node.SealSecrets(c, *secret); err != nil {
-			return err
-		}
-		return writeConfig(c, *out)
-	case "import":
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		c, err := node.DecodeConfig(data)
-		if err != nil {
-			return fmt.Errorf("config %s: %w", file, err)
-		}
-		if *secret == "" && len(node.SealedKeys(c)) > 0 {
-			return errors.New("config import: the file holds sealed secrets: give --secret or OSTIUM_CONFIG_SECRET")
-		}
-		if c, err = node.OpenSecrets(c, *secret); err != nil {
-			return fmt.Errorf("config %s: %w", file, err)
-		}
-		if err := c.Validate(); err != nil {
-			return fmt.Errorf("config %s: %w", file, err)
-		}
-		return writeConfig(c, *out)
+	if c, err = node.SealSecrets(c, secret); err != nil {
+		return err
 	}
-	return errors.New(configUsage)
+	return writeConfig(c, out)
+}
+
+func configImport(file, secret, out string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	c, err := node.DecodeConfig(data)
+	if err != nil {
+		return fmt.Errorf("config %s: %w", file, err)
+	}
+	if secret == "" && len(node.SealedKeys(c)) > 0 {
+		return errors.New("config import: the file holds sealed secrets: give --secret or OSTIUM_CONFIG_SECRET")
+	}
+	if c, err = node.OpenSecrets(c, secret); err != nil {
+		return fmt.Errorf("config %s: %w", file, err)
+	}
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("config %s: %w", file, err)
+	}
+	return writeConfig(c, out)
 }
 
 func writeConfig(c node.Config, path string) error {

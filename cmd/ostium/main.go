@@ -1,31 +1,76 @@
 // Command ostium is the Ostium object storage gateway: one binary that is
-// the S3 endpoint, its benchmark and, in later releases, its admin tool.
+// the S3 endpoint, its admin tool and its benchmark.
+//
+// main only builds the command tree from each file's constructor and runs
+// it; a subcommand's flags and help live beside what it does.
 package main
 
 import (
 	"fmt"
 	"os"
+	"regexp"
+
+	"github.com/spf13/cobra"
 )
 
 var version = "dev"
 
-var commands = map[string]func(args []string) error{
-	"serve":   serve,
-	"admin":   adminMain,
-	"config":  configMain,
-	"bench":   bench,
-	"sizing":  sizingCmd,
-	"support": supportMain,
-	"version": func([]string) error { fmt.Println("ostium", version); return nil },
-}
-
 func main() {
-	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: ostium <command> [flags]\n\ncommands:\n  serve     run the S3 endpoint\n  admin     manage tenants, users, keys and quotas\n  config    validate, export and import a configuration file\n  bench     benchmark an S3 endpoint\n  sizing    sizing rules of thumb\n  support   write a support bundle (support bundle --help)\n  version   print the version")
-		os.Exit(2)
-	}
-	if err := commands[os.Args[1]](os.Args[2:]); err != nil {
+	if err := execute(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "ostium:", err)
 		os.Exit(1)
 	}
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ostium",
+		Short: "Ostium, an S3 gateway: the endpoint, its admin tool and its benchmark",
+		// Errors are printed once, by main, without the usage after them:
+		// a wrong key deserves one line, not a screen of flags.
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.AddCommand(newServeCmd(), newAdminCmd(), newConfigCmd(), newBenchCmd(), newSizingCmd(), newSupportCmd(), newVersionCmd())
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
+	})
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print the version",
+		Args:  cobra.NoArgs,
+		Run:   func(*cobra.Command, []string) { fmt.Println("ostium", version) },
+	}
+}
+
+// execute runs the command line args (without the program name).
+func execute(args []string) error {
+	root := newRootCmd()
+	root.SetArgs(goStyleFlags(args))
+	return root.Execute()
+}
+
+var singleDashLong = regexp.MustCompile(`^-[a-zA-Z][a-zA-Z0-9-]+(=.*)?$`)
+
+// goStyleFlags turns -name into --name: before the move to cobra the
+// flags were Go's, which take both, and scripts written then use either.
+// No ostium flag has a one-letter form other than -h, so nothing else
+// is lost by it. Arguments after "--" are left as they are.
+func goStyleFlags(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "--" {
+			copy(out[i:], args[i:])
+			break
+		}
+		if singleDashLong.MatchString(a) {
+			a = "-" + a
+		}
+		out[i] = a
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -14,6 +13,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/ostiumio/ostium/internal/node"
 )
 
@@ -22,6 +24,7 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+func (l *listFlag) Type() string       { return "strings" }
 
 func env(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok {
@@ -37,8 +40,22 @@ func envDuration(name string, def time.Duration) time.Duration {
 	return def
 }
 
-func serve(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+func newServeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "run the S3 endpoint",
+		Long: `Run the S3 endpoint (and the admin API beside it). Every flag is also an
+environment variable (named in its help); with --config, the flags given
+win over the file. Root credentials come from OSTIUM_ROOT_ACCESS_KEY and
+OSTIUM_ROOT_SECRET_KEY, or are generated and printed once at the first
+start. SIGTERM or Ctrl-C stops the node gracefully; SIGHUP re-reads the
+TLS certificate.`,
+		Example: `  ostium serve --listen :9000 --data /var/lib/ostium
+  ostium serve --config /etc/ostium/ostium.yaml`,
+		Args: cobra.NoArgs,
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
 	configFile := fs.String("config", env("OSTIUM_CONFIG", ""), "configuration file (YAML; OSTIUM_CONFIG); flags given here override it")
 	var f node.Config
 	fs.StringVar(&f.Listen, "listen", env("OSTIUM_LISTEN", ""), "plain HTTP address (OSTIUM_LISTEN; default :9000, or none when --tls-listen is given)")
@@ -47,7 +64,7 @@ func serve(args []string) error {
 	fs.StringVar(&f.TLSKey, "tls-key", env("OSTIUM_TLS_KEY", ""), "PEM private key for HTTPS (OSTIUM_TLS_KEY)")
 	fs.StringVar(&f.NodeKeyFile, "node-key-file", env("OSTIUM_NODE_KEY_FILE", ""), "file holding the node key, apart from the data (OSTIUM_NODE_KEY_FILE)")
 	fs.StringVar(&f.DataDir, "data", env("OSTIUM_DATA", "data"), "data directory (OSTIUM_DATA)")
-	fs.StringVar(&f.Catalog, "catalog", env("OSTIUM_CATALOG", ""), "catalog URL: sqlite:///path or postgres://... (OSTIUM_CATALOG; default SQLite in the data directory)")
+	fs.StringVar(&f.Catalog, "catalog", "", "catalog URL: sqlite:///path or postgres://... (OSTIUM_CATALOG; default SQLite in the data directory)")
 	fs.StringVar(&f.Region, "region", env("OSTIUM_REGION", "us-east-1"), "region reported to clients (OSTIUM_REGION)")
 	var domains listFlag
 	if v := os.Getenv("OSTIUM_DOMAIN"); v != "" {
@@ -59,20 +76,28 @@ func serve(args []string) error {
 	fs.DurationVar(&f.SweepGrace, "sweep-grace", envDuration("OSTIUM_SWEEP_GRACE", time.Hour), "age after which an uncommitted blob is swept")
 	fs.BoolVar(&f.BlockPublicAccess, "block-public-access", env("OSTIUM_BLOCK_PUBLIC_ACCESS", "") == "true", "block all public access to every bucket, whatever its settings (OSTIUM_BLOCK_PUBLIC_ACCESS=true)")
 	fs.DurationVar(&f.PresignV2MaxAge, "sigv2-presign-max-age", envDuration("OSTIUM_SIGV2_PRESIGN_MAX_AGE", 0), "longest a presigned Signature V2 URL may live (OSTIUM_SIGV2_PRESIGN_MAX_AGE; 0 = a week)")
-	logLevel := fs.String("log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		return err
+	logLevel := fs.String("log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error (OSTIUM_LOG_LEVEL)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		// A PostgreSQL URL may hold a password: read after parsing, so
+		// that --help does not print it as the default.
+		if !fs.Changed("catalog") {
+			f.Catalog = os.Getenv("OSTIUM_CATALOG")
+		}
+		f.Domains = domains
+		return serve(fs, *configFile, f, *logLevel)
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
-	}
+	return cmd
+}
+
+// serve runs the node until a signal stops it. fs tells which flags were
+// given, to win over the configuration file.
+func serve(fs *pflag.FlagSet, configFile string, f node.Config, logLevel string) error {
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		return fmt.Errorf("log-level: %w", err)
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
-	f.Domains = domains
-	cfg, err := resolveConfig(*configFile, f, fs)
+	cfg, err := resolveConfig(configFile, f, fs)
 	if err != nil {
 		return err
 	}
@@ -170,7 +195,7 @@ const shutdownGrace = 30 * time.Second
 // any), the flags given (fs; those of f) and the credentials in the
 // environment over it, the default listener, then node.Config.Validate
 // with every error it finds.
-func resolveConfig(file string, f node.Config, fs *flag.FlagSet) (node.Config, error) {
+func resolveConfig(file string, f node.Config, fs *pflag.FlagSet) (node.Config, error) {
 	f.RootAccessKey, f.RootSecretKey = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
 	f.NodeKey = os.Getenv("OSTIUM_NODE_KEY")
 	cfg := f
@@ -199,7 +224,7 @@ func resolveConfig(file string, f node.Config, fs *flag.FlagSet) (node.Config, e
 
 // overrideFromFlags lets the flags given on the command line, and the
 // credentials in the environment, win over the configuration file.
-func overrideFromFlags(cfg *node.Config, f node.Config, fs *flag.FlagSet) {
+func overrideFromFlags(cfg *node.Config, f node.Config, fs *pflag.FlagSet) {
 	set := map[string]func(){
 		"listen": func() { cfg.Listen = f.Listen }, "data": func() { cfg.DataDir = f.DataDir },
 		"catalog": func() { cfg.Catalog = f.Catalog }, "region": func() { cfg.Region = f.Region },
@@ -210,7 +235,7 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *flag.FlagSet) {
 		"tls-key": func() { cfg.TLSKey = f.TLSKey }, "node-key-file": func() { cfg.NodeKeyFile = f.NodeKeyFile },
 	}
 	set["sigv2-presign-max-age"] = func() { cfg.PresignV2MaxAge = f.PresignV2MaxAge }
-	fs.Visit(func(fl *flag.Flag) {
+	fs.Visit(func(fl *pflag.Flag) {
 		if apply, ok := set[fl.Name]; ok {
 			apply()
 		}

@@ -3,33 +3,39 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ostiumio/ostium/internal/support"
 )
 
-const supportUsage = `usage: ostium support bundle [--config FILE] [--endpoint URL] [--since 24h] [--out FILE.tar.gz]
-
-Writes one archive (mode 0600) for support: version and build, the
+func newSupportCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "support",
+		Short: "write a support bundle",
+	}
+	bundle := &cobra.Command{
+		Use:   "bundle [flags]",
+		Short: "write one archive with everything support asks for",
+		Long: `Write one archive (mode 0600) for support: version and build, the
 configuration with every secret redacted, health of the catalog and the
 platforms, the node's logs of the period (its systemd journal, or
 --log-file), catalog statistics, a metrics snapshot, and runtime profiles
 (goroutines, heap, CPU) of the node at --endpoint. MANIFEST.json in it
 says what each part is and why a part is missing. Profiles and the
 statistics through the admin API are signed with the root credentials
-(OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY).`
-
-func supportMain(args []string) error {
-	if len(args) == 0 || args[0] != "bundle" {
-		return errors.New(supportUsage)
+(OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY).`,
+		Example: "  ostium support bundle --config /etc/ostium/ostium.yaml --endpoint http://127.0.0.1:9000 --since 24h",
+		Args:    cobra.NoArgs,
 	}
-	fs := flag.NewFlagSet("support bundle", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprintln(os.Stderr, supportUsage); fs.PrintDefaults() }
+	cmd.AddCommand(bundle)
+	fs := bundle.Flags()
+	fs.SortFlags = false
 	o := support.Options{Version: version, Progress: os.Stderr}
 	fs.StringVar(&o.ConfigFile, "config", env("OSTIUM_CONFIG", ""), "the node's configuration file (OSTIUM_CONFIG)")
 	fs.StringVar(&o.Endpoint, "endpoint", env("OSTIUM_ENDPOINT", ""), "a running node, http://host:port (OSTIUM_ENDPOINT)")
@@ -42,17 +48,13 @@ func supportMain(args []string) error {
 	fs.StringVar(&o.LogFile, "log-file", "", "a file the node's standard error goes to, read for the period")
 	fs.IntVar(&o.CPUSeconds, "cpu-seconds", 5, "length of the CPU profile (1 to 60)")
 	out := fs.String("out", "", "the archive (default ostium-support-HOST-TIME.tar.gz here)")
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
+	bundle.RunE = func(*cobra.Command, []string) error { return supportBundle(o, *out) }
+	return cmd
+}
+
+func supportBundle(o support.Options, out string) error {
 	if o.AccessKey == "" && o.SecretKey == "" {
 		o.AccessKey, o.SecretKey = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("support bundle: unexpected argument %q", fs.Arg(0))
 	}
 	if o.CPUSeconds < 1 || o.CPUSeconds > 60 {
 		return errors.New("support bundle: --cpu-seconds is 1 to 60")
@@ -64,13 +66,13 @@ func supportMain(args []string) error {
 	}
 	// Secrets of the environment the bundle might meet in a log line.
 	o.Secrets = []string{os.Getenv("OSTIUM_NODE_KEY"), os.Getenv("OSTIUM_CONFIG_SECRET")}
-	if *out == "" {
+	if out == "" {
 		host, _ := os.Hostname()
-		*out = fmt.Sprintf("ostium-support-%s-%s.tar.gz", host, time.Now().UTC().Format("20060102-150405"))
+		out = fmt.Sprintf("ostium-support-%s-%s.tar.gz", host, time.Now().UTC().Format("20060102-150405"))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return writeBundle(ctx, *out, o)
+	return writeBundle(ctx, out, o)
 }
 
 // writeBundle writes the archive to path, readable by its owner only:

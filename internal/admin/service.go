@@ -166,9 +166,18 @@ func keyOut(k catalog.AccessKey) Key {
 		Buckets: k.Buckets, ReadOnly: k.ReadOnly, Created: k.CreatedAt}
 	if !k.Expires.IsZero() {
 		out.Expires = &k.Expires
+		// A rotated key past its grace no longer signs anything; saying
+		// "active" of it would mislead whoever reads the list.
+		if k.Status == catalog.KeyActive && !k.Expires.After(time.Now()) {
+			out.Status = KeyExpired
+		}
 	}
 	return out
 }
+
+// KeyExpired is the status shown for a rotated key past its grace; the
+// catalog keeps it active-until-expiry, so it is never stored.
+const KeyExpired = "expired"
 
 // CreateTenant onboards a tenant whose blobs go to platform ("" = the
 // node's default), and prepares its namespace there.
