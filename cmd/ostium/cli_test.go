@@ -95,10 +95,35 @@ func TestHelpOfEverySubcommand(t *testing.T) {
 					t.Errorf("%s %s prints %s:\n%s", name, help, k, out)
 				}
 			}
-			if c.Runnable() && len(words) > 1 && words[0] != "completion" && c.Example == "" {
+			if !c.HasSubCommands() && len(words) > 1 && words[0] != "completion" && c.Example == "" {
 				t.Errorf("%s has no example", name)
 			}
 		}
+	}
+}
+
+// A wrong word or argument count is an error with the usage line, not a
+// group's help with exit status 0.
+func TestWrongWordsFail(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{"frob", `unknown command "frob" for "ostium"`},
+		{"admin frob", `unknown command "frob" for "ostium admin"`},
+		{"admin tenant creat acme", `unknown command "creat" for "ostium admin tenant"`},
+		{"bench frob", `unknown command "frob" for "ostium bench"`},
+		{"admin tenant create", "usage: ostium admin tenant create NAME [flags]"},
+		{"admin key rotate a b c d", "usage: ostium admin key rotate TENANT USER [ACCESS_KEY] [flags]"},
+		{"bench compare onlyone", "usage: ostium bench compare A B [flags]"},
+		{"serve extra", `unknown command "extra" for "ostium serve"`},
+		{"admin tenant list --no-such-flag", "unknown flag: --no-such-flag (see ostium admin tenant list --help)"},
+	} {
+		_, err := runCLI(t, strings.Fields(tc.args)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	// The group alone still shows its help.
+	if out, err := runCLI(t, "admin", "tenant"); err != nil || !strings.Contains(out, "ostium admin tenant [command]") {
+		t.Errorf("admin tenant: %v\n%s", err, out)
 	}
 }
 

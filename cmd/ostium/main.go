@@ -35,7 +35,31 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
 	})
+	for _, c := range root.Commands() {
+		strictArgs(c)
+	}
 	return root
+}
+
+// strictArgs makes a wrong word or argument count an error that shows the
+// usage line: cobra would print a group's help and exit 0 for "ostium
+// admin tenant creat", and says "accepts 1 arg(s)" without saying which.
+func strictArgs(c *cobra.Command) {
+	if c.HasSubCommands() && !c.Runnable() {
+		c.Args = cobra.NoArgs
+		c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	}
+	if check := c.Args; check != nil {
+		c.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return fmt.Errorf("%w (usage: %s)", err, c.UseLine())
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		strictArgs(sub)
+	}
 }
 
 func newVersionCmd() *cobra.Command {
