@@ -22,10 +22,12 @@ import (
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/catalog/postgres"
+	"github.com/ostiumio/ostium/internal/catalog/sqldb"
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/jobs"
 	"github.com/ostiumio/ostium/internal/metering"
+	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/platform"
 	"github.com/ostiumio/ostium/internal/s3"
@@ -71,6 +73,10 @@ type Config struct {
 	// and buckets that name none ("" = "local").
 	Platforms       map[string]platform.Spec `yaml:"platforms,omitempty"`
 	DefaultPlatform string                   `yaml:"default_platform,omitempty"`
+	// Metrics: who may scrape /metrics; per-tenant series. Log: format
+	// and levels of the log.
+	Metrics MetricsConfig `yaml:"metrics,omitempty"`
+	Log     LogConfig     `yaml:"log,omitempty"`
 }
 
 // DefaultMaxRequests is how many S3 requests a node serves at once when
@@ -92,6 +98,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	if _, err := c.trustedProxies(); err != nil {
+		return err
+	}
+	if err := c.Metrics.validate(); err != nil {
+		return err
+	}
+	if err := c.Log.validate(); err != nil {
 		return err
 	}
 	for name, n := range map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests} {
@@ -158,6 +170,7 @@ type Node struct {
 	Service   *objects.Service
 	Admin     *admin.Service
 	Meter     *metering.Meter
+	Metrics   *metrics.Metrics
 	Handler   http.Handler
 	// ID names this node in job leases and on the readiness endpoint.
 	ID string
@@ -177,14 +190,14 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("node: data directory: %w", err)
 	}
-	n := &Node{cfg: cfg, ID: newNodeID()}
+	n := &Node{cfg: cfg, ID: newNodeID(), Metrics: newMetrics(cfg)}
 	var err error
-	if n.Catalog, err = openCatalog(ctx, cfg); err != nil {
+	if n.Catalog, err = openCatalog(ctx, cfg, sqldb.WithMetrics(n.Metrics.Catalog)); err != nil {
 		return nil, err
 	}
 	fail := func(err error) (*Node, error) { n.Close(); return nil, err }
 	specs, def := cfg.platforms()
-	if n.Platforms, err = platform.Open(specs, def); err != nil {
+	if n.Platforms, err = platform.Open(specs, def, n.Metrics.Platforms); err != nil {
 		return fail(fmt.Errorf("node: %w", err))
 	}
 	n.Blobs = n.Platforms
@@ -199,41 +212,43 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if n.CreatedRootKey, n.CreatedRootSecret, err = iam.EnsureRoot(ctx, n.Catalog, sealer, cfg.RootAccessKey, cfg.RootSecretKey); err != nil {
 		return fail(err)
 	}
-	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute)
-	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess})
+	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute, n.Metrics.KeyCache)
+	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache})
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms)
 	n.Meter = metering.New(n.Catalog)
 	proxies, _ := cfg.trustedProxies() // Validate checked them
-	s3h := s3.New(n.Service, n.Keys, n.Meter, s3.Options{Domains: cfg.Domains, MaxRequests: or(cfg.MaxRequests, DefaultMaxRequests), TrustedProxies: proxies})
+	s3h := s3.New(n.Service, n.Keys, n.Meter, s3.Options{Domains: cfg.Domains, MaxRequests: or(cfg.MaxRequests, DefaultMaxRequests), TrustedProxies: proxies,
+		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel()})
 	n.Handler = n.route(s3h, admin.NewHandler(n.Admin, n.Keys))
+	n.exportStores()
 	n.startJobs()
 	return n, nil
 }
 
-func openCatalog(ctx context.Context, cfg Config) (catalog.Store, error) {
+func openCatalog(ctx context.Context, cfg Config, opts ...sqldb.Option) (catalog.Store, error) {
 	switch {
 	case cfg.Catalog == "":
-		return sqlite.Open(ctx, filepath.Join(cfg.DataDir, "catalog.db"))
+		return sqlite.Open(ctx, filepath.Join(cfg.DataDir, "catalog.db"), opts...)
 	case strings.HasPrefix(cfg.Catalog, "sqlite://"):
 		u, err := url.Parse(cfg.Catalog)
 		if err != nil || u.Path == "" {
 			return nil, fmt.Errorf("catalog: bad sqlite URL %q", cfg.Catalog)
 		}
-		return sqlite.Open(ctx, u.Host+u.Path)
+		return sqlite.Open(ctx, u.Host+u.Path, opts...)
 	default:
-		return postgres.Open(ctx, cfg.Catalog, cfg.CatalogConns)
+		return postgres.Open(ctx, cfg.Catalog, cfg.CatalogConns, opts...)
 	}
 }
 
 func (n *Node) startJobs() {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
-	gc := jobs.NewCollector(n.Catalog, n.Blobs, or(n.cfg.GCInterval, 10*time.Second))
-	sw := jobs.NewSweeper(n.Catalog, n.Blobs, or(n.cfg.SweepInterval, time.Hour), or(n.cfg.SweepGrace, time.Hour))
+	gc := jobs.NewCollector(n.Catalog, n.Blobs, or(n.cfg.GCInterval, 10*time.Second), n.Metrics.Jobs)
+	sw := jobs.NewSweeper(n.Catalog, n.Blobs, or(n.cfg.SweepInterval, time.Hour), or(n.cfg.SweepGrace, time.Hour), n.Metrics.Jobs)
 	// Of the nodes sharing the catalog, one runs each of these at a time.
 	leased := func(name string, job func(context.Context)) func(context.Context) {
 		return func(ctx context.Context) {
-			jobs.Leased(ctx, n.Catalog, name, n.ID, or(n.cfg.JobLease, jobs.LeaseTTL), job)
+			jobs.Leased(ctx, n.Catalog, name, n.ID, or(n.cfg.JobLease, jobs.LeaseTTL), job, n.Metrics.Jobs)
 		}
 	}
 	// Another node's changes to keys and tenants reach this one's cache
@@ -276,6 +291,7 @@ func (n *Node) Close() error {
 // so objects refuses the names; on a virtual host the path is a key.
 func (n *Node) route(s3h, adminh http.Handler) http.Handler {
 	domains := n.cfg.Domains
+	metricsh := n.metricsHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case virtualHost(r.Host, domains):
@@ -284,6 +300,9 @@ func (n *Node) route(s3h, adminh http.Handler) http.Handler {
 			return
 		case strings.HasPrefix(r.URL.Path, healthPrefix):
 			n.health(w, r)
+			return
+		case r.URL.Path == metricsPath:
+			metricsh.ServeHTTP(w, r)
 			return
 		}
 		s3h.ServeHTTP(w, r)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/s3/sigv4"
 )
@@ -29,8 +30,10 @@ type Server struct {
 	domains []string
 	// slots holds a token per request being served; when none is free a
 	// request gets 503 SlowDown rather than a queue.
-	slots   chan struct{}
-	proxies []netip.Prefix
+	slots    chan struct{}
+	proxies  []netip.Prefix
+	metrics  *metrics.S3
+	logLevel slog.Level // of the line logged per request
 }
 
 // Options tune the endpoint.
@@ -43,6 +46,10 @@ type Options struct {
 	// TrustedProxies are the balancers whose X-Forwarded-For names the
 	// client (for aws:SourceIp); others' is ignored.
 	TrustedProxies []netip.Prefix
+	// Metrics counts the requests (nil: none); RequestLog is the level of
+	// the line logged per request (nil: debug).
+	Metrics    *metrics.S3
+	RequestLog slog.Leveler
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -56,7 +63,12 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 	for i, d := range o.Domains {
 		ds[i] = strings.ToLower(strings.TrimPrefix(d, "."))
 	}
-	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, slots: make(chan struct{}, o.MaxRequests), proxies: o.TrustedProxies}
+	level := slog.LevelDebug
+	if o.RequestLog != nil {
+		level = o.RequestLog.Level()
+	}
+	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, slots: make(chan struct{}, o.MaxRequests), proxies: o.TrustedProxies,
+		metrics: o.Metrics, logLevel: level}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -89,6 +101,7 @@ type call struct {
 	auth  *sigv4.Auth
 	body  *countingReader // the payload as read, for metering
 	reqID string
+	err   error // what the request was answered with, if not success
 }
 
 // handler serves one operation; it writes a success response itself and
@@ -151,6 +164,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusContinue)
 	}
 	c := &call{reqID: newRequestID()}
+	mw := &meteredWriter{ResponseWriter: w}
+	s.metrics.Start()
+	defer s.observe(r.Context(), c, mw, start) // after the recover's answer, too
 	h := w.Header()
 	h.Set("x-amz-request-id", c.reqID)
 	h.Set("x-amz-id-2", c.reqID)
@@ -161,12 +177,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				panic(v)
 			}
 			slog.Error("panic serving request", "request_id", c.reqID, "panic", v, "stack", string(debug.Stack()))
-			writeError(w, r, c.Route, c.reqID, fmt.Errorf("panic: %v", v))
+			c.err = fmt.Errorf("panic: %v", v)
+			writeError(mw, r, c.Route, c.reqID, c.err)
 		}
 	}()
 	// Policy conditions see where the request came from.
 	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: r.TLS != nil}))
-	mw := &meteredWriter{ResponseWriter: w}
 	var err error
 	select {
 	case s.slots <- struct{}{}:
@@ -178,11 +194,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeError(mw, r, c.Route, c.reqID, err)
 	}
+	c.err = err
 	s.record(c, mw)
-	if slog.Default().Enabled(r.Context(), slog.LevelDebug) {
-		slog.Debug("request", "op", c.Op.String(), "bucket", c.Bucket, "key", c.Key,
-			"request_id", c.reqID, "dur", time.Since(start), "err", err)
-	}
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {

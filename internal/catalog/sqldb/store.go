@@ -63,7 +63,10 @@ type Store struct {
 
 // New returns a Store reading through read and writing through w. closeDB
 // releases the databases on Close, after the writer.
-func New(read *sql.DB, w Writer, d Dialect, closeDB func() error) *Store {
+func New(read *sql.DB, w Writer, d Dialect, closeDB func() error, opts ...Option) *Store {
+	if m := Apply(opts).Metrics; m != nil {
+		w = timedWriter{w, m}
+	}
 	return &Store{read: read, w: w, d: d, closeDB: closeDB, bound: map[string]string{},
 		rstmts: newStmts(read), wstmts: newStmts(w.DB())}
 }

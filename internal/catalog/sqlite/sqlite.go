@@ -25,7 +25,7 @@ import (
 var dialect = sqldb.Dialect{Name: "sqlite", Bytes: "BLOB"}
 
 // Open opens (creating if needed) the catalog in the file at path.
-func Open(ctx context.Context, path string) (catalog.Store, error) {
+func Open(ctx context.Context, path string, opts ...sqldb.Option) (catalog.Store, error) {
 	dsn := func(extra string) string {
 		v := url.Values{}
 		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(OFF)"} {
@@ -68,5 +68,5 @@ func Open(ctx context.Context, path string) (catalog.Store, error) {
 		}
 		return rerr
 	}
-	return sqldb.New(rdb, newGroupWriter(wdb), dialect, closeDBs), nil
+	return sqldb.New(rdb, newGroupWriter(wdb, sqldb.Apply(opts).Metrics), dialect, closeDBs, opts...), nil
 }
