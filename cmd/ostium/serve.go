@@ -54,18 +54,23 @@ func serve(args []string) error {
 	fs.DurationVar(&f.SweepInterval, "sweep-interval", envDuration("OSTIUM_SWEEP_INTERVAL", time.Hour), "how often never-committed blobs are swept")
 	fs.DurationVar(&f.SweepGrace, "sweep-grace", envDuration("OSTIUM_SWEEP_GRACE", time.Hour), "age after which an uncommitted blob is swept")
 	fs.BoolVar(&f.BlockPublicAccess, "block-public-access", env("OSTIUM_BLOCK_PUBLIC_ACCESS", "") == "true", "block all public access to every bucket, whatever its settings (OSTIUM_BLOCK_PUBLIC_ACCESS=true)")
-	logLevel := fs.String("log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error")
+	fs.StringVar(&f.Log.Level, "log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error (OSTIUM_LOG_LEVEL)")
+	fs.StringVar(&f.Log.Format, "log-format", env("OSTIUM_LOG_FORMAT", "text"), "text or json (OSTIUM_LOG_FORMAT)")
+	fs.StringVar(&f.Log.Requests, "log-requests", env("OSTIUM_LOG_REQUESTS", "debug"), "level of the line logged per S3 request: debug, info, warn or error (OSTIUM_LOG_REQUESTS)")
+	var metricsAllow listFlag
+	if v := os.Getenv("OSTIUM_METRICS_ALLOW"); v != "" {
+		metricsAllow = strings.Split(v, ",")
+	}
+	fs.Var(&metricsAllow, "metrics-allow", "address or CIDR prefix that may scrape /metrics, repeatable (OSTIUM_METRICS_ALLOW, comma-separated; default any)")
+	fs.IntVar(&f.Metrics.TenantLabels, "metrics-tenant-labels", 0, "per-tenant request metrics for up to this many tenants (0 = none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
-		return fmt.Errorf("log-level: %w", err)
-	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	f.Metrics.Allow = metricsAllow
+	f.Metrics.Token = os.Getenv("OSTIUM_METRICS_TOKEN")
 	f.Domains = domains
 	f.RootAccessKey, f.RootSecretKey = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
 	f.NodeKey = os.Getenv("OSTIUM_NODE_KEY")
@@ -77,6 +82,11 @@ func serve(args []string) error {
 		}
 		overrideFromFlags(&cfg, f, fs)
 	}
+	// Before the log is set up from it.
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	slog.SetDefault(slog.New(cfg.Log.Handler(os.Stderr)))
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -118,6 +128,9 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *flag.FlagSet) {
 		"domain": func() { cfg.Domains = f.Domains }, "gc-interval": func() { cfg.GCInterval = f.GCInterval },
 		"sweep-interval": func() { cfg.SweepInterval = f.SweepInterval }, "sweep-grace": func() { cfg.SweepGrace = f.SweepGrace },
 		"block-public-access": func() { cfg.BlockPublicAccess = f.BlockPublicAccess },
+		"log-level":           func() { cfg.Log.Level = f.Log.Level }, "log-format": func() { cfg.Log.Format = f.Log.Format },
+		"log-requests": func() { cfg.Log.Requests = f.Log.Requests }, "metrics-allow": func() { cfg.Metrics.Allow = f.Metrics.Allow },
+		"metrics-tenant-labels": func() { cfg.Metrics.TenantLabels = f.Metrics.TenantLabels },
 	}
 	fs.Visit(func(fl *flag.Flag) {
 		if apply, ok := set[fl.Name]; ok {
@@ -129,6 +142,9 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *flag.FlagSet) {
 	}
 	if f.NodeKey != "" {
 		cfg.NodeKey = f.NodeKey
+	}
+	if f.Metrics.Token != "" {
+		cfg.Metrics.Token = f.Metrics.Token
 	}
 	if cfg.Listen == "" {
 		cfg.Listen = ":9000"
