@@ -44,6 +44,10 @@ type Options struct {
 	// TenantLabels enables per-tenant series for up to this many tenants
 	// (the first seen); the rest share the tenant "other". 0 = none.
 	TenantLabels int
+	// Platforms and Jobs name the node's platforms and background jobs,
+	// whose series are then exported from the start (at 0) rather than
+	// from their first event: rate() and alerts see them at once.
+	Platforms, Jobs []string
 }
 
 // New returns the metrics of one node, with the Go runtime and process
@@ -60,8 +64,8 @@ func New(o Options) *Metrics {
 		reg:         reg,
 		S3:          newS3(reg, o.Ops, o.TenantLabels),
 		Catalog:     newCatalog(reg),
-		Platforms:   newPlatforms(reg),
-		Jobs:        newJobs(reg),
+		Platforms:   newPlatforms(reg, o.Platforms),
+		Jobs:        newJobs(reg, o.Jobs),
 		KeyCache:    newCache(cache, "credentials"),
 		BucketCache: newCache(cache, "buckets"),
 	}

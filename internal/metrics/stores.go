@@ -50,7 +50,10 @@ type Platforms struct {
 	errors  *prometheus.CounterVec
 }
 
-func newPlatforms(reg *prometheus.Registry) *Platforms {
+// platformOps are the blob requests timed.
+var platformOps = []string{"get", "put", "delete"}
+
+func newPlatforms(reg *prometheus.Registry, names []string) *Platforms {
 	m := &Platforms{
 		latency: prometheus.NewHistogramVec(histogram("platform_request_duration_seconds",
 			"Time a storage platform took to answer a blob request (for a get, until the body starts), by platform and operation."),
@@ -61,6 +64,12 @@ func newPlatforms(reg *prometheus.Registry) *Platforms {
 		}, []string{"platform", "op"}),
 	}
 	reg.MustRegister(m.latency, m.errors)
+	for _, p := range names {
+		for _, op := range platformOps {
+			m.latency.WithLabelValues(p, op)
+			m.errors.WithLabelValues(p, op)
+		}
+	}
 	return m
 }
 
@@ -75,7 +84,8 @@ func (m *Platforms) Request(platform, op string, start time.Time, err error) {
 	}
 }
 
-// Jobs is the background jobs' metrics.
+// Jobs is the background jobs' metrics. Their label is job_name, since
+// Prometheus gives every scraped series a "job" of its own.
 type Jobs struct {
 	runs    *prometheus.CounterVec
 	deleted *prometheus.CounterVec
@@ -84,30 +94,36 @@ type Jobs struct {
 	held    *prometheus.GaugeVec
 }
 
-func newJobs(reg *prometheus.Registry) *Jobs {
+func newJobs(reg *prometheus.Registry, names []string) *Jobs {
 	m := &Jobs{
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "job_runs_total",
-			Help: "Passes of a background job on this node, by job and result (ok or error).",
-		}, []string{"job", "result"}),
+			Help: "Passes of a background job on this node, by job_name and result (ok or error).",
+		}, []string{"job_name", "result"}),
 		deleted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "job_deleted_blobs_total",
-			Help: "Blobs a background job deleted, by job.",
-		}, []string{"job"}),
+			Help: "Blobs a background job deleted, by job_name.",
+		}, []string{"job_name"}),
 		last: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: Namespace, Name: "job_last_success_timestamp_seconds",
-			Help: "When a background job last finished a pass without error, by job.",
-		}, []string{"job"}),
+			Help: "When a background job last finished a pass without error, by job_name.",
+		}, []string{"job_name"}),
 		found: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: Namespace, Name: "job_last_pass_blobs",
-			Help: "Blobs the last pass of a job found to delete (the sweeper's backlog of never-committed blobs), by job.",
-		}, []string{"job"}),
+			Help: "Blobs the last pass of a job found to delete (the sweeper's backlog of never-committed blobs), by job_name.",
+		}, []string{"job_name"}),
 		held: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: Namespace, Name: "job_lease_held",
-			Help: "1 while this node holds a background job's lease (runs the job), else 0, by job. Summed over the nodes it should be 1.",
-		}, []string{"job"}),
+			Help: "1 while this node holds a background job's lease (runs the job), else 0, by job_name. Summed over the nodes it should be 1.",
+		}, []string{"job_name"}),
 	}
 	reg.MustRegister(m.runs, m.deleted, m.last, m.found, m.held)
+	for _, job := range names {
+		m.runs.WithLabelValues(job, "ok")
+		m.runs.WithLabelValues(job, "error")
+		m.deleted.WithLabelValues(job)
+		m.held.WithLabelValues(job)
+	}
 	return m
 }
 

@@ -194,5 +194,7 @@ func (n *Node) metricsHandler() http.Handler {
 }
 
 func newMetrics(c Config) *metrics.Metrics {
-	return metrics.New(metrics.Options{Ops: s3.OpNames(), TenantLabels: c.Metrics.TenantLabels})
+	specs, _ := c.platforms()
+	return metrics.New(metrics.Options{Ops: s3.OpNames(), TenantLabels: c.Metrics.TenantLabels,
+		Platforms: slices.Sorted(maps.Keys(specs)), Jobs: []string{"collector", "sweeper"}})
 }

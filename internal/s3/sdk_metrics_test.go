@@ -118,7 +118,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	}
 	// The collector runs once its lease is taken.
 	within(t, 10*time.Second, func() bool {
-		v, _ := sample(scrape(t, srv), "ostium_job_runs_total", "job", "collector", "result", "ok")
+		v, _ := sample(scrape(t, srv), "ostium_job_runs_total", "job_name", "collector", "result", "ok")
 		return v >= 1
 	})
 	fams := scrape(t, srv)
@@ -148,9 +148,9 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		{"ostium_cache_requests_total", []string{"cache", "buckets", "result", "hit"}, 1, math.Inf(1)},
 		{"ostium_cache_requests_total", []string{"cache", "buckets", "result", "miss"}, 1, math.Inf(1)},
 		{"ostium_gc_queue", []string{"what", "blobs"}, 0, 0},
-		{"ostium_job_lease_held", []string{"job", "collector"}, 1, 1},
-		{"ostium_job_lease_held", []string{"job", "sweeper"}, 1, 1},
-		{"ostium_job_last_success_timestamp_seconds", []string{"job", "collector"}, float64(time.Now().Add(-time.Minute).Unix()), float64(time.Now().Unix() + 1)},
+		{"ostium_job_lease_held", []string{"job_name", "collector"}, 1, 1},
+		{"ostium_job_lease_held", []string{"job_name", "sweeper"}, 1, 1},
+		{"ostium_job_last_success_timestamp_seconds", []string{"job_name", "collector"}, float64(time.Now().Add(-time.Minute).Unix()), float64(time.Now().Unix() + 1)},
 		{"ostium_disk_free_bytes", []string{"volume", "data"}, 1, math.Inf(1)},
 		{"ostium_disk_size_bytes", []string{"volume", "data"}, 1, math.Inf(1)},
 		{"go_sql_max_open_connections", nil, 1, math.Inf(1)},
