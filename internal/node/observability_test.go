@@ -104,7 +104,7 @@ func TestMetricNamesOfPromQL(t *testing.T) {
 	for expr, want := range map[string][]string{
 		`sum by (op, le) (rate(a_bucket{op=~"Get|Head", x="y"}[5m])) / ignoring(le) b_total offset 1h > 0.5`: {"a_bucket", "b_total"},
 		`histogram_quantile(0.99, sum without (x) (rate(c[$__rate_interval]))) and on (instance) up == 1e3`:  {"c", "up"},
-		`topk(10, d{tenant!="by (x)"}) or vector(0)`:                                                            {"d"},
+		`topk(10, d{tenant!="by (x)"}) or vector(0)`:                                                         {"d"},
 	} {
 		if got := metricNames(expr); !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", expr, got, want)
