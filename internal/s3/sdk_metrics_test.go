@@ -356,3 +356,15 @@ func TestMetricsUnavailable(t *testing.T) {
 		t.Errorf("ostium_platform_up{platform=local} = %v, want 1", v)
 	}
 }
+
+// /metrics is the node's: no bucket may take the name, so a path-style
+// request for it can never be a listing.
+func TestMetricsBucketNameReserved(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{})
+	c := client(t, srv, srv.URL, false)
+	_, err := c.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String("metrics")})
+	wantCode(t, err, "BucketAlreadyExists") // as AWS answers for a name someone else has
+	if fams := scrape(t, srv); fams["ostium_s3_requests_total"] == nil {
+		t.Fatal("GET /metrics is not the node's metrics")
+	}
+}
