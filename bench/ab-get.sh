@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A/B cost of a change on 4 KiB GETs: builds the server at BASE (a git
 # revision, default main) and at the work tree, then runs `ostium bench
-# get` against each in turn, alternating, ROUNDS times, with one client
+# get` against each in turn (base, head, head, base, ...), ROUNDS times, with one client
 # binary (the work tree's) and a fresh data directory per run. Besides
 # throughput (which the other load on a shared machine moves), it reports
 # the server's CPU time per GET (from /proc; its set-up PUTs included,
@@ -23,7 +23,9 @@ go build -o "$tmp/head" ./cmd/ostium
 export OSTIUM_ROOT_ACCESS_KEY=bench-access-key OSTIUM_ROOT_SECRET_KEY=bench-secret-key-0123456789
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 for i in $(seq 1 "$rounds"); do
-  for side in base head; do
+  order="base head"
+  [ $((i % 2)) = 0 ] && order="head base" # drift in the machine's load falls on both
+  for side in $order; do
     data="$tmp/data-$side-$i"
     "$tmp/$side" serve --listen "127.0.0.1:$port" --data "$data" 2> "$tmp/$side-$i.log" &
     server=$!
