@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # A/B cost of a change on 4 KiB GETs: builds the server at BASE (a git
 # revision, default main) and at the work tree, then runs `ostium bench
-# get` against each in turn (base, head, head, base, ...), ROUNDS times, with one client
-# binary (the work tree's) and a fresh data directory per run. Besides
-# throughput (which the other load on a shared machine moves), it reports
-# the server's CPU time per GET (from /proc; its set-up PUTs included,
-# the same on both sides), which that load moves much less.
+# get` against each in turn (base, head, head, base, ...), ROUNDS times,
+# with one client binary (the work tree's) and a fresh data directory per
+# run. Besides throughput it reports the server's CPU time per GET (from
+# /proc; its set-up PUTs included, the same on both sides). Other load on
+# a shared machine moves both: compare medians of several rounds.
 #
 #   bench/ab-get.sh [BASE [ROUNDS [DURATION]]]
 set -euo pipefail
