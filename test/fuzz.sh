@@ -10,7 +10,7 @@ grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r f; do
   pkg=./$(dirname "${f#./}")
   grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //' | while read -r target; do
     printf '  fuzz %s %s (%s)\n' "$pkg" "$target" "$fuzztime"
-    go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" "$pkg" >/tmp/ostium-fuzz.log 2>&1 || {
+    timeout 600 go test -run='^$' -fuzz="^${target}\$" -fuzztime="$fuzztime" -fuzzminimizetime=5s "$pkg" >/tmp/ostium-fuzz.log 2>&1 || {
       cat /tmp/ostium-fuzz.log; exit 1; }
   done
 done

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -41,7 +40,11 @@ func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	configFile := fs.String("config", env("OSTIUM_CONFIG", ""), "configuration file (YAML; OSTIUM_CONFIG); flags given here override it")
 	var f node.Config
-	fs.StringVar(&f.Listen, "listen", env("OSTIUM_LISTEN", ":9000"), "address to listen on (OSTIUM_LISTEN)")
+	fs.StringVar(&f.Listen, "listen", env("OSTIUM_LISTEN", ""), "plain HTTP address (OSTIUM_LISTEN; default :9000, or none when --tls-listen is given)")
+	fs.StringVar(&f.TLSListen, "tls-listen", env("OSTIUM_TLS_LISTEN", ""), "HTTPS address (OSTIUM_TLS_LISTEN); needs --tls-cert and --tls-key")
+	fs.StringVar(&f.TLSCert, "tls-cert", env("OSTIUM_TLS_CERT", ""), "PEM certificate chain for HTTPS, reloaded on SIGHUP or change (OSTIUM_TLS_CERT)")
+	fs.StringVar(&f.TLSKey, "tls-key", env("OSTIUM_TLS_KEY", ""), "PEM private key for HTTPS (OSTIUM_TLS_KEY)")
+	fs.StringVar(&f.NodeKeyFile, "node-key-file", env("OSTIUM_NODE_KEY_FILE", ""), "file holding the node key, apart from the data (OSTIUM_NODE_KEY_FILE)")
 	fs.StringVar(&f.DataDir, "data", env("OSTIUM_DATA", "data"), "data directory (OSTIUM_DATA)")
 	fs.StringVar(&f.Catalog, "catalog", env("OSTIUM_CATALOG", ""), "catalog URL: sqlite:///path or postgres://... (OSTIUM_CATALOG; default SQLite in the data directory)")
 	fs.StringVar(&f.Region, "region", env("OSTIUM_REGION", "us-east-1"), "region reported to clients (OSTIUM_REGION)")
@@ -54,6 +57,7 @@ func serve(args []string) error {
 	fs.DurationVar(&f.SweepInterval, "sweep-interval", envDuration("OSTIUM_SWEEP_INTERVAL", time.Hour), "how often never-committed blobs are swept")
 	fs.DurationVar(&f.SweepGrace, "sweep-grace", envDuration("OSTIUM_SWEEP_GRACE", time.Hour), "age after which an uncommitted blob is swept")
 	fs.BoolVar(&f.BlockPublicAccess, "block-public-access", env("OSTIUM_BLOCK_PUBLIC_ACCESS", "") == "true", "block all public access to every bucket, whatever its settings (OSTIUM_BLOCK_PUBLIC_ACCESS=true)")
+	fs.DurationVar(&f.PresignV2MaxAge, "sigv2-presign-max-age", envDuration("OSTIUM_SIGV2_PRESIGN_MAX_AGE", 0), "longest a presigned Signature V2 URL may live (OSTIUM_SIGV2_PRESIGN_MAX_AGE; 0 = a week)")
 	fs.StringVar(&f.Log.Level, "log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error (OSTIUM_LOG_LEVEL)")
 	fs.StringVar(&f.Log.Format, "log-format", env("OSTIUM_LOG_FORMAT", "text"), "text or json (OSTIUM_LOG_FORMAT)")
 	fs.StringVar(&f.Log.Requests, "log-requests", env("OSTIUM_LOG_REQUESTS", "debug"), "level of the line logged per S3 request: debug, info, warn or error (OSTIUM_LOG_REQUESTS)")
@@ -82,6 +86,11 @@ func serve(args []string) error {
 		}
 		overrideFromFlags(&cfg, f, fs)
 	}
+	// Plain HTTP on :9000 unless asked otherwise; asking for HTTPS alone
+	// is giving --tls-listen without --listen.
+	if cfg.Listen == "" && cfg.TLSListen == "" {
+		cfg.Listen = ":9000"
+	}
 	// Before the log is set up from it.
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -98,14 +107,35 @@ func serve(args []string) error {
 	if n.CreatedRootKey != "" {
 		fmt.Printf("Root credentials were generated and will not be shown again:\n  OSTIUM_ROOT_ACCESS_KEY=%s\n  OSTIUM_ROOT_SECRET_KEY=%s\n", n.CreatedRootKey, n.CreatedRootSecret)
 	}
-	ln, err := net.Listen("tcp", cfg.Listen)
+	lns, err := node.Listen(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute}
-	slog.Info("ostium serving S3", "addr", ln.Addr().String(), "data", cfg.DataDir)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	defer lns.Close()
+	// SIGHUP (systemctl reload) re-reads the certificate; without TLS it
+	// is caught all the same, as its default action would stop the node.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	if lns.Certs != nil {
+		go lns.Certs.Run(ctx, node.CertPollInterval, hup)
+	} else {
+		go func() {
+			for range hup {
+				slog.Info("SIGHUP: nothing to reload without TLS")
+			}
+		}()
+	}
+	srv := n.HTTPServer()
+	errc := make(chan error, 2)
+	for _, ln := range lns.All() {
+		scheme := "http"
+		if ln == lns.HTTPS {
+			scheme = "https"
+		}
+		slog.Info("ostium serving S3", "addr", ln.Addr().String(), "scheme", scheme, "data", cfg.DataDir)
+		go func() { errc <- srv.Serve(ln) }()
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -128,10 +158,13 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *flag.FlagSet) {
 		"domain": func() { cfg.Domains = f.Domains }, "gc-interval": func() { cfg.GCInterval = f.GCInterval },
 		"sweep-interval": func() { cfg.SweepInterval = f.SweepInterval }, "sweep-grace": func() { cfg.SweepGrace = f.SweepGrace },
 		"block-public-access": func() { cfg.BlockPublicAccess = f.BlockPublicAccess },
-		"log-level":           func() { cfg.Log.Level = f.Log.Level }, "log-format": func() { cfg.Log.Format = f.Log.Format },
+		"tls-listen":          func() { cfg.TLSListen = f.TLSListen }, "tls-cert": func() { cfg.TLSCert = f.TLSCert },
+		"tls-key": func() { cfg.TLSKey = f.TLSKey }, "node-key-file": func() { cfg.NodeKeyFile = f.NodeKeyFile },
+		"log-level": func() { cfg.Log.Level = f.Log.Level }, "log-format": func() { cfg.Log.Format = f.Log.Format },
 		"log-requests": func() { cfg.Log.Requests = f.Log.Requests }, "metrics-allow": func() { cfg.Metrics.Allow = f.Metrics.Allow },
 		"metrics-tenant-labels": func() { cfg.Metrics.TenantLabels = f.Metrics.TenantLabels },
 	}
+	set["sigv2-presign-max-age"] = func() { cfg.PresignV2MaxAge = f.PresignV2MaxAge }
 	fs.Visit(func(fl *flag.Flag) {
 		if apply, ok := set[fl.Name]; ok {
 			apply()
@@ -145,8 +178,5 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *flag.FlagSet) {
 	}
 	if f.Metrics.Token != "" {
 		cfg.Metrics.Token = f.Metrics.Token
-	}
-	if cfg.Listen == "" {
-		cfg.Listen = ":9000"
 	}
 }

@@ -51,6 +51,7 @@ type Settings struct {
 	Ownership         string // BucketOwnerEnforced, BucketOwnerPreferred or ObjectWriter
 	PublicAccessBlock string
 	Platform          string // where new blobs go; "" = the tenant's default
+	Logging           string // server access logging, as package objects encodes it
 }
 
 // Setting names one of Settings for SetBucketSetting.
@@ -62,6 +63,7 @@ const (
 	SettingOwnership
 	SettingPublicAccessBlock
 	SettingPlatform
+	SettingLogging
 )
 
 // Meta is what S3 stores with an object besides its bytes.
@@ -148,7 +150,8 @@ type Limits struct {
 }
 
 // Usage is what a bucket or tenant stores: bytes and objects of every
-// version that is not a delete marker.
+// version that is not a delete marker, and the bytes of the parts of open
+// multipart uploads (stored, so counted and billed, as S3 bills them).
 type Usage struct {
 	Bytes   int64 `json:"bytes"`
 	Objects int64 `json:"objects"`
@@ -223,8 +226,9 @@ type Store interface {
 	CreateBucket(ctx context.Context, b Bucket) error // ErrBucketExists
 	GetBucket(ctx context.Context, name string) (Bucket, error)
 	ListBuckets(ctx context.Context, f BucketFilter) ([]Bucket, error) // by name
-	// DeleteBucket fails with ErrBucketNotEmpty while any version, delete
-	// marker or multipart upload remains.
+	// DeleteBucket fails with ErrBucketNotEmpty while any version or delete
+	// marker remains. Multipart uploads do not keep a bucket (as S3): it
+	// aborts them, queueing their parts' blobs, in the same transaction.
 	DeleteBucket(ctx context.Context, name string) error
 
 	// Objects.
@@ -249,9 +253,13 @@ type Store interface {
 	CreateUpload(ctx context.Context, u Upload) error                            // ErrNoSuchBucket
 	GetUpload(ctx context.Context, bucket, key, uploadID string) (Upload, error) // ErrNoSuchUpload
 	// PutPart records a part, replacing (and queueing the blob of) an earlier
-	// part with the same number. ErrNoSuchUpload if the upload is gone, in
-	// which case the caller deletes the part's blob.
-	PutPart(ctx context.Context, bucket, key, uploadID string, p Part) error
+	// part with the same number. A part's bytes count in its bucket's usage
+	// until its upload ends (CompleteUpload turns those it keeps into the
+	// object's). ErrNoSuchUpload if the upload is gone, ErrQuotaExceeded if
+	// the part would grow the bytes past l (its bytes, not the object
+	// count); then nothing is recorded and the caller deletes the part's
+	// blob.
+	PutPart(ctx context.Context, bucket, key, uploadID string, p Part, l Limits) error
 	// ListParts returns parts with Number > after, by number, at most limit.
 	ListParts(ctx context.Context, bucket, key, uploadID string, after, limit int) ([]Part, error)
 	ListUploads(ctx context.Context, bucket string, q UploadQuery) ([]Upload, error)
@@ -281,6 +289,7 @@ type Store interface {
 	Identities
 	Metering
 	Leases
+	AccessLogQueue
 
 	// Collection.
 	//

@@ -90,7 +90,7 @@ func TestSweeperRemovesOnlyOldUnreferencedBlobs(t *testing.T) {
 	if err := cat.CreateUpload(ctx, catalog.Upload{Bucket: "b", Key: "u", UploadID: "up", Initiated: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := cat.PutPart(ctx, "b", "u", "up", catalog.Part{Number: 1, BlobID: uploaded, Size: 4}); err != nil {
+	if err := cat.PutPart(ctx, "b", "u", "up", catalog.Part{Number: 1, BlobID: uploaded, Size: 4}, catalog.Limits{}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := jobs.NewSweeper(cat, bs, time.Hour, 30*time.Minute, nil).RunOnce(ctx)

@@ -21,7 +21,9 @@ func newNodeID() string {
 	return host + "-" + hex.EncodeToString(b[:])
 }
 
-// health answers the checks. A node is ready while its catalog answers;
+// health answers the checks. A node is ready while its catalog answers
+// and it has request slots to spare (a saturated node would answer
+// SlowDown; the balancer had better send new clients elsewhere);
 // the platforms' states are in the body but do not fail the check: an
 // unreachable platform is unreachable from every node, and clients get a
 // precise 503 with Retry-After from a node rather than the balancer's
@@ -45,9 +47,16 @@ func (n *Node) health(w http.ResponseWriter, r *http.Request) {
 		Node      string            `json:"node"`
 		Catalog   string            `json:"catalog"`
 		Platforms map[string]string `json:"platforms"`
-		Jobs      map[string]string `json:"jobs"` // job -> the node holding its lease
+		Jobs      map[string]string `json:"jobs"`         // job -> the node holding its lease
+		Requests  int               `json:"requests"`     // S3 requests in flight
+		Max       int               `json:"max_requests"` // and the most the node serves
+		Saturated bool              `json:"saturated,omitempty"`
 	}{Node: n.ID, Catalog: "ok", Platforms: map[string]string{}, Jobs: map[string]string{}}
 	status := http.StatusOK
+	out.Requests, out.Max = n.S3.Load()
+	if n.S3.Saturated() {
+		out.Saturated, status = true, http.StatusServiceUnavailable
+	}
 	if _, err := n.Catalog.IdentityGeneration(ctx); err != nil {
 		out.Catalog, status = err.Error(), http.StatusServiceUnavailable
 	}

@@ -7,17 +7,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/accesslog"
 	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -36,7 +37,7 @@ import (
 // Config is a node's configuration, as `ostium serve` flags and the
 // configuration file (YAML, these keys) give it.
 type Config struct {
-	Listen  string `yaml:"listen,omitempty"`  // address of the S3 endpoint
+	Listen  string `yaml:"listen,omitempty"`  // plain HTTP address of the S3 endpoint; "" = none
 	DataDir string `yaml:"data"`              // node key, default SQLite catalog and local blobs
 	Catalog string `yaml:"catalog,omitempty"` // sqlite:///path or postgres://...; "" = SQLite in DataDir
 	// CatalogConns bounds this node's PostgreSQL connections (0 =
@@ -44,8 +45,23 @@ type Config struct {
 	CatalogConns int `yaml:"catalog_connections,omitempty"`
 	// MaxRequests bounds the S3 requests served at once; more get 503
 	// SlowDown (0 = DefaultMaxRequests).
-	MaxRequests int      `yaml:"max_requests,omitempty"`
-	Domains     []string `yaml:"domains,omitempty"` // virtual-hosted style domains
+	MaxRequests int `yaml:"max_requests,omitempty"`
+	// AnonymousShare and TenantShare are the percentages of max_requests
+	// that anonymous requests, and any one tenant, may hold at once (0 =
+	// 10 and 50); the provider's root is bounded by max_requests alone.
+	AnonymousShare int `yaml:"anonymous_share,omitempty"`
+	TenantShare    int `yaml:"tenant_share,omitempty"`
+	// HeaderTimeout bounds reading a request's headers; BodyIdleTimeout
+	// how long a request or response body may move no byte (a stalled
+	// upload gets 400 RequestTimeout); KeepAliveTimeout how long an idle
+	// connection stays open; RequestTimeout how long a request may make no
+	// progress (a stalled catalog or platform) before it gets 503 (0 =
+	// the Default* values).
+	HeaderTimeout    time.Duration `yaml:"header_timeout,omitempty"`
+	BodyIdleTimeout  time.Duration `yaml:"body_idle_timeout,omitempty"`
+	KeepAliveTimeout time.Duration `yaml:"keepalive_timeout,omitempty"`
+	RequestTimeout   time.Duration `yaml:"request_timeout,omitempty"`
+	Domains          []string      `yaml:"domains,omitempty"` // virtual-hosted style domains
 	// TrustedProxies are the load balancers (addresses or CIDR prefixes)
 	// whose X-Forwarded-For tells the client's address to policies.
 	TrustedProxies []string `yaml:"trusted_proxies,omitempty"`
@@ -54,7 +70,7 @@ type Config struct {
 	// first start when both are empty.
 	RootAccessKey string `yaml:"root_access_key,omitempty"`
 	RootSecretKey string `yaml:"root_secret_key,omitempty"`
-	NodeKey       string `yaml:"node_key,omitempty"` // base64; "" = DataDir/node.key
+	NodeKey       string `yaml:"node_key,omitempty"` // base64; "" = a systemd credential, node_key_file or DataDir/node.key
 	// GCInterval paces the collector; SweepInterval and SweepGrace the
 	// sweeper of never-committed blobs.
 	GCInterval    time.Duration `yaml:"gc_interval,omitempty"`
@@ -62,6 +78,16 @@ type Config struct {
 	SweepGrace    time.Duration `yaml:"sweep_grace,omitempty"`
 	// MeterInterval is how often usage counters reach the catalog.
 	MeterInterval time.Duration `yaml:"meter_interval,omitempty"`
+	// AccessLogFlush is how often a node queues its access log records
+	// in the catalog (0 = 1 s); AccessLogInterval how often the leased
+	// job delivers them (0 = 5 min); AccessLogObjectRecords bounds the
+	// records of one log object, AccessLogBuffer and AccessLogQueue the
+	// records held in memory and queued (0 = the defaults).
+	AccessLogFlush         time.Duration `yaml:"access_log_flush,omitempty"`
+	AccessLogInterval      time.Duration `yaml:"access_log_interval,omitempty"`
+	AccessLogObjectRecords int           `yaml:"access_log_object_records,omitempty"`
+	AccessLogBuffer        int           `yaml:"access_log_buffer,omitempty"`
+	AccessLogQueue         int           `yaml:"access_log_queue,omitempty"`
 	// JobLease is how long a node's hold on a background job lasts
 	// unrenewed: how soon another node takes over when it dies (0 = 15 s).
 	JobLease time.Duration `yaml:"job_lease,omitempty"`
@@ -73,15 +99,37 @@ type Config struct {
 	// and buckets that name none ("" = "local").
 	Platforms       map[string]platform.Spec `yaml:"platforms,omitempty"`
 	DefaultPlatform string                   `yaml:"default_platform,omitempty"`
+	// PresignV2MaxAge bounds how far ahead a presigned Signature V2 URL may
+	// expire (0 = a week, as S3 bounds V4 URLs).
+	PresignV2MaxAge time.Duration `yaml:"sigv2_presign_max_age,omitempty"`
+
+	// TLS: the endpoint over HTTPS on TLSListen, with the PEM certificate
+	// chain and key in TLSCert and TLSKey (reloaded on SIGHUP or when
+	// they change). NodeKeyFile keeps the node key apart from the data.
+	TLSListen   string `yaml:"tls_listen,omitempty"`
+	TLSCert     string `yaml:"tls_cert,omitempty"`
+	TLSKey      string `yaml:"tls_key,omitempty"`
+	NodeKeyFile string `yaml:"node_key_file,omitempty"`
+
 	// Metrics: who may scrape /metrics; per-tenant series. Log: format
 	// and levels of the log.
 	Metrics MetricsConfig `yaml:"metrics,omitempty"`
 	Log     LogConfig     `yaml:"log,omitempty"`
 }
 
-// DefaultMaxRequests is how many S3 requests a node serves at once when
-// the configuration does not say.
-const DefaultMaxRequests = 1024
+// Defaults of the request limits when the configuration does not say.
+const (
+	DefaultMaxRequests      = 1024 // S3 requests served at once
+	DefaultAnonymousShare   = 10   // percent of them anonymous requests may hold
+	DefaultTenantShare      = 50   // percent of them one tenant may hold
+	DefaultHeaderTimeout    = 10 * time.Second
+	DefaultBodyIdleTimeout  = s3.DefaultIdleTimeout
+	DefaultKeepAliveTimeout = 2 * time.Minute
+	DefaultRequestTimeout   = s3.DefaultRequestTimeout
+	// maxHeaderBytes bounds a request's headers (AWS allows 8 KiB): what
+	// a thousand slow connections can make a node hold.
+	maxHeaderBytes = 64 << 10
+)
 
 // Validate reports the first invalid value, naming its key.
 func (c *Config) Validate() error {
@@ -100,21 +148,35 @@ func (c *Config) Validate() error {
 	if _, err := c.trustedProxies(); err != nil {
 		return err
 	}
+	if err := c.validateTLSAndKey(); err != nil {
+		return err
+	}
 	if err := c.Metrics.validate(); err != nil {
 		return err
 	}
 	if err := c.Log.validate(); err != nil {
 		return err
 	}
-	for name, n := range map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests} {
+	for name, n := range map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
+		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue} {
 		if n < 0 {
 			return fmt.Errorf("%s: %d must not be negative", name, n)
 		}
 	}
-	for name, d := range map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval, "job_lease": c.JobLease} {
+	for name, n := range map[string]int{"anonymous_share": c.AnonymousShare, "tenant_share": c.TenantShare} {
+		if n < 0 || n > 100 {
+			return fmt.Errorf("%s: %d is not a percentage (0 to 100; 0 = the default)", name, n)
+		}
+	}
+	for name, d := range map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval, "job_lease": c.JobLease,
+		"header_timeout": c.HeaderTimeout, "body_idle_timeout": c.BodyIdleTimeout, "keepalive_timeout": c.KeepAliveTimeout, "request_timeout": c.RequestTimeout,
+		"access_log_flush": c.AccessLogFlush, "access_log_interval": c.AccessLogInterval} {
 		if d < 0 {
 			return fmt.Errorf("%s: %v must not be negative", name, d)
 		}
+	}
+	if c.PresignV2MaxAge < 0 {
+		return fmt.Errorf("sigv2_presign_max_age: %v must not be negative", c.PresignV2MaxAge)
 	}
 	if (c.RootAccessKey == "") != (c.RootSecretKey == "") {
 		return errors.New("root_secret_key: give both root keys or neither")
@@ -171,7 +233,10 @@ type Node struct {
 	Admin     *admin.Service
 	Meter     *metering.Meter
 	Metrics   *metrics.Metrics
+	AccessLog *accesslog.Logger
 	Handler   http.Handler
+	// S3 is the S3 endpoint inside Handler (its load tells readiness).
+	S3 *s3.Server
 	// ID names this node in job leases and on the readiness endpoint.
 	ID string
 	// CreatedRoot holds root credentials generated by this start, if any.
@@ -187,8 +252,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("node: data directory: %w", err)
+	if err := secureDataDir(cfg.DataDir); err != nil {
+		return nil, err
 	}
 	n := &Node{cfg: cfg, ID: newNodeID(), Metrics: newMetrics(cfg)}
 	var err error
@@ -201,7 +266,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(fmt.Errorf("node: %w", err))
 	}
 	n.Blobs = n.Platforms
-	key, err := iam.LoadNodeKey(cfg.DataDir, cfg.NodeKey)
+	key, err := loadNodeKey(cfg)
 	if err != nil {
 		return fail(err)
 	}
@@ -216,13 +281,31 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache})
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms)
 	n.Meter = metering.New(n.Catalog)
+	n.AccessLog = accesslog.New(n.Catalog, accesslog.Options{Buffer: cfg.AccessLogBuffer, Queue: cfg.AccessLogQueue})
 	proxies, _ := cfg.trustedProxies() // Validate checked them
-	s3h := s3.New(n.Service, n.Keys, n.Meter, s3.Options{Domains: cfg.Domains, MaxRequests: or(cfg.MaxRequests, DefaultMaxRequests), TrustedProxies: proxies,
+	maxReq := or(cfg.MaxRequests, DefaultMaxRequests)
+	n.S3 = s3.New(n.Service, n.Keys, n.Meter, s3.Options{Domains: cfg.Domains, TrustedProxies: proxies, MaxRequests: maxReq,
+		MaxAnonymous: max(1, maxReq*or(cfg.AnonymousShare, DefaultAnonymousShare)/100),
+		MaxPerTenant: max(1, maxReq*or(cfg.TenantShare, DefaultTenantShare)/100),
+		IdleTimeout:  or(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout), RequestTimeout: or(cfg.RequestTimeout, DefaultRequestTimeout),
+		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog,
 		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel()})
-	n.Handler = n.route(s3h, admin.NewHandler(n.Admin, n.Keys))
+	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys))
 	n.exportStores()
 	n.startJobs()
 	return n, nil
+}
+
+// HTTPServer returns an HTTP server of the node with its timeouts, so
+// that no connection is held by a client that sends nothing: what `serve`
+// runs and tests start.
+func (n *Node) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           n.Handler,
+		ReadHeaderTimeout: or(n.cfg.HeaderTimeout, DefaultHeaderTimeout),
+		IdleTimeout:       or(n.cfg.KeepAliveTimeout, DefaultKeepAliveTimeout),
+		MaxHeaderBytes:    maxHeaderBytes,
+	}
 }
 
 func openCatalog(ctx context.Context, cfg Config, opts ...sqldb.Option) (catalog.Store, error) {
@@ -256,7 +339,10 @@ func (n *Node) startJobs() {
 	watch := func(ctx context.Context) { n.Keys.Watch(ctx, time.Second) }
 	meter := func(ctx context.Context) { n.Meter.Run(ctx, or(n.cfg.MeterInterval, 10*time.Second)) }
 	health := func(ctx context.Context) { n.Platforms.Watch(ctx, 2*time.Second) }
-	for _, run := range []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health} {
+	alog := func(ctx context.Context) { n.AccessLog.Run(ctx, or(n.cfg.AccessLogFlush, time.Second)) }
+	deliver := accesslog.NewDeliverer(n.Catalog, n.Service, n.cfg.AccessLogInterval, n.cfg.AccessLogObjectRecords)
+	for _, run := range []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health,
+		alog, leased("access-log-delivery", deliver.Run)} {
 		n.wg.Add(1)
 		go func() { defer n.wg.Done(); run(ctx) }()
 	}
@@ -296,7 +382,7 @@ func (n *Node) route(s3h, adminh http.Handler) http.Handler {
 		switch {
 		case virtualHost(r.Host, domains):
 		case strings.HasPrefix(r.URL.Path, admin.Prefix+"/"):
-			adminh.ServeHTTP(w, r)
+			adminh.ServeHTTP(w, n.bodyDeadline(w, r))
 			return
 		case strings.HasPrefix(r.URL.Path, healthPrefix):
 			n.health(w, r)
@@ -307,6 +393,34 @@ func (n *Node) route(s3h, adminh http.Handler) http.Handler {
 		}
 		s3h.ServeHTTP(w, r)
 	})
+}
+
+// bodyDeadline gives an admin request's body (a small JSON document) the
+// body idle timeout in all, so that a client that stops sending does not
+// hold its connection; the S3 endpoint times its bodies itself.
+func (n *Node) bodyDeadline(w http.ResponseWriter, r *http.Request) *http.Request {
+	if r.Body == nil || r.Body == http.NoBody {
+		return r
+	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(or(n.cfg.BodyIdleTimeout, DefaultBodyIdleTimeout)))
+	r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+	return r
+}
+
+type deadlineBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		// net/http now reads the connection in the background to notice a
+		// client that goes away; the deadline would cancel the request.
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 func virtualHost(host string, domains []string) bool {

@@ -76,16 +76,17 @@ func withCatalogPassword(catalog, password string) string {
 
 // SealSecrets returns c with its secrets sealed under passphrase. A node
 // key kept in the data directory is read into the file first: every node
-// sharing the catalog needs it.
+// sharing the catalog needs it. One kept apart (node_key_file) stays
+// apart: the file names it, and the operator copies it as they chose to.
 func SealSecrets(c Config, passphrase string) (Config, error) {
 	if passphrase == "" {
 		return c, errors.New("config: an empty passphrase seals nothing")
 	}
-	if c.NodeKey == "" {
+	if c.NodeKey == "" && c.NodeKeyFile == "" {
 		path := filepath.Join(c.DataDir, "node.key")
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return c, fmt.Errorf("node_key: not set, and %s cannot be read (start the node once, or set node_key): %w", path, err)
+			return c, fmt.Errorf("node_key: not set, and %s cannot be read (start the node once, or set node_key or node_key_file): %w", path, err)
 		}
 		c.NodeKey = strings.TrimSpace(string(b))
 		if k, err := base64.StdEncoding.DecodeString(c.NodeKey); err != nil || len(k) != 32 {

@@ -131,10 +131,19 @@ func (s *Service) UploadPart(ctx context.Context, id *iam.Identity, in PartInput
 	}
 	part := st.part
 	part.Number = in.Number
-	if err := s.cat.PutPart(ctx, in.Bucket, in.Key, in.UploadID, part); err != nil {
+	// A part counts in the bucket's and tenant's bytes, so it is held to
+	// their quotas: one that would cross them stores nothing.
+	l, err := s.limits(ctx, b)
+	if err == nil {
+		err = s.cat.PutPart(ctx, in.Bucket, in.Key, in.UploadID, part, l)
+	}
+	if err != nil {
 		s.deleteBlobs(ctx, part.BlobID)
-		if errors.Is(err, catalog.ErrNoSuchUpload) {
+		switch {
+		case errors.Is(err, catalog.ErrNoSuchUpload):
 			return part, noSuchUpload()
+		case errors.Is(err, catalog.ErrQuotaExceeded):
+			return part, commitErr(err, "put part", catalog.Object{})
 		}
 		return part, fmt.Errorf("objects: put part: %w", err)
 	}

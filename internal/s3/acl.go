@@ -94,7 +94,7 @@ func validGrants(gs []iam.Grant) error {
 
 // aclRequest reads the ACL a PutBucketAcl or PutObjectAcl sets: from the
 // headers if they state one, else from the body.
-func aclRequest(r *http.Request) (iam.ACLSpec, error) {
+func aclRequest(r *http.Request, c *call) (iam.ACLSpec, error) {
 	spec, err := aclHeaders(r)
 	if err != nil || spec.Stated() {
 		return spec, err
@@ -108,8 +108,11 @@ func aclRequest(r *http.Request) (iam.ACLSpec, error) {
 			Permission string
 		} `xml:"AccessControlList>Grant"`
 	}
-	if err := readXML(r.Body, &doc); err != nil {
-		return spec, errMalformedACL
+	if err := readXML(r, c, &doc); err != nil {
+		if err == errMalformedXML {
+			return spec, errMalformedACL
+		}
+		return spec, err
 	}
 	spec.Grants = []iam.Grant{}
 	for _, g := range doc.Grants {
@@ -149,7 +152,7 @@ func getBucketACL(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 }
 
 func putBucketACL(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	spec, err := aclRequest(r)
+	spec, err := aclRequest(r, c)
 	if err != nil {
 		return err
 	}
@@ -166,7 +169,7 @@ func getObjectACL(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 }
 
 func putObjectACL(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	spec, err := aclRequest(r)
+	spec, err := aclRequest(r, c)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,12 @@
 package s3
 
 import (
-	"bytes"
+	"encoding/base64"
 	"encoding/xml"
-	"io"
 	"net/http"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/iam"
@@ -38,31 +40,75 @@ func listBuckets(s *Server, w http.ResponseWriter, r *http.Request, c *call) err
 		BucketRegion string `xml:",omitempty"`
 	}
 	var out struct {
-		XMLName xml.Name `xml:"ListAllMyBucketsResult"`
-		NS      string   `xml:"xmlns,attr"`
-		Owner   *owner
-		Buckets []bucket `xml:"Buckets>Bucket"`
+		XMLName           xml.Name `xml:"ListAllMyBucketsResult"`
+		NS                string   `xml:"xmlns,attr"`
+		Owner             *owner
+		Buckets           []bucket `xml:"Buckets>Bucket"`
+		ContinuationToken string   `xml:",omitempty"`
+		Prefix            string   `xml:",omitempty"`
 	}
 	out.NS, out.Owner = s3NS, ownerOf(c.id.CanonicalID)
+	// Paging and filters, as AWS: by name, after the token's name.
+	q := c.Query
+	prefix, region := q.Get("prefix"), q.Get("bucket-region")
+	max := 10000
+	if v, ok := q["max-buckets"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 1 || n > 10000 {
+			return &apiError{400, "InvalidArgument", "Argument max-buckets must be an integer between 1 and 10000"}
+		}
+		max = n
+	}
+	after := ""
+	if v, ok := q["continuation-token"]; ok {
+		name, err := base64.RawURLEncoding.DecodeString(v[0])
+		if err != nil || len(name) == 0 {
+			return &apiError{400, "InvalidArgument", "The continuation token provided is incorrect"}
+		}
+		after = string(name)
+	}
+	sort.Slice(bs, func(i, j int) bool { return bs[i].Name < bs[j].Name })
 	for _, b := range bs {
+		if !strings.HasPrefix(b.Name, prefix) || region != "" && b.Region != region || b.Name <= after && after != "" {
+			continue
+		}
+		if len(out.Buckets) == max {
+			out.ContinuationToken = base64.RawURLEncoding.EncodeToString([]byte(out.Buckets[max-1].Name))
+			break
+		}
 		out.Buckets = append(out.Buckets, bucket{b.Name, s3Time(b.CreatedAt), b.Region})
 	}
+	out.Prefix = prefix
 	writeXML(w, http.StatusOK, out)
 	return nil
 }
 
-func createBucket(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	var conf struct {
-		LocationConstraint string
+// bucketConfiguration is CreateBucket's (optional) document.
+type bucketConfiguration struct {
+	LocationConstraint string
+	// Directory buckets and tags at creation: not done here.
+	Location, Bucket, Tags *struct{}
+}
+
+func readBucketConfiguration(r *http.Request, c *call) (bucketConfiguration, error) {
+	var conf bucketConfiguration
+	body, err := readBody(r, c)
+	if err != nil || len(body) == 0 {
+		return conf, err
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxXMLBody))
+	if xml.Unmarshal(body, &conf) != nil {
+		return conf, errMalformedXML
+	}
+	if conf.Location != nil || conf.Bucket != nil || conf.Tags != nil {
+		return conf, errNotImplemented
+	}
+	return conf, nil
+}
+
+func createBucket(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	conf, err := readBucketConfiguration(r, c)
 	if err != nil {
 		return err
-	}
-	if len(body) > 0 {
-		if err := readXML(bytes.NewReader(body), &conf); err != nil {
-			return err
-		}
 	}
 	acl, err := aclHeaders(r)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"github.com/ostiumio/ostium/internal/blob"
 	"log/slog"
+	"net"
 	"net/http"
 
 	"github.com/ostiumio/ostium/internal/objects"
@@ -71,6 +72,8 @@ var (
 	errUnavailable = apiError{503, "ServiceUnavailable", "Service is unable to handle request."}
 	// errSlowDown answers requests beyond the node's limit.
 	errSlowDown = apiError{503, "SlowDown", "Please reduce your request rate."}
+	// errRequestTimeout answers a body that stopped arriving, as AWS.
+	errRequestTimeout = apiError{400, "RequestTimeout", "Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed."}
 )
 
 // retryAfter is the Retry-After (seconds) of a 503: about the period of
@@ -99,8 +102,20 @@ func toAPIError(err error) apiError {
 			return e
 		}
 	}
-	if errors.Is(err, blob.ErrUnavailable) {
+	// A deadline that passed below (a catalog or a platform that did not
+	// answer in time) is the node's failure, not the client's: retry.
+	if errors.Is(err, blob.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 		return errUnavailable
+	}
+	// A body that stopped arriving is the client's doing, wherever it
+	// was noticed: a 400, not a 500 logged as the node's fault.
+	var be *bodyError
+	if errors.As(err, &be) {
+		var ne net.Error
+		if errors.As(be.err, &ne) && ne.Timeout() {
+			return *errBodyTimeout
+		}
+		return *errIncomplete
 	}
 	return errInternal
 }
@@ -115,6 +130,9 @@ type errorBody struct {
 	Resource   string
 	RequestID  string `xml:"RequestId"`
 	HostID     string `xml:"HostId"`
+
+	// HeadersNotSigned names the x-amz-* headers a signature left out.
+	HeadersNotSigned string `xml:",omitempty"`
 }
 
 // writeError sends err as S3 does; HEAD responses and 304 carry no body.
@@ -131,6 +149,6 @@ func writeError(w http.ResponseWriter, r *http.Request, rt Route, reqID string, 
 		return
 	}
 	body := errorBody{Code: e.Code, Message: e.Message, BucketName: rt.Bucket, Key: rt.Key,
-		Resource: rt.Resource(), RequestID: reqID, HostID: reqID}
+		Resource: rt.Resource(), RequestID: reqID, HostID: reqID, HeadersNotSigned: sigv4.HeadersNotSigned(err)}
 	writeXML(w, e.Status, body)
 }

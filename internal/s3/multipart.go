@@ -119,23 +119,29 @@ func uploadPart(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	return nil
 }
 
-func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	var req struct {
-		Part []struct {
-			PartNumber        int
-			ETag              string
-			ChecksumCRC32     string
-			ChecksumCRC32C    string
-			ChecksumCRC64NVME string
-			ChecksumSHA1      string
-			ChecksumSHA256    string
-		}
+// completeRequest is CompleteMultipartUpload's document.
+type completeRequest struct {
+	Part []struct {
+		PartNumber        int
+		ETag              string
+		ChecksumCRC32     string
+		ChecksumCRC32C    string
+		ChecksumCRC64NVME string
+		ChecksumSHA1      string
+		ChecksumSHA256    string
 	}
-	if err := readXML(r.Body, &req); err != nil {
+}
+
+func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	var req completeRequest
+	if err := readXML(r, c, &req); err != nil {
 		return err
 	}
 	cond, err := putOptions(r.Header)
 	if err != nil {
+		return err
+	}
+	if err := checkChecksumType(s, r, c); err != nil {
 		return err
 	}
 	list := make([]objects.CompletePart, len(req.Part))
@@ -172,6 +178,26 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	res.ChecksumCRC32, res.ChecksumCRC32C, res.ChecksumCRC64NVME = sums["CRC32"], sums["CRC32C"], sums["CRC64NVME"]
 	res.ChecksumSHA1, res.ChecksumSHA256, res.ChecksumType = sums["SHA1"], sums["SHA256"], obj.Meta.ChecksumType
 	writeXML(w, http.StatusOK, res)
+	return nil
+}
+
+// checkChecksumType holds a completion to the checksum type it states,
+// as AWS: it must be the type the upload was created with.
+func checkChecksumType(s *Server, r *http.Request, c *call) error {
+	t := strings.ToUpper(r.Header.Get("x-amz-checksum-type"))
+	if t == "" {
+		return nil
+	}
+	if t != "COMPOSITE" && t != "FULL_OBJECT" {
+		return &apiError{400, "InvalidRequest", "Value for x-amz-checksum-type header is invalid."}
+	}
+	have, err := s.svc.UploadChecksumType(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"))
+	if err != nil {
+		return err
+	}
+	if have != t {
+		return &apiError{400, "InvalidRequest", "The upload was created using the " + strings.ToLower(have) + " checksum type. The complete request must use the same checksum type."}
+	}
 	return nil
 }
 

@@ -177,6 +177,9 @@ func copySource(v string) (bucket, key, version string, err error) {
 			return "", "", "", bad
 		}
 		version = q.Get("versionId")
+		if _, ok := q["versionId"]; ok && !validVersionID(version) {
+			return "", "", "", errBadVersionID
+		}
 	}
 	return bucket, key, version, nil
 }
@@ -215,19 +218,31 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	return nil
 }
 
-func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	var req struct {
-		Quiet  bool
-		Object []struct {
-			Key       string
-			VersionID string `xml:"VersionId"`
-		}
+// deleteRequest is DeleteObjects' document.
+type deleteRequest struct {
+	Quiet  bool
+	Object []struct {
+		Key       string
+		VersionID string `xml:"VersionId"`
+		// Conditional deletes: refused until they are done.
+		ETag, LastModifiedTime, Size *string
 	}
-	if err := readXML(r.Body, &req); err != nil {
+}
+
+// errConditionalDelete refuses the conditions DeleteObjects may set per
+// object, which are not checked yet.
+var errConditionalDelete = &apiError{501, "NotImplemented", "Conditional deletes (ETag, LastModifiedTime, Size) are not implemented"}
+
+func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	var req deleteRequest
+	if err := readXML(r, c, &req); err != nil {
 		return err
 	}
 	targets := make([]objects.DeleteTarget, len(req.Object))
 	for i, o := range req.Object {
+		if o.ETag != nil || o.LastModifiedTime != nil || o.Size != nil {
+			return errConditionalDelete
+		}
 		targets[i] = objects.DeleteTarget{Key: o.Key, VersionID: o.VersionID}
 	}
 	results, err := s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets)

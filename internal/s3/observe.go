@@ -53,7 +53,9 @@ func unavailableReason(err error) string {
 	switch {
 	case errors.Is(err, &errSlowDown):
 		return metrics.ReasonSlowDown
-	case errors.Is(err, context.DeadlineExceeded):
+	// transfer.outcome answers a request stalled past the request
+	// timeout with this very error.
+	case err == &errUnavailable, errors.Is(err, context.DeadlineExceeded):
 		return metrics.ReasonTimeout
 	case errors.Is(err, blob.ErrUnavailable):
 		return metrics.ReasonUnavailable

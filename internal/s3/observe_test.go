@@ -16,7 +16,8 @@ func TestUnavailableReason(t *testing.T) {
 		fmt.Errorf("x: %w", &apiError{503, "SlowDown", "again"}): metrics.ReasonSlowDown,
 		fmt.Errorf("get: %w", blob.ErrUnavailable):               metrics.ReasonUnavailable,
 		fmt.Errorf("catalog: %w", context.DeadlineExceeded):      metrics.ReasonTimeout,
-		&errUnavailable: metrics.ReasonOther,
+		&errUnavailable: metrics.ReasonTimeout, // transfer.outcome's answer to a stalled request
+		&apiError{503, "ServiceUnavailable", "x"}: metrics.ReasonOther,
 	} {
 		if got := unavailableReason(err); got != want {
 			t.Errorf("%v: reason %q, want %q", err, got, want)

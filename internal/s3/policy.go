@@ -2,11 +2,7 @@ package s3
 
 import (
 	"encoding/xml"
-	"io"
 	"net/http"
-
-	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
-	"github.com/ostiumio/ostium/internal/objects"
 )
 
 func getBucketPolicy(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
@@ -20,12 +16,9 @@ func getBucketPolicy(s *Server, w http.ResponseWriter, r *http.Request, c *call)
 }
 
 func putBucketPolicy(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	doc, err := io.ReadAll(io.LimitReader(r.Body, bucketpolicy.MaxSize+1))
+	doc, err := readBody(r, c)
 	if err != nil {
 		return err
-	}
-	if len(doc) > bucketpolicy.MaxSize {
-		return objects.ErrMalformedPolicy
 	}
 	if err := s.svc.PutBucketPolicy(r.Context(), c.id, c.Bucket, doc); err != nil {
 		return err

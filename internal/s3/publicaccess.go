@@ -29,7 +29,7 @@ func getOwnershipControls(s *Server, w http.ResponseWriter, r *http.Request, c *
 
 func putOwnershipControls(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
 	var in ownershipControls
-	if err := readXML(r.Body, &in); err != nil {
+	if err := readXML(r, c, &in); err != nil {
 		return err
 	}
 	if len(in.Rules) != 1 || in.Rules[0].ObjectOwnership == "" {
@@ -67,7 +67,7 @@ func getPublicAccessBlock(s *Server, w http.ResponseWriter, r *http.Request, c *
 
 func putPublicAccessBlock(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
 	var in publicAccessBlock
-	if err := readXML(r.Body, &in); err != nil {
+	if err := readXML(r, c, &in); err != nil {
 		return err
 	}
 	p := iam.PublicAccessBlock{BlockPublicACLs: in.BlockPublicAcls, IgnorePublicACLs: in.IgnorePublicAcls,

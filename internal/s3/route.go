@@ -51,6 +51,8 @@ const (
 	OpGetPublicAccessBlock
 	OpPutPublicAccessBlock
 	OpDeletePublicAccessBlock
+	OpGetBucketLogging
+	OpPutBucketLogging
 	opCount
 )
 
@@ -65,6 +67,7 @@ var opNames = [opCount]string{
 	"GetBucketAcl", "PutBucketAcl", "GetObjectAcl", "PutObjectAcl",
 	"GetBucketOwnershipControls", "PutBucketOwnershipControls", "DeleteBucketOwnershipControls",
 	"GetPublicAccessBlock", "PutPublicAccessBlock", "DeletePublicAccessBlock",
+	"GetBucketLogging", "PutBucketLogging",
 }
 
 func (o Op) String() string {
@@ -105,7 +108,7 @@ func (r Route) Resource() string {
 // object or bucket request.
 var unimplemented = []string{
 	"cors", "lifecycle", "tagging", "website",
-	"logging", "notification", "replication", "encryption", "object-lock",
+	"notification", "replication", "encryption", "object-lock",
 	"retention", "legal-hold", "requestPayment", "accelerate", "analytics",
 	"inventory", "metrics", "intelligent-tiering", "torrent", "restore", "select", "attributes",
 	"renameObject",
@@ -175,6 +178,7 @@ var (
 		"acl":               {http.MethodGet: OpGetBucketAcl, http.MethodPut: OpPutBucketAcl},
 		"ownershipControls": {http.MethodGet: OpGetBucketOwnershipControls, http.MethodPut: OpPutBucketOwnershipControls, http.MethodDelete: OpDeleteBucketOwnershipControls},
 		"publicAccessBlock": {http.MethodGet: OpGetPublicAccessBlock, http.MethodPut: OpPutPublicAccessBlock, http.MethodDelete: OpDeletePublicAccessBlock},
+		"logging":           {http.MethodGet: OpGetBucketLogging, http.MethodPut: OpPutBucketLogging},
 	}
 	objectSubresources = subresources{
 		"acl": {http.MethodGet: OpGetObjectAcl, http.MethodPut: OpPutObjectAcl},

@@ -2,6 +2,7 @@ package s3_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -66,12 +67,39 @@ func TestBuckets(t *testing.T) {
 }
 
 // An upload in progress keeps a bucket from being deleted, as in S3.
+// As AWS: open multipart uploads do not keep a bucket (objects do);
+// deleting it aborts them. (Ostium refused with BucketNotEmpty before.)
 func TestDeleteBucketWithUpload(t *testing.T) {
 	c, bucket, _ := setup(t)
 	ctx := context.Background()
-	if _, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: aws.String("m")}); err != nil {
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: aws.String("m")})
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: &bucket})
+	if _, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: &bucket, Key: aws.String("m"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), Body: strings.NewReader("part")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: aws.String("o"), Body: strings.NewReader("x")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: &bucket})
 	wantCode(t, err, "BucketNotEmpty")
+	if _, err := c.ListParts(ctx, &s3.ListPartsInput{Bucket: &bucket, Key: aws.String("m"), UploadId: up.UploadId}); err != nil {
+		t.Fatalf("a refused DeleteBucket touched the upload: %v", err)
+	}
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &bucket, Key: aws.String("o")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: &bucket}); err != nil {
+		t.Fatalf("delete a bucket holding only an upload: %v", err)
+	}
+	_, err = c.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: &bucket})
+	wantCode(t, err, "NoSuchBucket")
+	// A bucket of the same name starts empty: the upload is gone for good.
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &bucket}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.ListParts(ctx, &s3.ListPartsInput{Bucket: &bucket, Key: aws.String("m"), UploadId: up.UploadId})
+	wantCode(t, err, "NoSuchUpload")
 }

@@ -276,7 +276,10 @@ func TestIsolationBucketList(t *testing.T) {
 // TestIsolationDeleteObjects: DeleteObjects decides each key against its
 // own ARN, as DeleteObject does, and reports a refused key as
 // AccessDenied in its result while the others are deleted (AWS answers
-// 200 with per-key errors, even to a caller who may delete nothing).
+// 200 with per-key errors, even to a caller who may delete nothing). An
+// anonymous caller no policy lets delete is refused with 403 before its
+// body is read: anonymous clients may not make the node read documents
+// they cannot send (the hardening issue's item 3).
 // beta-shared's policy lets acme's cy delete under public/ only and
 // denies deletion under keep/ to everyone, its owner carl included.
 func TestIsolationDeleteObjects(t *testing.T) {
@@ -303,7 +306,7 @@ func TestIsolationDeleteObjects(t *testing.T) {
 		"carl":      {"acme-bob": none, "beta-shared": {ok, denied, ok}}, // the owner, but the Deny wins
 		"app-rw":    {"acme-bob": all, "beta-shared": none},
 		"app-ro":    {"acme-bob": none, "beta-shared": none},
-		"anonymous": {"acme-bob": none, "beta-shared": none},
+		"anonymous": {"acme-bob": nil, "beta-shared": nil}, // 403 before the body
 	}
 	for who, byBucket := range want {
 		for bucket, codes := range byBucket {
@@ -313,6 +316,15 @@ func TestIsolationDeleteObjects(t *testing.T) {
 				ids[i] = types.ObjectIdentifier{Key: aws.String(k)}
 			}
 			out, err := ten.clients[who].DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(bucket), Delete: &types.Delete{Objects: ids}})
+			if codes == nil {
+				wantCode(t, err, "AccessDenied")
+				for _, k := range keys {
+					if _, err := root.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(k)}); err != nil {
+						t.Errorf("%s DeleteObjects refused, but %s/%s is gone: %v", who, bucket, k, err)
+					}
+				}
+				continue
+			}
 			if err != nil {
 				t.Errorf("%s DeleteObjects on %s: %v, want 200 with per-key results", who, bucket, err)
 				continue

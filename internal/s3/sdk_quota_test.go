@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -22,8 +24,9 @@ func setQuota(t *testing.T, ten *tenancy, q admin.Quota) {
 }
 
 // A write that would cross a quota fails with QuotaExceeded (Ceph RGW's
-// code; AWS has no quotas) and stores nothing; PUT, copy and multipart
-// completion alike. Writes that do not grow usage still pass.
+// code; AWS has no quotas) and stores nothing; PUT, copy and UploadPart
+// alike (the parts of open uploads are stored bytes). Writes that do not
+// grow usage still pass.
 func TestQuotaRefusesWritesThatCrossIt(t *testing.T) {
 	ten := newTenancy(t)
 	ctx := context.Background()
@@ -38,18 +41,57 @@ func TestQuotaRefusesWritesThatCrossIt(t *testing.T) {
 	_, err = bob.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("copy"), CopySource: aws.String("acme-bob/fits")})
 	wantCode(t, err, "QuotaExceeded")
 
+	// A part is stored bytes: one that would cross the quota is refused
+	// and leaves no blob; one that fits takes room from other writes; its
+	// completion does not count it twice.
 	up, err := bob.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("acme-bob"), Key: aws.String("mp")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	part, err := bob.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("acme-bob"), Key: aws.String("mp"), UploadId: up.UploadId,
+	blobs := blobFiles(t, ten.srv.Dir)
+	_, err = bob.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("acme-bob"), Key: aws.String("mp"), UploadId: up.UploadId,
 		PartNumber: aws.Int32(1), Body: bytes.NewReader(make([]byte, 300))})
+	wantCode(t, err, "QuotaExceeded")
+	if after := blobFiles(t, ten.srv.Dir); after != blobs {
+		t.Fatalf("a refused part left blobs behind: %d before, %d after", blobs, after)
+	}
+	parts, err := bob.ListParts(ctx, &s3.ListPartsInput{Bucket: aws.String("acme-bob"), Key: aws.String("mp"), UploadId: up.UploadId})
+	if err != nil || len(parts.Parts) != 0 {
+		t.Fatalf("parts after a refused part: %v %v", parts, err)
+	}
+	part, err := bob.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("acme-bob"), Key: aws.String("mp"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), Body: bytes.NewReader(make([]byte, 50))})
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, err = bob.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("over"), Body: bytes.NewReader(make([]byte, 50))})
+	wantCode(t, err, "QuotaExceeded")
 	_, err = bob.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String("acme-bob"), Key: aws.String("mp"), UploadId: up.UploadId,
 		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: part.ETag}}}})
+	if err != nil {
+		t.Fatalf("complete an upload whose parts were counted already: %v", err)
+	}
+	if _, err := bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("mp")}); err != nil {
+		t.Fatal(err)
+	}
+	// Aborting gives the room back.
+	up, err = bob.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("acme-bob"), Key: aws.String("mp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bob.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String("acme-bob"), Key: aws.String("mp"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), Body: bytes.NewReader(make([]byte, 84))}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = bob.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("over"), Body: bytes.NewReader(make([]byte, 1))})
 	wantCode(t, err, "QuotaExceeded")
+	if _, err := bob.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: aws.String("acme-bob"), Key: aws.String("mp"), UploadId: up.UploadId}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, bob, "acme-bob", "over", make([]byte, 84))
+	if _, err := bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("over")}); err != nil {
+		t.Fatal(err)
+	}
 
 	// Shrinking passes; so does the freed room, and another tenant.
 	put(t, bob, "acme-bob", "fits", make([]byte, 100))
@@ -107,4 +149,20 @@ func TestQuotaUnderConcurrentUploads(t *testing.T) {
 	if err != nil || int(*listed.KeyCount) != total {
 		t.Fatalf("listed %v objects, acknowledged %d (%v)", listed.KeyCount, total, err)
 	}
+}
+
+// blobFiles counts the files of a node's local blob store.
+func blobFiles(t *testing.T, dataDir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(filepath.Join(dataDir, "blobs"), func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

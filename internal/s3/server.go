@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/accesslog"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/metrics"
@@ -28,12 +29,16 @@ type Server struct {
 	keys    *iam.Keyring
 	meter   Meter
 	domains []string
-	// slots holds a token per request being served; when none is free a
-	// request gets 503 SlowDown rather than a queue.
-	slots    chan struct{}
-	proxies  []netip.Prefix
-	metrics  *metrics.S3
-	logLevel slog.Level // of the line logged per request
+	slots   *slots
+	proxies []netip.Prefix
+	// v2MaxAge bounds presigned Signature V2 URLs.
+	v2MaxAge time.Duration
+	// idle and limit are the idle and request timeouts of transfer.
+	idle, limit time.Duration
+	// accessLog takes the records of logged buckets' requests; nil: none.
+	accessLog *accesslog.Logger
+	metrics   *metrics.S3
+	logLevel  slog.Level // of the line logged per request
 }
 
 // Options tune the endpoint.
@@ -41,11 +46,21 @@ type Options struct {
 	// Domains are the names under which virtual-hosted style
 	// (bucket.domain) is recognised.
 	Domains []string
-	// MaxRequests bounds the requests served at once.
-	MaxRequests int
+	// MaxRequests bounds the requests served at once; of them, anonymous
+	// requests hold at most MaxAnonymous and one tenant's MaxPerTenant
+	// (0: a tenth and a half of MaxRequests).
+	MaxRequests, MaxAnonymous, MaxPerTenant int
+	// IdleTimeout cuts a request whose socket moves no byte for that long;
+	// RequestTimeout cancels one that makes no progress for that long (0:
+	// DefaultIdleTimeout, DefaultRequestTimeout).
+	IdleTimeout, RequestTimeout time.Duration
 	// TrustedProxies are the balancers whose X-Forwarded-For names the
 	// client (for aws:SourceIp); others' is ignored.
 	TrustedProxies []netip.Prefix
+	// PresignV2MaxAge bounds presigned Signature V2 URLs (0 = a week).
+	PresignV2MaxAge time.Duration
+	// AccessLog takes server access log records; nil: none are kept.
+	AccessLog *accesslog.Logger
 	// Metrics counts the requests (nil: none); RequestLog is the level of
 	// the line logged per request (nil: debug).
 	Metrics    *metrics.S3
@@ -67,8 +82,23 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 	if o.RequestLog != nil {
 		level = o.RequestLog.Level()
 	}
-	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, slots: make(chan struct{}, o.MaxRequests), proxies: o.TrustedProxies,
-		metrics: o.Metrics, logLevel: level}
+	orInt := func(v, def int) int {
+		if v > 0 {
+			return v
+		}
+		return max(def, 1)
+	}
+	orDur := func(v, def time.Duration) time.Duration {
+		if v > 0 {
+			return v
+		}
+		return def
+	}
+	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, proxies: o.TrustedProxies,
+		v2MaxAge: o.PresignV2MaxAge,
+		slots:    newSlots(o.MaxRequests, orInt(o.MaxAnonymous, o.MaxRequests/10), orInt(o.MaxPerTenant, o.MaxRequests/2)),
+		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
+		accessLog: o.AccessLog, metrics: o.Metrics, logLevel: level}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -92,6 +122,23 @@ func (s *Server) clientIP(r *http.Request) string {
 		}
 	}
 	return host
+}
+
+// secure tells whether the client's request came over TLS: to this node,
+// or to a trusted balancer that says so in X-Forwarded-Proto (its last
+// value, the one the nearest balancer set). Anyone else's header is
+// ignored, so a plain-HTTP client cannot claim aws:SecureTransport.
+func (s *Server) secure(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	a, err := netip.ParseAddr(host)
+	if err != nil || !slices.ContainsFunc(s.proxies, func(p netip.Prefix) bool { return p.Contains(a.Unmap()) }) {
+		return false
+	}
+	vs := strings.Split(strings.Join(r.Header.Values("X-Forwarded-Proto"), ","), ",")
+	return strings.EqualFold(strings.TrimSpace(vs[len(vs)-1]), "https")
 }
 
 // call is one request on its way through the chain.
@@ -149,13 +196,17 @@ func init() {
 		OpGetPublicAccessBlock:          getPublicAccessBlock,
 		OpPutPublicAccessBlock:          putPublicAccessBlock,
 		OpDeletePublicAccessBlock:       deletePublicAccessBlock,
+		OpGetBucketLogging:              getBucketLogging,
+		OpPutBucketLogging:              putBucketLogging,
 	}
 }
 
 // ServeHTTP is the one middleware chain of every route: request id,
-// recover, route, authenticate, dispatch, log.
+// timeouts, recover, route, authenticate, slot, dispatch, log.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	t, r := watch(w, r, s.idle, s.limit)
+	defer t.stop()
 	// Go says "100 Continue" when a handler first reads a body, so an
 	// empty one was answered without it. The aws cli's botocore then keeps
 	// that answer's status line on the connection and misreads the next
@@ -164,7 +215,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusContinue)
 	}
 	c := &call{reqID: newRequestID()}
-	mw := &meteredWriter{ResponseWriter: w}
+	mw := &meteredWriter{ResponseWriter: &idleWriter{ResponseWriter: w, t: t}}
 	s.metrics.Start()
 	defer s.observe(r.Context(), c, mw, start) // after the recover's answer, too
 	h := w.Header()
@@ -182,23 +233,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	// Policy conditions see where the request came from.
-	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: r.TLS != nil}))
-	var err error
-	select {
-	case s.slots <- struct{}{}:
-		err = s.serve(mw, r, c)
-		<-s.slots
-	default:
-		err = &errSlowDown
-	}
+	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: s.secure(r)}))
+	err := t.outcome(c, s.serve(mw, r, c))
 	if err != nil {
 		writeError(mw, r, c.Route, c.reqID, err)
 	}
 	c.err = err
 	s.record(c, mw)
+	s.logAccess(r, c, mw, start, err)
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) (err error) {
+	body := &clientBody{r: r.Body}
+	r.Body = body
+	defer func() {
+		// Refused before its body was read: close the connection rather
+		// than read (net/http would, up to 256 KiB) what nobody needs.
+		if err != nil && !body.done && r.ContentLength != 0 {
+			w.Header().Set("Connection", "close")
+		}
+	}()
 	rt, err := parseRoute(r, s.domains)
 	c.Route = rt
 	if err != nil {
@@ -207,7 +261,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) error {
 	if err := s.authenticate(r, c); err != nil {
 		return err
 	}
-	return handlers[c.Op](s, w, r, c)
+	// What the request asks for and whether it may be asked are decided
+	// before its body is read: a refused request stores nothing and
+	// costs no more than its headers.
+	if err := honour(r, c); err != nil {
+		return err
+	}
+	if err := s.admit(r, c); err != nil {
+		return err
+	}
+	return s.dispatch(w, r, c)
 }
 
 // authenticate verifies the request's signature and swaps in the verifying
@@ -219,7 +282,7 @@ func (s *Server) authenticate(r *http.Request, c *call) error {
 	if c.VirtualHost {
 		resource = "/" + c.Bucket + resource
 	}
-	a, err := sigv4.Verify(r.Context(), r, s.lookup, sigv4.Options{V2Resource: resource})
+	a, err := sigv4.Verify(r.Context(), r, s.lookup, sigv4.Options{V2Resource: resource, PresignV2MaxAge: s.v2MaxAge})
 	if errors.Is(err, sigv4.ErrNoAuth) {
 		return nil
 	}

@@ -1,10 +1,21 @@
 package s3
 
 import (
+	"bytes"
+	"crypto/md5"
+	"encoding/base64"
 	"encoding/xml"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
+	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/s3/sigv4"
 )
 
 // s3NS is the namespace of S3's XML documents.
@@ -24,18 +35,232 @@ func writeXML(w http.ResponseWriter, status int, v any) {
 	w.Write(out)
 }
 
-// maxXMLBody bounds request documents (DeleteObjects with 1000 long keys is
-// the largest S3 accepts).
-const maxXMLBody = 2 << 20
+// Request documents are read whole into memory, so each operation's is
+// capped near the largest AWS accepts: DeleteObjects names at most 1000
+// keys of up to 1 KiB; CompleteMultipartUpload at most 10,000 parts,
+// each with an ETag and checksums; an ACL at most 100 grants; a policy
+// 20 KiB.
+const (
+	maxXMLBody      = 2 << 20
+	maxCompleteBody = 5 << 20
+	maxACLBody      = 64 << 10
+	maxSmallBody    = 16 << 10 // configurations of a few elements
+)
 
-// readXML decodes a request document into v, as MalformedXML on failure.
-func readXML(body io.Reader, v any) error {
-	data, err := io.ReadAll(io.LimitReader(body, maxXMLBody+1))
-	if err != nil {
+// bodyLimits is each document-carrying operation's cap.
+var bodyLimits = map[Op]int64{
+	OpCreateBucket:               maxSmallBody,
+	OpDeleteObjects:              maxXMLBody,
+	OpCompleteMultipartUpload:    maxCompleteBody,
+	OpPutBucketPolicy:            bucketpolicy.MaxSize,
+	OpPutBucketAcl:               maxACLBody,
+	OpPutObjectAcl:               maxACLBody,
+	OpPutBucketOwnershipControls: maxSmallBody,
+	OpPutPublicAccessBlock:       maxSmallBody,
+	OpPutBucketLogging:           maxSmallBody,
+}
+
+var (
+	errMalformedXML = &apiError{400, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema"}
+	errIncomplete   = &apiError{400, "IncompleteBody", "You did not provide the number of bytes specified by the Content-Length HTTP header."}
+	errBodyTimeout  = &apiError{400, "RequestTimeout", "Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed."}
+	errBadDigest    = &apiError{400, "BadDigest", "The Content-MD5 you specified did not match what we received."}
+)
+
+// tooLarge is the answer to a document over its operation's cap.
+func tooLarge(op Op) error {
+	if op == OpPutBucketPolicy {
+		return &apiError{400, "MalformedPolicy", "Policy exceeds the maximum allowed document size."}
+	}
+	return errMalformedXML
+}
+
+// readBody reads an operation's document, at most its cap, checking the
+// Content-MD5 and x-amz-checksum-* the client sent with it. A body that
+// declares more than the cap is refused before a byte is read.
+func readBody(r *http.Request, c *call) ([]byte, error) {
+	limit, ok := bodyLimits[c.Op]
+	if !ok {
+		limit = maxSmallBody
+	}
+	size := r.ContentLength
+	if c.auth != nil && c.auth.DecodedLength >= 0 {
+		size = c.auth.DecodedLength
+	}
+	if size > limit {
+		return nil, tooLarge(c.Op)
+	}
+	n := limit + 1
+	if size >= 0 {
+		n = size + 1 // a body longer than declared is noticed below
+	}
+	var buf bytes.Buffer
+	if size > 0 {
+		buf.Grow(int(size))
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, n)); err != nil {
+		return nil, bodyReadError(err)
+	}
+	data := buf.Bytes()
+	switch {
+	case int64(len(data)) > limit:
+		return nil, tooLarge(c.Op)
+	case size >= 0 && int64(len(data)) < size:
+		return nil, errIncomplete
+	}
+	if err := checkDigests(r, c, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// bodyReadError is the answer to a body that failed while it was read:
+// the signature's and the framing's own errors as they are, a client
+// that stopped sending (or hung up) as a 400 of its own, never a 500.
+func bodyReadError(err error) error {
+	var se *sigv4.Error
+	if errors.As(err, &se) {
 		return err
 	}
-	if len(data) > maxXMLBody || xml.Unmarshal(data, v) != nil {
-		return &apiError{400, "MalformedXML", "The XML you provided was not well-formed or did not validate against our published schema"}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return errBodyTimeout
+	}
+	return errIncomplete
+}
+
+// checkDigests compares a document with the digests sent for it.
+func checkDigests(r *http.Request, c *call, data []byte) error {
+	if v := r.Header.Get("Content-MD5"); v != "" {
+		want, err := base64.StdEncoding.DecodeString(v)
+		if err != nil || len(want) != md5.Size {
+			return errEmptyMD5
+		}
+		if got := md5.Sum(data); !bytes.Equal(got[:], want) {
+			return errBadDigest
+		}
+	}
+	if c.Op == OpCompleteMultipartUpload {
+		return nil // its x-amz-checksum-* are the object's, not the document's
+	}
+	var trailer http.Header
+	if c.auth != nil && c.auth.Trailer != nil {
+		trailer = c.auth.Trailer()
+	}
+	for _, algo := range objects.ChecksumAlgorithms() {
+		name := "x-amz-checksum-" + strings.ToLower(algo)
+		want := r.Header.Get(name)
+		if want == "" {
+			want = trailer.Get(name)
+		}
+		if want == "" {
+			continue
+		}
+		h := objects.NewChecksum(algo)
+		h.Write(data)
+		if base64.StdEncoding.EncodeToString(h.Sum(nil)) != want {
+			return &apiError{400, "BadDigest", "The " + algo + " you specified did not match the calculated checksum."}
+		}
 	}
 	return nil
 }
+
+// readXML reads an operation's document (readBody) and decodes it into
+// v; a document that does not parse is MalformedXML.
+func readXML(r *http.Request, c *call, v any) error {
+	data, err := readBody(r, c)
+	if err != nil {
+		return err
+	}
+	if err := xml.Unmarshal(data, v); err != nil {
+		return errMalformedXML
+	}
+	return nil
+}
+
+// admission names, for each operation with a document, the action the
+// service will authorize, and whether it acts on the key of the route.
+var admission = map[Op]struct {
+	action iam.Action
+	onKey  bool
+}{
+	OpCreateBucket:               {iam.ActionCreateBucket, false},
+	OpDeleteObjects:              {"s3:DeleteObject", false},
+	OpCompleteMultipartUpload:    {"s3:PutObject", true},
+	OpPutBucketPolicy:            {"s3:PutBucketPolicy", false},
+	OpPutBucketAcl:               {"s3:PutBucketAcl", false},
+	OpPutObjectAcl:               {"s3:PutObjectAcl", true},
+	OpPutBucketOwnershipControls: {"s3:PutBucketOwnershipControls", false},
+	OpPutPublicAccessBlock:       {"s3:PutBucketPublicAccessBlock", false},
+	OpPutBucketLogging:           {"s3:PutBucketLogging", false},
+}
+
+// admit decides what can be decided before the body is read: whether
+// the caller could be allowed an operation whose document it sends (so
+// that nobody makes the node read what it may not write), and whether
+// the bucket (and a copy's source) has the owner the request expects.
+// Streaming writes (PutObject, UploadPart) need no admission here: the
+// service authorizes them before it reads their bodies.
+func (s *Server) admit(r *http.Request, c *call) error {
+	expected := ""
+	if bucketOps.has(c.Op) {
+		expected = r.Header.Get("x-amz-expected-bucket-owner")
+	}
+	// A signed DeleteObjects is answered key by key, as AWS answers it
+	// even to a caller who may delete nothing; only an anonymous one,
+	// which no policy lets delete, is refused before its body is read.
+	if a, ok := admission[c.Op]; ok && (c.Op != OpDeleteObjects || c.id == nil) {
+		in := objects.Admission{ID: c.id, Action: a.action}
+		if c.Op != OpCreateBucket {
+			in.Bucket, in.ExpectedOwner, expected = c.Bucket, expected, ""
+		}
+		if a.onKey {
+			in.Key, in.Version = c.Key, c.Query.Get("versionId")
+		}
+		if err := s.svc.Admit(r.Context(), in); err != nil {
+			return err
+		}
+	}
+	if expected != "" && c.Bucket != "" {
+		if err := s.svc.BucketOwner(r.Context(), c.Bucket, expected); err != nil {
+			return err
+		}
+	}
+	if v := r.Header.Get("x-amz-source-expected-bucket-owner"); v != "" && (c.Op == OpCopyObject || c.Op == OpUploadPartCopy) {
+		sb, _, _, err := copySource(r.Header.Get("x-amz-copy-source"))
+		if err != nil {
+			return err
+		}
+		if err := s.svc.BucketOwner(r.Context(), sb, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clientBody marks what failed while reading the client's body as the
+// client's: a client that stops sending or hangs up gets a 400 (which
+// nobody may read) and no ERROR in the log, whatever layer reported it.
+type clientBody struct {
+	r    io.ReadCloser
+	done bool // read to its end
+}
+
+// bodyError is a read error of the client's body.
+type bodyError struct{ err error }
+
+func (e *bodyError) Error() string { return "reading the request body: " + e.err.Error() }
+func (e *bodyError) Unwrap() error { return e.err }
+
+func (b *clientBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	switch {
+	case err == io.EOF:
+		b.done = true
+	case err != nil:
+		err = &bodyError{err}
+	}
+	return n, err
+}
+
+func (b *clientBody) Close() error { return b.r.Close() }

@@ -9,7 +9,6 @@ and haproxy; .ci/run provides all three.
 import base64
 import json
 import os
-import re
 import secrets
 import shutil
 import subprocess
@@ -19,7 +18,8 @@ import urllib.request
 import uuid
 from urllib.parse import urlparse, urlunparse
 
-from helpers import ACCESS_KEY, DOMAIN, REPO, SECRET_KEY, SERVERS, Server, free_port, require_tool, start_server
+from helpers import (ACCESS_KEY, DOMAIN, SECRET_KEY, SERVERS, PrivateCA, Server, free_port, haproxy_bin, haproxy_config,
+                     require_tool, start_server)
 
 
 def fresh_database():
@@ -79,8 +79,7 @@ class Cluster:
     def __init__(self, ostium_bin, nodes=3, job_lease="3s"):
         self.bin, self.dir = ostium_bin, tempfile.mkdtemp(prefix="ostium-e2e-cluster-")
         self.catalog = fresh_database()
-        self.haproxy_bin = (shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin")
-                            or require_tool("haproxy", "apt-get install haproxy"))
+        self.haproxy_bin = haproxy_bin()
         self.platform = start_server(ostium_bin, prefix="ostium-e2e-platform-")
         node_key = base64.b64encode(secrets.token_bytes(32)).decode()
         self.nodes = []
@@ -90,6 +89,7 @@ class Cluster:
                 "catalog": self.catalog, "catalog_connections": 10, "max_requests": 256,
                 "domains": [DOMAIN], "root_access_key": ACCESS_KEY, "root_secret_key": SECRET_KEY,
                 "node_key": node_key, "job_lease": job_lease, "gc_interval": "1s",
+                "trusted_proxies": ["127.0.0.1"],
                 "default_platform": "remote",
                 "platforms": {"remote": {"type": "s3", "endpoint": self.platform.endpoint, "access_key": ACCESS_KEY,
                                          "secret_key": SECRET_KEY, "path_style": True, "layout": "shared",
@@ -104,21 +104,17 @@ class Cluster:
         return f"http://127.0.0.1:{self.port}"
 
     def _start_haproxy(self):
-        """deploy/haproxy.cfg with this cluster's addresses and quicker checks."""
-        with open(os.path.join(REPO, "deploy", "haproxy.cfg")) as f:
-            cfg = f.read()
-        servers = "".join(f"    server node{i + 1} 127.0.0.1:{n.port} check\n" for i, n in enumerate(self.nodes))
-        cfg = re.sub(r"(?m)^    server .*\n", "", cfg)
-        cfg = cfg.replace("    bind :9000\n", f"    bind 127.0.0.1:{self.port}\n")
-        cfg = cfg.replace("inter 2s", "inter 300ms")
-        cfg = cfg.replace("maxconn 20000", "maxconn 256")  # within any test machine's file limit
-        cfg = cfg.rstrip("\n") + "\n" + servers
-        path = os.path.join(self.dir, "haproxy.cfg")
-        with open(path, "w") as f:
-            f.write(cfg)
-        check = subprocess.run([self.haproxy_bin, "-c", "-f", path], capture_output=True, text=True)
-        if check.returncode != 0:
-            raise RuntimeError(f"haproxy -c: {check.stdout}{check.stderr}")
+        """deploy/haproxy.cfg with this cluster's addresses and quicker checks;
+        HTTPS on .https_port with a certificate of the private CA .ca."""
+        self.ca = PrivateCA(self.dir)
+        pem = os.path.join(self.dir, "haproxy.pem")
+        cert, key = os.path.join(self.dir, "h.crt"), os.path.join(self.dir, "h.key")
+        self.ca.issue(1, cert, key)
+        with open(pem, "w") as out:
+            out.write(open(cert).read() + open(key).read())
+        self.https_port = free_port()
+        path = haproxy_config(self.dir, self.port, self.https_port, pem,
+                              [(f"node{i + 1}", n.port) for i, n in enumerate(self.nodes)])
         proc = subprocess.Popen([self.haproxy_bin, "-db", "-f", path], stdout=subprocess.DEVNULL,
                                 stderr=open(os.path.join(self.dir, "haproxy.log"), "wb"))
         deadline = time.monotonic() + 20

@@ -48,6 +48,7 @@ class Server:
     secret_key: str = SECRET_KEY
     region: str = REGION
     extra_args: list = field(default_factory=list)
+    umask: int = None  # the server's umask, if not the suite's
 
     @property
     def endpoint(self):
@@ -78,7 +79,8 @@ class Server:
         self.proc = subprocess.Popen(
             args, env=env, stdin=subprocess.DEVNULL,
             stdout=open(os.path.join(self.log_dir, "stdout.log"), "wb"),
-            stderr=open(self.stderr_path, "wb"))
+            stderr=open(self.stderr_path, "wb"),
+            preexec_fn=None if self.umask is None else (lambda: os.umask(self.umask)))
         SERVERS.append(self)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -302,6 +304,87 @@ class TLSProxy:
     def close(self):
         self.closed = True
         self.sock.close()
+
+
+class PrivateCA:
+    """A private certificate authority made with the openssl command: .cert
+    is the file clients trust (AWS_CA_BUNDLE, boto3's verify=, rclone's
+    --ca-cert); issue() writes a server certificate for 127.0.0.1 and
+    localhost signed by it."""
+
+    def __init__(self, workdir):
+        self.dir = workdir
+        self.cert = os.path.join(workdir, "ca.pem")
+        self.key = os.path.join(workdir, "ca.key")
+        self._openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                      "-keyout", self.key, "-out", self.cert, "-days", "2", "-subj", "/CN=Ostium e2e CA",
+                      "-addext", "basicConstraints=critical,CA:TRUE",
+                      "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+
+    def _openssl(self, *args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
+
+    def issue(self, serial, cert_path, key_path):
+        """Writes a server certificate (serial number `serial`) and its key,
+        each replaced by rename, as certbot does."""
+        tmp = os.path.join(self.dir, f"issue-{serial}")
+        os.makedirs(tmp, exist_ok=True)
+        ext = os.path.join(tmp, "ext.cnf")
+        with open(ext, "w") as f:
+            f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                    "basicConstraints=critical,CA:FALSE\n"
+                    "keyUsage=critical,digitalSignature\n"
+                    "extendedKeyUsage=serverAuth\n"
+                    "subjectKeyIdentifier=hash\n"
+                    "authorityKeyIdentifier=keyid,issuer\n")
+        key, csr, crt = (os.path.join(tmp, n) for n in ("key.pem", "req.csr", "cert.pem"))
+        self._openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                      "-keyout", key, "-out", csr, "-subj", "/CN=localhost")
+        self._openssl("x509", "-req", "-in", csr, "-CA", self.cert, "-CAkey", self.key,
+                      "-set_serial", str(serial), "-days", "2", "-out", crt, "-extfile", ext)
+        os.replace(key, key_path)
+        os.replace(crt, cert_path)
+
+
+def served_serial(port, ca):
+    """The serial number of the certificate 127.0.0.1:port hands a new
+    connection, verified against the CA file ca."""
+    import ssl
+    ctx = ssl.create_default_context(cafile=ca)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+            return int(tls.getpeercert()["serialNumber"], 16)
+
+
+def haproxy_config(workdir, port, https_port, pem, servers):
+    """deploy/haproxy.cfg for loopback: its plain bind on port, its TLS bind
+    on https_port with pem (certificate chain and key), quicker checks,
+    and one server line per (name, port) in servers. Checked with
+    `haproxy -c`; returns the path."""
+    import re
+    with open(os.path.join(REPO, "deploy", "haproxy.cfg")) as f:
+        cfg = f.read()
+    before = cfg
+    cfg = re.sub(r"(?m)^    server .*\n", "", cfg)
+    cfg = cfg.replace("    bind :80\n", f"    bind 127.0.0.1:{port}\n")
+    cfg = cfg.replace("    bind :443 ssl crt /etc/haproxy/certs/s3.pem ", f"    bind 127.0.0.1:{https_port} ssl crt {pem} ")
+    if cfg.count("127.0.0.1:") != 2:
+        raise RuntimeError(f"deploy/haproxy.cfg has changed its bind lines:\n{before}")
+    cfg = cfg.replace("inter 2s", "inter 300ms")
+    cfg = cfg.replace("maxconn 20000", "maxconn 256")  # within any test machine's file limit
+    cfg = cfg.rstrip("\n") + "\n" + "".join(f"    server {n} 127.0.0.1:{p} check\n" for n, p in servers)
+    path = os.path.join(workdir, "haproxy.cfg")
+    with open(path, "w") as f:
+        f.write(cfg)
+    check = subprocess.run([haproxy_bin(), "-c", "-f", path], capture_output=True, text=True)
+    if check.returncode != 0:
+        raise RuntimeError(f"haproxy -c: {check.stdout}{check.stderr}")
+    return path
+
+
+def haproxy_bin():
+    return (shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin")
+            or require_tool("haproxy", "apt-get install haproxy"))
 
 
 MiB = 1024 * 1024

@@ -56,16 +56,6 @@ func deleteObjects(t *testing.T, srv *nodetest.Server, c creds, bucket string, k
 	return out
 }
 
-// exists tells whether bucket/key is there, asked as the root.
-func exists(t *testing.T, srv *nodetest.Server, bucket, key string) bool {
-	t.Helper()
-	st, b := do(t, srv, signed(t, srv, rootCreds, "HEAD", "/"+bucket+"/"+key, nil, nil))
-	if st != 200 && st != 404 {
-		t.Fatalf("HEAD %s/%s: %d %s", bucket, key, st, b)
-	}
-	return st == 200
-}
-
 func putObjects(t *testing.T, srv *nodetest.Server, c creds, bucket string, keys ...string) {
 	t.Helper()
 	for _, k := range keys {

@@ -128,3 +128,13 @@ func dial(t *testing.T, srv *nodetest.Server) net.Conn {
 	t.Cleanup(func() { conn.Close() })
 	return conn
 }
+
+// exists tells whether bucket/key is there, asked as the root.
+func exists(t *testing.T, srv *nodetest.Server, bucket, key string) bool {
+	t.Helper()
+	st, b := do(t, srv, signed(t, srv, rootCreds, "HEAD", "/"+bucket+"/"+key, nil, nil))
+	if st != 200 && st != 404 {
+		t.Fatalf("HEAD %s/%s: %d %s", bucket, key, st, b)
+	}
+	return st == 200
+}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -37,6 +38,16 @@ type Store struct {
 func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("fs: create root: %w", err)
+	}
+	// Blobs are tenants' data: a root others can enter is made 0700 (0700
+	// closes everything beneath it), or the store refuses to open.
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("fs: root: %w", err)
+	} else if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("fs: root %s has mode %v, open to others, and cannot be made 0700: %w", dir, fi.Mode().Perm(), err)
+		}
+		slog.Warn("fs: others could enter the blob root; made it 0700", "path", dir, "was", fi.Mode().Perm().String())
 	}
 	f, err := os.Open(dir)
 	if err != nil {

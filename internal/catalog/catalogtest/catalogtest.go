@@ -24,6 +24,9 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 	}{
 		{"Buckets", testBuckets},
 		{"BucketNotEmpty", testBucketNotEmpty},
+		{"DeleteBucketAbortsUploads", testDeleteBucketAbortsUploads},
+		{"PartsCountInUsage", testPartsCountInUsage},
+		{"PartsWithinQuota", testPartsWithinQuota},
 		{"PutReplaceQueuesBlobs", testPutReplace},
 		{"InlineObjects", testInline},
 		{"Conditions", testConditions},
@@ -43,8 +46,10 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Metering", testMetering},
 		{"BucketSettings", testSettings},
 		{"Leases", testLeases},
+		{"AccessLogQueue", testAccessLogQueue},
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
+		{"DeleteBucketRacesWrites", testDeleteBucketRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -161,11 +166,37 @@ func testBucketNotEmpty(t *testing.T, s catalog.Store) {
 	wantErr(t, s.DeleteBucket(ctx, "b"), catalog.ErrBucketNotEmpty)
 	_, err := s.DeleteObject(ctx, "b", "k", "")
 	must(t, err)
-	must(t, s.CreateUpload(ctx, catalog.Upload{Bucket: "b", Key: "u", UploadID: "up1", Initiated: time.Now()}))
-	wantErr(t, s.DeleteBucket(ctx, "b"), catalog.ErrBucketNotEmpty)
-	must(t, s.AbortUpload(ctx, "b", "u", "up1"))
 	must(t, s.DeleteBucket(ctx, "b"))
 	wantErr(t, s.PutObject(ctx, object("b", "k", 1), catalog.PutOptions{}), catalog.ErrNoSuchBucket)
+}
+
+// Open multipart uploads do not keep a bucket, as in S3: deleting it
+// aborts them and queues their parts' blobs in the same transaction.
+func testDeleteBucketAbortsUploads(t *testing.T, s catalog.Store) {
+	bucket(t, s, "b")
+	put(t, s, object("b", "k", 1))
+	must(t, s.CreateUpload(ctx, catalog.Upload{Bucket: "b", Key: "u", UploadID: "up1", Initiated: time.Now()}))
+	p := part(1, 7)
+	must(t, s.PutPart(ctx, "b", "u", "up1", p, catalog.Limits{}))
+	wantErr(t, s.DeleteBucket(ctx, "b"), catalog.ErrBucketNotEmpty)
+	if _, err := s.GetUpload(ctx, "b", "u", "up1"); err != nil {
+		t.Fatalf("a refused DeleteBucket aborted an upload: %v", err)
+	}
+	_, err := s.DeleteObject(ctx, "b", "k", "")
+	must(t, err)
+	must(t, s.CreateUpload(ctx, catalog.Upload{Bucket: "b", Key: "v", UploadID: "up2", Initiated: time.Now()}))
+	must(t, s.DeleteBucket(ctx, "b"))
+	_, err = s.GetUpload(ctx, "b", "u", "up1")
+	wantErr(t, err, catalog.ErrNoSuchUpload)
+	if q := queued(t, s); !slices.Contains(q, p.BlobID) {
+		t.Fatalf("the aborted part's blob %s is not queued: %v", p.BlobID, q)
+	}
+	bucket(t, s, "b") // the name again: a bucket that stores nothing
+	u, err := s.BucketUsage(ctx, "b")
+	must(t, err)
+	if u != (catalog.Usage{}) {
+		t.Fatalf("usage of a new bucket of an old name = %+v", u)
+	}
 }
 
 func testPutReplace(t *testing.T, s catalog.Store) {
@@ -372,10 +403,10 @@ func testUploads(t *testing.T, s catalog.Store) {
 	wantErr(t, err, catalog.ErrNoSuchUpload)
 	p1, p2, p3 := part(1, 5), part(2, 5), part(3, 1)
 	for _, p := range []catalog.Part{p3, p1, p2} {
-		must(t, s.PutPart(ctx, "b", "k", "up", p))
+		must(t, s.PutPart(ctx, "b", "k", "up", p, catalog.Limits{}))
 	}
 	p2b := part(2, 6)
-	must(t, s.PutPart(ctx, "b", "k", "up", p2b))
+	must(t, s.PutPart(ctx, "b", "k", "up", p2b, catalog.Limits{}))
 	if q := queued(t, s); !slices.Equal(q, []string{p2.BlobID}) {
 		t.Fatalf("queue after part replacement = %v", q)
 	}
@@ -395,7 +426,7 @@ func testUploads(t *testing.T, s catalog.Store) {
 	if q := queued(t, s); !slices.Equal(q, want) {
 		t.Fatalf("queue after abort = %v, want %v", q, want)
 	}
-	wantErr(t, s.PutPart(ctx, "b", "k", "up", part(4, 1)), catalog.ErrNoSuchUpload)
+	wantErr(t, s.PutPart(ctx, "b", "k", "up", part(4, 1), catalog.Limits{}), catalog.ErrNoSuchUpload)
 	_, err = s.ListParts(ctx, "b", "k", "up", 0, 10)
 	wantErr(t, err, catalog.ErrNoSuchUpload)
 	wantErr(t, s.AbortUpload(ctx, "b", "k", "up"), catalog.ErrNoSuchUpload)
@@ -407,7 +438,7 @@ func testCompleteUpload(t *testing.T, s catalog.Store) {
 	must(t, s.CreateUpload(ctx, catalog.Upload{Bucket: "b", Key: "k", UploadID: "up", Initiated: time.Now()}))
 	p1, p2, unused := part(1, 5), part(2, 3), part(3, 4)
 	for _, p := range []catalog.Part{p1, p2, unused} {
-		must(t, s.PutPart(ctx, "b", "k", "up", p))
+		must(t, s.PutPart(ctx, "b", "k", "up", p, catalog.Limits{}))
 	}
 	o := object("b", "k", 8)
 	o.Parts = []catalog.Part{p1, p2}
@@ -467,7 +498,7 @@ func testGC(t *testing.T, s catalog.Store) {
 	put(t, s, object("b", "a", 2)) // queues a's blob
 	must(t, s.CreateUpload(ctx, catalog.Upload{Bucket: "b", Key: "u", UploadID: "up", Initiated: time.Now()}))
 	p := part(1, 1)
-	must(t, s.PutPart(ctx, "b", "u", "up", p))
+	must(t, s.PutPart(ctx, "b", "u", "up", p, catalog.Limits{}))
 	cur, err := s.GetObject(ctx, "b", "a", "")
 	must(t, err)
 	stray := blob.NewID()
@@ -543,5 +574,30 @@ func testConcurrentPuts(t *testing.T, s catalog.Store) {
 	}
 	if len(owned) != len(written) {
 		t.Errorf("%d blobs accounted for, %d written", len(owned), len(written))
+	}
+}
+
+// A bucket deleted while writes into it are in flight leaves no object
+// behind: each write either lands first (and the delete finds the bucket
+// not empty) or finds the bucket gone.
+func testDeleteBucketRace(t *testing.T, s catalog.Store) {
+	for round := range 20 {
+		name := fmt.Sprintf("race%d", round)
+		bucket(t, s, name)
+		var wg sync.WaitGroup
+		var putErr, delErr error
+		wg.Add(2)
+		go func() { defer wg.Done(); putErr = s.PutObject(ctx, object(name, "k", 1), catalog.PutOptions{}) }()
+		go func() { defer wg.Done(); delErr = s.DeleteBucket(ctx, name) }()
+		wg.Wait()
+		switch {
+		case putErr == nil && errors.Is(delErr, catalog.ErrBucketNotEmpty):
+		case errors.Is(putErr, catalog.ErrNoSuchBucket) && delErr == nil:
+			if _, err := s.GetObject(ctx, name, "k", ""); !errors.Is(err, catalog.ErrNoSuchObject) {
+				t.Fatalf("round %d: an object outlived its bucket: %v", round, err)
+			}
+		default:
+			t.Fatalf("round %d: put %v, delete bucket %v", round, putErr, delErr)
+		}
 	}
 }

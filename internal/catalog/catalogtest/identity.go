@@ -206,7 +206,7 @@ func testPurge(t *testing.T, s catalog.Store) {
 	u := catalog.Upload{Bucket: "p", Key: "up", UploadID: "u1", Initiated: time.Now(), StorageClass: "STANDARD"}
 	must(t, s.CreateUpload(ctx, u))
 	pt := part(1, 5)
-	must(t, s.PutPart(ctx, "p", "up", "u1", pt))
+	must(t, s.PutPart(ctx, "p", "up", "u1", pt, catalog.Limits{}))
 	blobs = append(blobs, pt.BlobID)
 
 	must(t, s.PurgeBucket(ctx, "p"))
@@ -276,7 +276,7 @@ func testUsageAndLimits(t *testing.T, s catalog.Store) {
 	u := catalog.Upload{Bucket: "a1", Key: "mp", UploadID: "u1", Initiated: time.Now(), StorageClass: "STANDARD"}
 	must(t, s.CreateUpload(ctx, u))
 	p := part(1, 500)
-	must(t, s.PutPart(ctx, "a1", "mp", "u1", p))
+	must(t, s.PutPart(ctx, "a1", "mp", "u1", p, catalog.Limits{}))
 	mo := object("a1", "mp", 500)
 	mo.Parts = []catalog.Part{p}
 	wantErr(t, s.CompleteUpload(ctx, "u1", mo, lim), catalog.ErrQuotaExceeded)

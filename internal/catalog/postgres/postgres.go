@@ -25,7 +25,21 @@ var dialect = sqldb.Dialect{
 		_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, hash)
 		return err
 	},
+	// Buckets' locks are advisory locks of the two-int4 kind, a space of
+	// their own apart from the keys' bigint ones.
+	LockBucket: func(ctx context.Context, tx *sql.Tx, hash int64, exclusive bool) error {
+		q := `SELECT pg_advisory_xact_lock_shared($1, $2)`
+		if exclusive {
+			q = `SELECT pg_advisory_xact_lock($1, $2)`
+		}
+		_, err := tx.ExecContext(ctx, q, int32(hash>>32), int32(hash))
+		return err
+	},
 	Notify: `SELECT pg_notify('` + changesChannel + `', '')`,
+	// pgx prepares each query on the connection that runs it, inside the
+	// transaction's own connection, and keeps it there (512 per
+	// connection, least recently used out).
+	CachesStatements: true,
 }
 
 // changesChannel carries a notification at the commit of every change

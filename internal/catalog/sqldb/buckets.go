@@ -12,9 +12,9 @@ import (
 
 func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 	return s.identityWrite(ctx, func(tx *sql.Tx) error {
-		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, acl, policy, ownership, public_access_block, platform)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
-			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt), b.ACL, b.Policy, b.Ownership, b.PublicAccessBlock, b.Platform)
+		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, acl, policy, ownership, public_access_block, platform, logging)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt), b.ACL, b.Policy, b.Ownership, b.PublicAccessBlock, b.Platform, b.Logging)
 		if err != nil {
 			return fmt.Errorf("sqldb: create bucket: %w", err)
 		}
@@ -28,8 +28,8 @@ func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 func (s *Store) GetBucket(ctx context.Context, name string) (catalog.Bucket, error) {
 	b := catalog.Bucket{Name: name}
 	var created int64
-	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created, acl, policy, ownership, public_access_block, platform FROM buckets WHERE name = ?`), []byte(name)).
-		Scan(&b.Owner, &b.Tenant, &b.Region, &created, &b.ACL, &b.Policy, &b.Ownership, &b.PublicAccessBlock, &b.Platform)
+	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created, acl, policy, ownership, public_access_block, platform, logging FROM buckets WHERE name = ?`), []byte(name)).
+		Scan(&b.Owner, &b.Tenant, &b.Region, &created, &b.ACL, &b.Policy, &b.Ownership, &b.PublicAccessBlock, &b.Platform, &b.Logging)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, catalog.ErrNoSuchBucket
 	}
@@ -62,6 +62,9 @@ func (s *Store) ListBuckets(ctx context.Context, f catalog.BucketFilter) ([]cata
 
 func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 	return s.identityWrite(ctx, func(tx *sql.Tx) error {
+		if err := s.lockBucket(ctx, tx, name, true); err != nil {
+			return err
+		}
 		var one int
 		err := s.row(ctx, tx, s.q(`SELECT 1 FROM buckets WHERE name = ? {{forupdate}}`), []byte(name)).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -70,13 +73,22 @@ func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 		if err != nil {
 			return fmt.Errorf("sqldb: delete bucket: %w", err)
 		}
-		for _, q := range []string{`SELECT 1 FROM objects WHERE bucket = ? LIMIT 1`, `SELECT 1 FROM uploads WHERE bucket = ? LIMIT 1`} {
-			err := s.row(ctx, tx, s.q(q), []byte(name)).Scan(&one)
-			if err == nil {
-				return catalog.ErrBucketNotEmpty
-			}
-			if !errors.Is(err, sql.ErrNoRows) {
+		err = s.row(ctx, tx, s.q(`SELECT 1 FROM objects WHERE bucket = ? LIMIT 1`), []byte(name)).Scan(&one)
+		if err == nil {
+			return catalog.ErrBucketNotEmpty
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("sqldb: delete bucket: %w", err)
+		}
+		// Open multipart uploads do not keep a bucket: as S3, deleting it
+		// aborts them, their blobs queued in this transaction.
+		for {
+			n, err := s.abortUploads(ctx, tx, name)
+			if err != nil {
 				return fmt.Errorf("sqldb: delete bucket: %w", err)
+			}
+			if n == 0 {
+				break
 			}
 		}
 		for _, q := range []string{`DELETE FROM buckets WHERE name = ?`, `DELETE FROM bucket_stats WHERE bucket = ?`} {
@@ -89,10 +101,19 @@ func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 }
 
 // bucketExists checks, inside a write, that the bucket is there and keeps
-// it there (a shared lock where the engine has them) until commit.
+// it there (a shared lock where the engine has them) until commit. The
+// check follows the lock: under READ COMMITTED it then sees a deletion
+// that committed while it waited.
 func (s *Store) bucketExists(ctx context.Context, tx *sql.Tx, name string) error {
+	query := `SELECT 1 FROM buckets WHERE name = ? {{forshare}}`
+	if s.d.LockBucket != nil {
+		if err := s.lockBucket(ctx, tx, name, false); err != nil {
+			return err
+		}
+		query = `SELECT 1 FROM buckets WHERE name = ?`
+	}
 	var one int
-	err := s.row(ctx, tx, s.q(`SELECT 1 FROM buckets WHERE name = ? {{forshare}}`), []byte(name)).Scan(&one)
+	err := s.row(ctx, tx, s.q(query), []byte(name)).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return catalog.ErrNoSuchBucket
 	}
@@ -146,38 +167,53 @@ func (s *Store) purgeSome(ctx context.Context, bucket string) (bool, error) {
 				return err
 			}
 		}
-		var uploads []string
-		rows, err = tx.QueryContext(ctx, s.q(`SELECT upload_id FROM uploads WHERE bucket = ? LIMIT `+strconv.Itoa(purgeBatch)), []byte(bucket))
+		uploads, err := s.abortUploads(ctx, tx, bucket)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			uploads = append(uploads, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, id := range uploads {
-			if err := s.dropUpload(ctx, tx, id, nil); err != nil {
-				return err
-			}
-		}
-		done = len(vs) == 0 && len(uploads) == 0
+		done = len(vs) == 0 && uploads == 0
 		return nil
 	})
 	return done, err
 }
 
+// abortUploads aborts up to purgeBatch uploads of bucket, queueing their
+// parts' blobs, and returns how many it aborted. The rows are locked
+// first, so that a part being added meanwhile is either seen here or
+// finds its upload gone.
+func (s *Store) abortUploads(ctx context.Context, tx *sql.Tx, bucket string) (int, error) {
+	type upload struct{ id, key string }
+	var uploads []upload
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT upload_id, key FROM uploads WHERE bucket = ? LIMIT `+strconv.Itoa(purgeBatch)+` {{forupdate}}`), []byte(bucket))
+	if err != nil {
+		return 0, fmt.Errorf("sqldb: read uploads: %w", err)
+	}
+	for rows.Next() {
+		var u upload
+		var key []byte
+		if err := rows.Scan(&u.id, &key); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("sqldb: read uploads: %w", err)
+		}
+		u.key = string(key)
+		uploads = append(uploads, u)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("sqldb: read uploads: %w", err)
+	}
+	for _, u := range uploads {
+		if err := s.dropUpload(ctx, tx, bucket, u.key, u.id, nil); err != nil {
+			return 0, err
+		}
+	}
+	return len(uploads), nil
+}
+
 var settingColumns = map[catalog.Setting]string{
 	catalog.SettingACL: "acl", catalog.SettingPolicy: "policy",
 	catalog.SettingOwnership: "ownership", catalog.SettingPublicAccessBlock: "public_access_block",
-	catalog.SettingPlatform: "platform",
+	catalog.SettingPlatform: "platform", catalog.SettingLogging: "logging",
 }
 
 func (s *Store) SetBucketSetting(ctx context.Context, bucket string, which catalog.Setting, value string) error {

@@ -18,8 +18,12 @@ type stmts struct {
 func newStmts(db *sql.DB) *stmts { return &stmts{db: db, m: map[string]*sql.Stmt{}} }
 
 // get returns the statement for query, or nil if it cannot be prepared
-// (the caller then runs the query unprepared and reports its error).
+// (the caller then runs the query unprepared and reports its error) or c
+// is nil (the driver caches statements itself).
 func (c *stmts) get(ctx context.Context, query string) *sql.Stmt {
+	if c == nil {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if st, ok := c.m[query]; ok {
@@ -34,6 +38,9 @@ func (c *stmts) get(ctx context.Context, query string) *sql.Stmt {
 }
 
 func (c *stmts) close() {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, st := range c.m {

@@ -33,9 +33,23 @@ type Dialect struct {
 	// LockKey serialises writers of one object key within a transaction;
 	// nil where a single writer makes it moot.
 	LockKey func(ctx context.Context, tx *sql.Tx, hash int64) error
+	// LockBucket, where set, keeps a bucket from being deleted while
+	// writes into it are in flight (shared) or from being written while
+	// it is deleted (exclusive), in place of a shared row lock on the
+	// bucket's row: every writer of a bucket share-locking one row made
+	// PostgreSQL write that row (a new multixact) on each write.
+	LockBucket func(ctx context.Context, tx *sql.Tx, hash int64, exclusive bool) error
 	// Notify, when set, runs in every transaction that advances the
 	// identity generation, to tell other nodes at commit.
 	Notify string
+	// CachesStatements says that the driver prepares and caches each
+	// statement on every connection itself (pgx's default exec mode,
+	// cache_statement), so sqldb keeps no database/sql Stmts of its own.
+	// Those need a free pool connection to be prepared, which a
+	// transaction holding one of a full pool's connections waits for
+	// forever; only a writer whose pool always has a spare (SQLite's
+	// single group writer) may use them.
+	CachesStatements bool
 }
 
 // Writer runs write transactions. fn may be called inside a transaction
@@ -52,10 +66,11 @@ type Writer interface {
 type Store struct {
 	read    *sql.DB
 	w       Writer
-	rstmts  *stmts // prepared on read
-	wstmts  *stmts // prepared on w.DB()
+	rstmts  *stmts // prepared on read; nil if the driver caches statements
+	wstmts  *stmts // prepared on w.DB(); nil likewise
 	d       Dialect
 	closeDB func() error
+	shards  *shardPool // nil with a single writer
 
 	mu    sync.RWMutex
 	bound map[string]string // ?-form query -> dialect form
@@ -64,11 +79,18 @@ type Store struct {
 // New returns a Store reading through read and writing through w. closeDB
 // releases the databases on Close, after the writer.
 func New(read *sql.DB, w Writer, d Dialect, closeDB func() error, opts ...Option) *Store {
-	if m := Apply(opts).Metrics; m != nil {
-		w = timedWriter{w, m}
+	s := &Store{read: read, w: w, d: d, closeDB: closeDB, bound: map[string]string{}}
+	if d.LockKey != nil { // writers run side by side
+		s.shards = newShardPool()
+		s.w = shardWriter{w, s.shards}
 	}
-	return &Store{read: read, w: w, d: d, closeDB: closeDB, bound: map[string]string{},
-		rstmts: newStmts(read), wstmts: newStmts(w.DB())}
+	if m := Apply(opts).Metrics; m != nil { // outermost: a wait for a shard counts
+		s.w = timedWriter{s.w, m}
+	}
+	if !d.CachesStatements {
+		s.rstmts, s.wstmts = newStmts(read), newStmts(w.DB())
+	}
+	return s
 }
 
 // Close stops the writer and closes the databases.
@@ -129,6 +151,19 @@ func (s *Store) lockKey(ctx context.Context, tx *sql.Tx, bucket, key string) err
 	h.Write([]byte{0})
 	h.Write([]byte(key))
 	return s.d.LockKey(ctx, tx, int64(h.Sum64()))
+}
+
+// lockBucket takes the bucket's lock where the dialect has one.
+func (s *Store) lockBucket(ctx context.Context, tx *sql.Tx, bucket string, exclusive bool) error {
+	if s.d.LockBucket == nil {
+		return nil
+	}
+	h := fnv.New64a()
+	h.Write([]byte(bucket))
+	if err := s.d.LockBucket(ctx, tx, int64(h.Sum64()), exclusive); err != nil {
+		return fmt.Errorf("sqldb: lock bucket: %w", err)
+	}
+	return nil
 }
 
 // enqueue queues blobs for collection.

@@ -64,7 +64,7 @@ func (s *Store) getUpload(ctx context.Context, tx *sql.Tx, bucket, key, uploadID
 	return u, nil
 }
 
-func (s *Store) PutPart(ctx context.Context, bucket, key, uploadID string, p catalog.Part) error {
+func (s *Store) PutPart(ctx context.Context, bucket, key, uploadID string, p catalog.Part, l catalog.Limits) error {
 	checksums, err := json.Marshal(p.Checksums)
 	if err != nil {
 		return fmt.Errorf("sqldb: encode checksums: %w", err)
@@ -76,7 +76,8 @@ func (s *Store) PutPart(ctx context.Context, bucket, key, uploadID string, p cat
 			return err
 		}
 		var old string
-		err := s.row(ctx, tx, s.q(`SELECT blob_id FROM upload_parts WHERE upload_id = ? AND number = ?`), uploadID, p.Number).Scan(&old)
+		var oldSize int64
+		err := s.row(ctx, tx, s.q(`SELECT blob_id, size FROM upload_parts WHERE upload_id = ? AND number = ?`), uploadID, p.Number).Scan(&old, &oldSize)
 		switch {
 		case err == nil:
 			if err := s.enqueue(ctx, tx, []string{old}); err != nil {
@@ -92,7 +93,15 @@ func (s *Store) PutPart(ctx context.Context, bucket, key, uploadID string, p cat
 		if err != nil {
 			return fmt.Errorf("sqldb: put part: %w", err)
 		}
-		return nil
+		if err := s.addUsage(ctx, tx, bucket, key, p.Size-oldSize, 0); err != nil {
+			return err
+		}
+		if p.Size <= oldSize {
+			return nil
+		}
+		// A part grows bytes, never the object count.
+		l.BucketObjects, l.TenantObjects = 0, 0
+		return s.withinLimits(ctx, tx, bucket, l)
 	})
 }
 
@@ -157,7 +166,9 @@ func (s *Store) CompleteUpload(ctx context.Context, uploadID string, o catalog.O
 		for _, p := range o.Parts {
 			used[p.BlobID] = true
 		}
-		if err := s.dropUpload(ctx, tx, uploadID, used); err != nil {
+		// The parts' bytes leave the upload's count here and come back as
+		// the object's in putObject: counted once.
+		if err := s.dropUpload(ctx, tx, o.Bucket, o.Key, uploadID, used); err != nil {
 			return err
 		}
 		return s.putObject(ctx, tx, o, opt)
@@ -169,24 +180,27 @@ func (s *Store) AbortUpload(ctx context.Context, bucket, key, uploadID string) e
 		if _, err := s.getUpload(ctx, tx, bucket, key, uploadID, "{{forupdate}}"); err != nil {
 			return err
 		}
-		return s.dropUpload(ctx, tx, uploadID, nil)
+		return s.dropUpload(ctx, tx, bucket, key, uploadID, nil)
 	})
 }
 
-// dropUpload deletes an upload and its parts, queueing the blobs of the
-// parts not kept.
-func (s *Store) dropUpload(ctx context.Context, tx *sql.Tx, uploadID string, keep map[string]bool) error {
-	rows, err := tx.QueryContext(ctx, s.q(`SELECT blob_id FROM upload_parts WHERE upload_id = ?`), uploadID)
+// dropUpload deletes an upload and its parts, takes their bytes off the
+// bucket's totals and queues the blobs of the parts not kept.
+func (s *Store) dropUpload(ctx context.Context, tx *sql.Tx, bucket, key, uploadID string, keep map[string]bool) error {
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT blob_id, size FROM upload_parts WHERE upload_id = ?`), uploadID)
 	if err != nil {
 		return fmt.Errorf("sqldb: read parts: %w", err)
 	}
 	var drop []string
+	var bytes int64
 	for rows.Next() {
 		var id string
-		if err := rows.Scan(&id); err != nil {
+		var size int64
+		if err := rows.Scan(&id, &size); err != nil {
 			rows.Close()
 			return fmt.Errorf("sqldb: read parts: %w", err)
 		}
+		bytes += size
 		if !keep[id] {
 			drop = append(drop, id)
 		}
@@ -196,6 +210,9 @@ func (s *Store) dropUpload(ctx context.Context, tx *sql.Tx, uploadID string, kee
 		return fmt.Errorf("sqldb: read parts: %w", err)
 	}
 	if err := s.enqueue(ctx, tx, drop); err != nil {
+		return err
+	}
+	if err := s.addUsage(ctx, tx, bucket, key, -bytes, 0); err != nil {
 		return err
 	}
 	for _, q := range []string{`DELETE FROM upload_parts WHERE upload_id = ?`, `DELETE FROM uploads WHERE upload_id = ?`} {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hash/fnv"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 )
 
-// statShards is how many rows a bucket's totals are spread over.
+// statShards is how many rows a bucket's totals are spread over by key
+// hash (see shards.go for concurrent writers).
 const statShards = 16
 
 // count adds a version's size and count to its bucket's totals (sign -1
@@ -18,11 +18,19 @@ func (s *Store) count(ctx context.Context, tx *sql.Tx, o catalog.Object, sign in
 	if o.DeleteMarker {
 		return nil
 	}
-	h := fnv.New32a()
-	h.Write([]byte(o.Key))
+	return s.addUsage(ctx, tx, o.Bucket, o.Key, sign*o.Size, sign)
+}
+
+// addUsage adds to a bucket's totals: a version's bytes and count, or
+// the bytes of an open upload's parts (which count as stored, and are
+// billed, from their upload to their upload's end).
+func (s *Store) addUsage(ctx context.Context, tx *sql.Tx, bucket, key string, bytes, objects int64) error {
+	if bytes == 0 && objects == 0 {
+		return nil
+	}
 	_, err := s.exec(ctx, tx, s.q(`INSERT INTO bucket_stats (bucket, shard, bytes, objects) VALUES (?, ?, ?, ?)
 		ON CONFLICT (bucket, shard) DO UPDATE SET bytes = bucket_stats.bytes + excluded.bytes, objects = bucket_stats.objects + excluded.objects`),
-		[]byte(o.Bucket), int(h.Sum32()%statShards), sign*o.Size, sign)
+		[]byte(bucket), s.shard(tx, key), bytes, objects)
 	if err != nil {
 		return fmt.Errorf("sqldb: count usage: %w", err)
 	}

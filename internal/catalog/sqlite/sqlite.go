@@ -13,8 +13,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
+	"os"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
@@ -26,6 +29,9 @@ var dialect = sqldb.Dialect{Name: "sqlite", Bytes: "BLOB"}
 
 // Open opens (creating if needed) the catalog in the file at path.
 func Open(ctx context.Context, path string, opts ...sqldb.Option) (catalog.Store, error) {
+	if err := private(path); err != nil {
+		return nil, err
+	}
 	dsn := func(extra string) string {
 		v := url.Values{}
 		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(OFF)"} {
@@ -69,4 +75,34 @@ func Open(ctx context.Context, path string, opts ...sqldb.Option) (catalog.Store
 		return rerr
 	}
 	return sqldb.New(rdb, newGroupWriter(wdb, sqldb.Apply(opts).Metrics), dialect, closeDBs, opts...), nil
+}
+
+// private makes the database and its WAL and shared-memory files the
+// owner's alone (0600), whatever the umask. SQLite creates a new database
+// 0644 less the umask and gives -wal and -shm the database's mode, so
+// creating the database 0600 first is what keeps all three private; files
+// left looser by an older version are tightened.
+func private(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("sqlite: create %s: %w", path, err)
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite: %w", err)
+		}
+		if fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(p, 0o600); err != nil {
+			return fmt.Errorf("sqlite: %s has mode %v, readable by others, and cannot be made 0600: %w", p, fi.Mode().Perm(), err)
+		}
+		slog.Warn("sqlite: others could read this catalog file; made it 0600", "path", p, "was", fi.Mode().Perm().String())
+	}
+	return nil
 }

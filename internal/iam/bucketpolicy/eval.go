@@ -17,8 +17,11 @@ type Request struct {
 	// (tenant) id, its user ARN, its canonical id. Empty with Anonymous.
 	Principals []string
 	Anonymous  bool
-	Action     string // "s3:GetObject"
-	Resource   string // "arn:aws:s3:::bucket" or "arn:aws:s3:::bucket/key"
+	// Service is the AWS service principal acting ("" for a user), which
+	// only a Service principal matches.
+	Service  string
+	Action   string // "s3:GetObject"
+	Resource string // "arn:aws:s3:::bucket" or "arn:aws:s3:::bucket/key"
 	// Context holds condition keys in lower case (aws:sourceip, s3:prefix,
 	// ...); a missing key is absent from the request.
 	Context map[string][]string
@@ -60,6 +63,14 @@ func (st *Statement) applies(r *Request) bool {
 }
 
 func (p *Principal) matches(r *Request) bool {
+	if r.Service != "" {
+		for _, want := range p.Service {
+			if want == r.Service {
+				return true
+			}
+		}
+		return false
+	}
 	if p.Everyone {
 		return true
 	}

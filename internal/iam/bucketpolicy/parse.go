@@ -50,6 +50,9 @@ type Principal struct {
 	Everyone  bool     // "*" or {"AWS": "*"}
 	AWS       []string // account ids or ARNs
 	Canonical []string
+	// Service names AWS service principals; only the logging service
+	// (logging.s3.amazonaws.com) acts here, delivering access logs.
+	Service []string
 }
 
 // Condition is one operator applied to one key.
@@ -248,7 +251,9 @@ func parsePrincipal(v json.RawMessage) (*Principal, error) {
 			}
 		case "CanonicalUser":
 			p.Canonical = append(p.Canonical, ids...)
-		case "Service", "Federated":
+		case "Service":
+			p.Service = append(p.Service, ids...)
+		case "Federated":
 			// Valid in AWS, but no such caller exists here: it matches nobody.
 		default:
 			return nil, malformed("Invalid principal in policy")

@@ -4,6 +4,7 @@ package nodetest
 import (
 	"context"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/ostiumio/ostium/internal/node"
@@ -34,7 +35,17 @@ type Options struct {
 // Start runs a node until the test ends. Its catalog follows testenv.
 func Start(t testing.TB, opt Options) *Server {
 	t.Helper()
-	return start(t, opt, t.TempDir(), testenv.CatalogURL(t))
+	return start(t, opt, privateDir(t), testenv.CatalogURL(t))
+}
+
+// privateDir is a fresh 0700 directory: a node would make t.TempDir's
+// 0755 so itself, and say so in every test's log.
+func privateDir(t testing.TB) string {
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // StartPeer runs a second node sharing first's catalog, node key and
@@ -58,10 +69,16 @@ func start(t testing.TB, opt Options, dir, catalogURL string) *Server {
 		t.Fatalf("open node: %v", err)
 	}
 	s := &Server{Node: n, Dir: dir, Catalog: catalogURL}
+	// The node's own server, so that tests meet its timeouts.
+	s.Server = httptest.NewUnstartedServer(n.Handler)
+	s.Server.Config = n.HTTPServer()
 	if opt.TLS {
-		s.Server = httptest.NewTLSServer(n.Handler)
+		// The versions and suites `serve` offers; httptest adds its
+		// certificate and trusts it in Client.
+		s.Server.TLS = node.TLSConfig(nil)
+		s.Server.StartTLS()
 	} else {
-		s.Server = httptest.NewServer(n.Handler)
+		s.Server.Start()
 	}
 	t.Cleanup(func() {
 		s.Server.Close()

@@ -79,8 +79,13 @@ func canonicalQuery(q url.Values, skip string) string {
 	return b.String()
 }
 
-// canonicalHeaders writes "name:value\n" for each signed header.
-func canonicalHeaders(r *http.Request, signed []string) string {
+// canonicalHeaders writes "name:value\n" for each signed header, values
+// trimmed and their runs of blanks squeezed; see collapse for spacesOnly.
+func canonicalHeaders(r *http.Request, signed []string, spacesOnly bool) string {
+	squeeze := collapse
+	if spacesOnly {
+		squeeze = collapseSpaces
+	}
 	var b strings.Builder
 	for _, name := range signed {
 		b.WriteString(name)
@@ -104,7 +109,7 @@ func canonicalHeaders(r *http.Request, signed []string) string {
 				if i > 0 {
 					b.WriteByte(',')
 				}
-				b.WriteString(collapse(v))
+				b.WriteString(squeeze(v))
 			}
 		}
 		b.WriteByte('\n')
@@ -112,13 +117,37 @@ func canonicalHeaders(r *http.Request, signed []string) string {
 	return b.String()
 }
 
-// collapse trims a header value and squeezes runs of spaces into one.
+// collapse trims a header value and turns each run of white space into
+// one space, as botocore (boto3, the aws cli) does. The AWS SDKs for Go
+// and Java squeeze only spaces (collapseSpaces); the two differ on values
+// with tabs, so a signature that fails one way is tried the other
+// (blanksOtherThanSpace).
 func collapse(v string) string {
-	v = strings.TrimSpace(v)
-	if !strings.Contains(v, "  ") {
-		return v
+	if !strings.Contains(v, "  ") && !blanksOtherThanSpace(v) {
+		return strings.Trim(v, " ")
 	}
 	return strings.Join(strings.Fields(v), " ")
+}
+
+// collapseSpaces trims spaces and squeezes runs of spaces into one, as
+// AWS's specification words it and the AWS SDK for Go does.
+func collapseSpaces(v string) string {
+	v = strings.Trim(v, " ")
+	for strings.Contains(v, "  ") {
+		v = strings.ReplaceAll(v, "  ", " ")
+	}
+	return v
+}
+
+// blanksOtherThanSpace tells whether v holds white space that collapse
+// and collapseSpaces treat differently.
+func blanksOtherThanSpace(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' || c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 func itoa(n int64) string {

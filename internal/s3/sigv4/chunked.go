@@ -34,6 +34,9 @@ type chunked struct {
 	signed   bool
 	trailers bool
 	expected int64 // x-amz-decoded-content-length
+	// declared are the trailers x-amz-trailer announced (lower case):
+	// each must arrive, and no other.
+	declared []string
 
 	key                     []byte
 	amzDate, scope, prevSig string
@@ -148,37 +151,60 @@ func (c *chunked) checkChunk() error {
 	return nil
 }
 
+// trailerSigPrefix starts the line that signs the trailers.
+const trailerSigPrefix = "x-amz-trailer-signature:"
+
+// maxTrailers bounds the trailer lines of a body.
+const maxTrailers = 16
+
 // readTrailers reads trailer lines up to the blank line (or the end of the
-// body, which some clients reach without one).
+// body, which some clients reach without one). minio-go ends its trailer
+// lines with a bare LF and puts a blank line (CRLF) before the signature
+// line, so a blank line followed by the signature line does not end them.
 func (c *chunked) readTrailers() error {
 	c.trail = http.Header{}
 	var canon bytes.Buffer
 	var trailerSig string
 	for {
 		line, err := c.line()
-		if errors.Is(err, io.EOF) || err == nil && line == "" {
+		if err == nil && line == "" {
+			if p, _ := c.r.Peek(len(trailerSigPrefix)); trailerSig == "" && strings.EqualFold(string(p), trailerSigPrefix) {
+				continue
+			}
+			break
+		}
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return err
 		}
 		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			return errIncompleteBody
-		}
 		name, value = strings.ToLower(strings.TrimSpace(name)), strings.TrimSpace(value)
+		if !ok || name == "" {
+			return errMalformedTrailer
+		}
 		if name == "x-amz-trailer-signature" {
 			trailerSig = value
 			continue
 		}
-		if len(c.trail) >= 16 {
-			return errIncompleteBody
+		if len(c.trail) >= maxTrailers {
+			return errMalformedTrailer
 		}
 		c.trail.Add(name, value)
 		canon.WriteString(name + ":" + value + "\n")
 	}
-	if !c.signed || !c.trailers {
+	if !c.trailers {
 		return nil
+	}
+	if err := c.checkDeclared(); err != nil {
+		return err
+	}
+	if !c.signed {
+		return nil
+	}
+	if trailerSig == "" {
+		return errMalformedTrailer
 	}
 	sts := "AWS4-HMAC-SHA256-TRAILER\n" + c.amzDate + "\n" + c.scope + "\n" + c.prevSig + "\n" + sha256Hex(canon.Bytes())
 	want := hex.EncodeToString(hmacSHA256(c.key, sts))
@@ -186,6 +212,36 @@ func (c *chunked) readTrailers() error {
 		return errSignature
 	}
 	return nil
+}
+
+// checkDeclared holds the trailers to what x-amz-trailer announced: one
+// declared but missing, or one of another name (a checksum of another
+// algorithm than declared), would leave the payload unchecked or checked
+// against what the client did not sign up for, so either refuses the
+// body, as S3 does (400 MalformedTrailerError).
+func (c *chunked) checkDeclared() error {
+	for _, d := range c.declared {
+		if c.trail.Get(d) == "" {
+			return errMalformedTrailer
+		}
+	}
+	for name := range c.trail {
+		if !contains(c.declared, strings.ToLower(name)) {
+			return errMalformedTrailer
+		}
+	}
+	return nil
+}
+
+// declaredTrailers parses x-amz-trailer: names, comma separated.
+func declaredTrailers(v string) []string {
+	var out []string
+	for _, t := range strings.Split(v, ",") {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // line reads one CRLF- (or LF-) terminated line of at most maxLine bytes.

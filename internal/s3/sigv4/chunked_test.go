@@ -76,12 +76,34 @@ func (c *chainSigner) trailer(lines string) string {
 	return hex.EncodeToString(hmacSHA256(c.key, "AWS4-HMAC-SHA256-TRAILER\n"+c.date+"\n"+c.scope+"\n"+c.sig+"\n"+sha256Hex([]byte(lines))))
 }
 
+// seedRequest builds a PUT of an aws-chunked body of total decoded bytes
+// with payload and X-Amz-Trailer declared (when not ""), signs its
+// headers, and returns it with the signer of its chunks.
+func seedRequest(t *testing.T, payload, declared string, total int) (*http.Request, *chainSigner) {
+	t.Helper()
+	amzDate := time.Now().UTC().Format(amzDateForm)
+	r := httptest.NewRequest("PUT", "http://127.0.0.1:9000/bucket/key", nil)
+	r.Header.Set("X-Amz-Date", amzDate)
+	r.Header.Set("X-Amz-Content-Sha256", payload)
+	r.Header.Set("X-Amz-Decoded-Content-Length", fmt.Sprint(total))
+	r.Header.Set("Content-Encoding", "aws-chunked")
+	headers := []string{"content-encoding", "host", "x-amz-content-sha256", "x-amz-date", "x-amz-decoded-content-length"}
+	if declared != "" {
+		r.Header.Set("X-Amz-Trailer", declared)
+		headers = append(headers, "x-amz-trailer")
+	}
+	sc := scope{testAK, amzDate[:8], "us-east-1", "s3"}
+	creq := "PUT\n/bucket/key\n\n" + canonicalHeaders(r, headers, false) + "\n" + strings.Join(headers, ";") + "\n" + payload
+	key := signingKey(testSecret, sc.date, sc.region, "s3")
+	seed := hex.EncodeToString(hmacSHA256(key, algorithm+"\n"+amzDate+"\n"+sc.String()+"\n"+sha256Hex([]byte(creq))))
+	r.Header.Set("Authorization", algorithm+" Credential="+testAK+"/"+sc.String()+", SignedHeaders="+strings.Join(headers, ";")+", Signature="+seed)
+	return r, &chainSigner{key: key, date: amzDate, scope: sc.String(), sig: seed}
+}
+
 // trailerRequest builds a request with an aws-chunked body of chunks and a
 // CRC32 trailer, signed (seed, chunks, trailer) unless unsigned.
 func trailerRequest(t *testing.T, chunks [][]byte, crc string, unsigned bool, badTrailerSig bool) *http.Request {
 	t.Helper()
-	now := time.Now().UTC()
-	amzDate := now.Format(amzDateForm)
 	payload := streamingSignedTrail
 	if unsigned {
 		payload = streamingUnsignedTail
@@ -90,20 +112,7 @@ func trailerRequest(t *testing.T, chunks [][]byte, crc string, unsigned bool, ba
 	for _, c := range chunks {
 		total += len(c)
 	}
-	r := httptest.NewRequest("PUT", "http://127.0.0.1:9000/bucket/key", nil)
-	r.Header.Set("X-Amz-Date", amzDate)
-	r.Header.Set("X-Amz-Content-Sha256", payload)
-	r.Header.Set("X-Amz-Decoded-Content-Length", fmt.Sprint(total))
-	r.Header.Set("X-Amz-Trailer", "x-amz-checksum-crc32")
-	r.Header.Set("Content-Encoding", "aws-chunked")
-	sc := scope{testAK, amzDate[:8], "us-east-1", "s3"}
-	s := signed{scope: sc, amzDate: amzDate, headers: []string{"content-encoding", "host", "x-amz-content-sha256", "x-amz-date", "x-amz-decoded-content-length", "x-amz-trailer"}}
-	creq := "PUT\n/bucket/key\n\n" + canonicalHeaders(r, s.headers) + "\n" + strings.Join(s.headers, ";") + "\n" + payload
-	key := signingKey(testSecret, sc.date, sc.region, "s3")
-	seed := hex.EncodeToString(hmacSHA256(key, algorithm+"\n"+amzDate+"\n"+sc.String()+"\n"+sha256Hex([]byte(creq))))
-	r.Header.Set("Authorization", algorithm+" Credential="+testAK+"/"+sc.String()+", SignedHeaders="+strings.Join(s.headers, ";")+", Signature="+seed)
-
-	cs := &chainSigner{key: key, date: amzDate, scope: sc.String(), sig: seed}
+	r, cs := seedRequest(t, payload, "x-amz-checksum-crc32", total)
 	var b bytes.Buffer
 	for _, c := range append(chunks, nil) {
 		fmt.Fprintf(&b, "%x", len(c))
@@ -183,8 +192,8 @@ func FuzzChunked(f *testing.F) {
 		c := newChunked(io.NopCloser(bytes.NewReader(body)), expected, signed, true)
 		c.key, c.amzDate, c.scope, c.prevSig = []byte("k"), "20260101T000000Z", "20260101/us-east-1/s3/aws4_request", "seed"
 		n, err := io.Copy(io.Discard, c)
-		if n > expected {
-			t.Fatalf("decoded %d bytes, more than the declared %d", n, expected)
+		if n > expected || n > int64(len(body)) {
+			t.Fatalf("decoded %d bytes from %d, %d declared", n, len(body), expected)
 		}
 		var e *Error
 		if err != nil && !errors.As(err, &e) {

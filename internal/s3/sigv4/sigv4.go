@@ -53,7 +53,34 @@ var (
 		"You must provide the Content-Length HTTP header."}
 	errIncompleteBody = &Error{http.StatusBadRequest, "IncompleteBody",
 		"The request body terminated unexpectedly"}
+	errMalformedTrailer = &Error{http.StatusBadRequest, "MalformedTrailerError",
+		"The request contained trailing data that was not well-formed or did not conform to our published schema."}
 )
+
+// unsignedHeaders is the refusal of a request carrying x-amz-* headers
+// its signature does not cover; it unwraps to the S3 error, and keeps the
+// names for the HeadersNotSigned element S3 adds to the error document.
+type unsignedHeaders struct{ names []string }
+
+var errUnsignedHeaders = &Error{http.StatusForbidden, "AccessDenied",
+	"There were headers present in the request which were not signed"}
+
+func (e *unsignedHeaders) Error() string {
+	return errUnsignedHeaders.Error() + ": " + strings.Join(e.names, ", ")
+}
+
+func (e *unsignedHeaders) Unwrap() error { return errUnsignedHeaders }
+
+// HeadersNotSigned is, for a request refused because x-amz-* headers
+// were not signed, their names as S3 lists them in its error document
+// (comma separated); else "".
+func HeadersNotSigned(err error) string {
+	var u *unsignedHeaders
+	if errors.As(err, &u) {
+		return strings.Join(u.names, ", ")
+	}
+	return ""
+}
 
 func malformed(msg string) *Error {
 	return &Error{http.StatusBadRequest, "AuthorizationHeaderMalformed", msg}
@@ -79,6 +106,20 @@ type Options struct {
 	V2Resource string
 	// Now is the server's clock; nil means time.Now.
 	Now func() time.Time
+	// PresignV2MaxAge bounds how far ahead a presigned Signature V2 URL
+	// may expire (0 = DefaultPresignV2MaxAge).
+	PresignV2MaxAge time.Duration
+}
+
+// DefaultPresignV2MaxAge is the longest a presigned V2 URL may live: a
+// week, the bound S3 sets on V4 URLs.
+const DefaultPresignV2MaxAge = 7 * 24 * time.Hour
+
+func (o Options) presignV2MaxAge() time.Duration {
+	if o.PresignV2MaxAge > 0 {
+		return o.PresignV2MaxAge
+	}
+	return DefaultPresignV2MaxAge
 }
 
 func (o Options) now() time.Time {

@@ -54,8 +54,17 @@ func verifyV2Query(ctx context.Context, r *http.Request, q url.Values, lookup Lo
 	if err != nil {
 		return nil, &Error{http.StatusForbidden, "AccessDenied", "Invalid date (should be seconds since epoch): " + exp}
 	}
-	if opt.now().After(time.Unix(secs, 0)) {
+	now, expires := opt.now(), time.Unix(secs, 0)
+	if now.After(expires) {
 		return nil, errExpired
+	}
+	// A V2 URL carries no signing time, only when it expires, so the
+	// bound is on how far ahead that is: a leaked URL is no good for
+	// longer than a V4 one would be. (S3 sets no bound on V2 URLs; V2
+	// query errors are 403 AccessDenied there, so this is one too.)
+	if limit := opt.presignV2MaxAge(); expires.Sub(now) > limit {
+		return nil, &Error{http.StatusForbidden, "AccessDenied",
+			"Signature Version 2 query-string authentication must expire within " + strconv.FormatInt(int64(limit/time.Second), 10) + " seconds of now"}
 	}
 	return verifyV2(ctx, r, ak, sig, exp, lookup, opt)
 }
@@ -65,9 +74,6 @@ func verifyV2(ctx context.Context, r *http.Request, ak, sig, date string, lookup
 	if err != nil {
 		return nil, err
 	}
-	head := r.Method + "\n" + r.Header.Get("Content-Md5") + "\n" + r.Header.Get("Content-Type") + "\n" + date + "\n" +
-		amzHeadersV2(r.Header)
-	sub := subResourcesV2(r.URL.Query())
 	resources := []string{opt.V2Resource}
 	if strings.Count(opt.V2Resource, "/") == 1 {
 		// A bucket's resource is "/bucket/" to AWS (and to botocore), but
@@ -76,7 +82,7 @@ func verifyV2(ctx context.Context, r *http.Request, ak, sig, date string, lookup
 	}
 	for _, res := range resources {
 		mac := hmac.New(sha1.New, []byte(sec))
-		mac.Write([]byte(head + res + sub))
+		mac.Write([]byte(stringToSignV2(r, date, res)))
 		want := base64.StdEncoding.EncodeToString(mac.Sum(nil))
 		if hmac.Equal([]byte(want), []byte(sig)) {
 			return plain(r, ak), nil
@@ -85,22 +91,45 @@ func verifyV2(ctx context.Context, r *http.Request, ak, sig, date string, lookup
 	return nil, errSignature
 }
 
-// amzHeadersV2 is "name:value\n" for each x-amz-* header, sorted.
+// stringToSignV2 is Signature V2's string to sign: the method, the
+// Content-MD5, Content-Type and date lines (date is "" when X-Amz-Date
+// stands in for Date, Expires in the query form), the canonical x-amz-*
+// headers, then the resource and its sub-resources.
+func stringToSignV2(r *http.Request, date, resource string) string {
+	return r.Method + "\n" + r.Header.Get("Content-Md5") + "\n" + r.Header.Get("Content-Type") + "\n" + date + "\n" +
+		amzHeadersV2(r.Header) + resource + subResourcesV2(r.URL.Query())
+}
+
+// amzHeadersV2 is "name:value\n" for each x-amz-* header: names lower
+// case and sorted, values trimmed, the values of a repeated header (under
+// any spelling of its name) joined by commas.
 func amzHeadersV2(h http.Header) string {
-	var names []string
+	keys := make([]string, 0, len(h))
 	for k := range h {
-		if lk := strings.ToLower(k); strings.HasPrefix(lk, "x-amz-") {
+		keys = append(keys, k)
+	}
+	// Sorted, so that the values of a name spelt two ways (possible only
+	// in a header map built in-process) join in the same order each time.
+	sort.Strings(keys)
+	byName := map[string][]string{}
+	var names []string
+	for _, k := range keys {
+		vs := h[k]
+		lk := strings.ToLower(k)
+		if !strings.HasPrefix(lk, "x-amz-") {
+			continue
+		}
+		if _, ok := byName[lk]; !ok {
 			names = append(names, lk)
+		}
+		for _, v := range vs {
+			byName[lk] = append(byName[lk], strings.TrimSpace(v))
 		}
 	}
 	sort.Strings(names)
 	var b strings.Builder
 	for _, n := range names {
-		vs := h.Values(n)
-		for i := range vs {
-			vs[i] = strings.TrimSpace(vs[i])
-		}
-		b.WriteString(n + ":" + strings.Join(vs, ",") + "\n")
+		b.WriteString(n + ":" + strings.Join(byName[n], ",") + "\n")
 	}
 	return b.String()
 }

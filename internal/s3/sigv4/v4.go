@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -159,15 +160,59 @@ func (s signed) verify(ctx context.Context, r *http.Request, lookup LookupFunc, 
 	if err != nil {
 		return nil, err
 	}
-	creq := r.Method + "\n" + canonicalURI(r) + "\n" + query + "\n" +
-		canonicalHeaders(r, s.headers) + "\n" + strings.Join(s.headers, ";") + "\n" + payload
-	sts := algorithm + "\n" + s.amzDate + "\n" + s.scope.String() + "\n" + sha256Hex([]byte(creq))
-	key := signingKey(sec, s.date, s.region, s.service)
-	want := hex.EncodeToString(hmacSHA256(key, sts))
-	if !hmac.Equal([]byte(want), []byte(s.signature)) {
-		return nil, errSignature
+	if names := unsignedAmzHeaders(r.Header, s.headers); len(names) > 0 {
+		return nil, &unsignedHeaders{names}
 	}
-	return key, nil
+	key := signingKey(sec, s.date, s.region, s.service)
+	if s.matches(r, key, query, payload, false) {
+		return key, nil
+	}
+	// Clients squeeze a header value's white space two ways (collapse):
+	// when the signed values hold blanks other than spaces, try the other.
+	for _, h := range s.headers {
+		for _, v := range r.Header.Values(h) {
+			if blanksOtherThanSpace(v) {
+				if s.matches(r, key, query, payload, true) {
+					return key, nil
+				}
+				return nil, errSignature
+			}
+		}
+	}
+	return nil, errSignature
+}
+
+// matches tells whether the request's signature is key's over its
+// canonical request.
+func (s signed) matches(r *http.Request, key []byte, query, payload string, spacesOnly bool) bool {
+	creq := r.Method + "\n" + canonicalURI(r) + "\n" + query + "\n" +
+		canonicalHeaders(r, s.headers, spacesOnly) + "\n" + strings.Join(s.headers, ";") + "\n" + payload
+	sts := algorithm + "\n" + s.amzDate + "\n" + s.scope.String() + "\n" + sha256Hex([]byte(creq))
+	want := hex.EncodeToString(hmacSHA256(key, sts))
+	return hmac.Equal([]byte(want), []byte(s.signature))
+}
+
+// unsignedAmzHeaders lists, sorted, the x-amz-* headers of h that signed
+// does not cover. An x-amz-* header changes what a request does
+// (x-amz-copy-source turns a PUT into a copy, x-amz-metadata-directive
+// replaces metadata, x-amz-acl grants access), so one the signer did not
+// sign must not be honoured: S3 refuses the request (403 AccessDenied,
+// "There were headers present in the request which were not signed").
+// x-amz-content-sha256 is the one exception, as on S3: presigned URLs are
+// used with it unsigned, and its value is bound to the body anyway (it is
+// the last line of the canonical request, and the body is checked
+// against it).
+func unsignedAmzHeaders(h http.Header, signed []string) []string {
+	var names []string
+	for k := range h {
+		lk := strings.ToLower(k)
+		if !strings.HasPrefix(lk, "x-amz-") || lk == "x-amz-content-sha256" || contains(signed, lk) {
+			continue
+		}
+		names = append(names, lk)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func contains(ss []string, s string) bool {
@@ -243,6 +288,7 @@ func payloadReader(r *http.Request, s signed, key []byte, payload string) (*Auth
 			return nil, errNoDecodedLength
 		}
 		c := newChunked(r.Body, n, payload != streamingUnsignedTail, payload != streamingSigned)
+		c.declared = declaredTrailers(r.Header.Get("X-Amz-Trailer"))
 		if c.signed {
 			c.key, c.amzDate, c.scope, c.prevSig = key, s.amzDate, s.scope.String(), s.signature
 		}

@@ -1,0 +1,303 @@
+package s3
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/iam"
+)
+
+// slots share a node's request slots out so that no one caller can take
+// them all: anonymous requests have a budget of their own, and each tenant
+// may hold at most its share; the provider's root is bounded only by the
+// whole. A request that finds no slot gets 503 SlowDown at once rather
+// than a place in a queue.
+//
+// One mutex guards a few integers and a map: the critical section is a
+// map access, far cheaper than anything a request then does, and the map
+// holds only tenants with requests in flight, so it never outgrows the
+// number of slots.
+type slots struct {
+	max, anonMax, tenantMax int
+
+	mu      sync.Mutex
+	inUse   int
+	anon    int
+	tenants map[string]int
+}
+
+func newSlots(max, anonMax, tenantMax int) *slots {
+	return &slots{max: max, anonMax: min(anonMax, max), tenantMax: min(tenantMax, max), tenants: map[string]int{}}
+}
+
+// take reserves a slot for id (nil: anonymous), reporting false when id's
+// budget or the node's is spent.
+func (s *slots) take(id *iam.Identity) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inUse >= s.max {
+		return false
+	}
+	switch {
+	case id == nil:
+		if s.anon >= s.anonMax {
+			return false
+		}
+		s.anon++
+	case id.Root || id.Tenant == "":
+	default:
+		if s.tenants[id.Tenant] >= s.tenantMax {
+			return false
+		}
+		s.tenants[id.Tenant]++
+	}
+	s.inUse++
+	return true
+}
+
+// give returns the slot take reserved for id.
+func (s *slots) give(id *iam.Identity) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inUse--
+	switch {
+	case id == nil:
+		s.anon--
+	case id.Root || id.Tenant == "":
+	default:
+		if n := s.tenants[id.Tenant] - 1; n > 0 {
+			s.tenants[id.Tenant] = n
+		} else {
+			delete(s.tenants, id.Tenant)
+		}
+	}
+}
+
+// Load reports the requests being served and the most the node serves at
+// once.
+func (s *Server) Load() (inUse, max int) {
+	s.slots.mu.Lock()
+	defer s.slots.mu.Unlock()
+	return s.slots.inUse, s.slots.max
+}
+
+// Saturated reports whether nearly every slot is taken (a tenth or less
+// free): the readiness check then fails so that the balancer sends new
+// connections to other nodes before this one answers SlowDown.
+func (s *Server) Saturated() bool {
+	inUse, max := s.Load()
+	return max-inUse <= max/10
+}
+
+// dispatch runs c's handler in a slot of its caller's budget. It comes
+// after authentication, which reads no body, so that a request is counted
+// against whoever it turned out to be; admission's catalog reads, if any,
+// hit the bucket cache.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) error {
+	if !s.slots.take(c.id) {
+		return &errSlowDown
+	}
+	defer s.slots.give(c.id)
+	return handlers[c.Op](s, w, r, c)
+}
+
+// Default timeouts of a request in flight (node.Config can change them).
+const (
+	DefaultIdleTimeout    = 30 * time.Second
+	DefaultRequestTimeout = 5 * time.Minute
+)
+
+// transfer watches one request's progress: each body byte read or
+// response byte written moves its deadlines on. A socket that neither
+// gives nor takes a byte for the idle timeout is cut (request bodies get
+// 400 RequestTimeout, as from AWS); a request that makes no progress for
+// the request timeout (a catalog or a platform that stopped answering)
+// has its context cancelled and gets 503. So a slow upload or download
+// lasts as long as it keeps moving, and nothing waits forever.
+type transfer struct {
+	rc      *http.ResponseController
+	idle    time.Duration
+	limit   time.Duration
+	cancel  context.CancelFunc
+	mu      sync.Mutex // guards timer (made after check may be armed) and done
+	timer   *time.Timer
+	done    bool
+	last    atomic.Int64 // unix nanoseconds of the latest progress
+	readTO  atomic.Bool  // a body read hit the idle timeout
+	stalled atomic.Bool  // the request timeout fired
+}
+
+// watch starts watching r's progress; stop ends it. The returned request
+// carries the context the request timeout cancels.
+func watch(w http.ResponseWriter, r *http.Request, idle, limit time.Duration) (*transfer, *http.Request) {
+	t := &transfer{rc: http.NewResponseController(w), idle: idle, limit: limit}
+	t.last.Store(time.Now().UnixNano())
+	ctx, cancel := context.WithCancel(r.Context())
+	t.cancel = cancel
+	t.mu.Lock()
+	t.timer = time.AfterFunc(limit, t.check)
+	t.mu.Unlock()
+	// A deadline left by this connection's previous response must not cut
+	// this one's first write (the server's own "100 Continue").
+	_ = t.rc.SetWriteDeadline(time.Time{})
+	r = r.WithContext(ctx)
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = &idleBody{ReadCloser: r.Body, t: t}
+	}
+	return t, r
+}
+
+// check runs when the request timeout may have passed since the latest
+// progress: it cancels the request, or waits for the rest of the time.
+func (t *transfer) check() {
+	left := t.limit - time.Since(time.Unix(0, t.last.Load()))
+	if left > 0 {
+		t.mu.Lock()
+		if !t.done {
+			t.timer.Reset(left)
+		}
+		t.mu.Unlock()
+		return
+	}
+	t.stalled.Store(true)
+	t.cancel()
+}
+
+// stop ends the watch. The deadlines it leaves bound what the server does
+// after the handler: reading what is left of an unread body (up to 256
+// KiB, before the response goes out, so that the connection can serve
+// another request), then flushing the response; the server sets its own
+// for the next request.
+func (t *transfer) stop() {
+	t.mu.Lock()
+	t.timer.Stop()
+	t.done = true
+	t.mu.Unlock()
+	t.cancel()
+	now := time.Now()
+	read := now.Add(t.idle)
+	if t.readTO.Load() {
+		read = now // that body has had its time: close after the response
+	}
+	_ = t.rc.SetReadDeadline(read)
+	_ = t.rc.SetWriteDeadline(now.Add(2 * t.idle))
+}
+
+// outcome replaces the error of a request cut by a timeout, whatever the
+// layers below made of the cut.
+func (t *transfer) outcome(c *call, err error) error {
+	switch {
+	case err == nil:
+	case t.readTO.Load():
+		return &errRequestTimeout
+	case t.stalled.Load():
+		slog.Warn("request stalled past the request timeout", "op", c.Op.String(), "bucket", c.Bucket, "key", c.Key,
+			"request_id", c.reqID, "timeout", t.limit, "err", err)
+		return &errUnavailable
+	}
+	return err
+}
+
+// progress records that bytes moved at now.
+func (t *transfer) progress(now time.Time) { t.last.Store(now.UnixNano()) }
+
+// idleBody is a request body whose every read must make progress within
+// the idle timeout.
+type idleBody struct {
+	io.ReadCloser
+	t *transfer
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	_ = b.t.rc.SetReadDeadline(time.Now().Add(b.t.idle))
+	n, err := b.ReadCloser.Read(p)
+	now := time.Now()
+	if n > 0 {
+		b.t.progress(now)
+	}
+	switch {
+	case err == io.EOF:
+		// net/http now reads the connection in the background to notice a
+		// client that goes away; a deadline left here would cancel the
+		// request once the idle timeout passed, even as it commits.
+		_ = b.t.rc.SetReadDeadline(time.Time{})
+	case err != nil && (errors.Is(err, os.ErrDeadlineExceeded) || os.IsTimeout(err)):
+		b.t.readTO.Store(true)
+		return n, &errRequestTimeout
+	}
+	return n, err
+}
+
+// idleWriter is the response writer whose every write must go out within
+// the idle timeout.
+type idleWriter struct {
+	http.ResponseWriter
+	t *transfer
+}
+
+func (w *idleWriter) WriteHeader(status int) {
+	// A response with no body goes out after the handler; stop sets the
+	// deadline for that.
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *idleWriter) Write(p []byte) (int, error) {
+	_ = w.t.rc.SetWriteDeadline(time.Now().Add(w.t.idle))
+	n, err := w.ResponseWriter.Write(p)
+	if n > 0 {
+		w.t.progress(time.Now())
+	}
+	return n, err
+}
+
+// sendChunk is how much of a file one write deadline covers: a reader
+// slower than sendChunk per idle timeout (8.7 KB/s at 30 s) is cut.
+const sendChunk = 256 << 10
+
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// ReadFrom keeps net/http's sendfile path for a file range (what the fs
+// driver hands over), in chunks so that each has its own deadline; other
+// readers are copied through Write.
+func (w *idleWriter) ReadFrom(src io.Reader) (int64, error) {
+	rf, ok := w.ResponseWriter.(io.ReaderFrom)
+	lr, isRange := src.(*io.LimitedReader)
+	if isRange {
+		_, isRange = lr.R.(*os.File)
+	}
+	if !ok || !isRange {
+		buf := copyBufs.Get().(*[]byte)
+		defer copyBufs.Put(buf)
+		return io.CopyBuffer(struct{ io.Writer }{w}, src, *buf)
+	}
+	var total int64
+	for lr.N > 0 {
+		rest := lr.N
+		lr.N = min(rest, sendChunk)
+		want := lr.N
+		_ = w.t.rc.SetWriteDeadline(time.Now().Add(w.t.idle))
+		n, err := rf.ReadFrom(lr)
+		total += n
+		lr.N = rest - n
+		if n > 0 {
+			w.t.progress(time.Now())
+		}
+		if err != nil {
+			return total, err
+		}
+		if n < want { // the file ended early
+			return total, nil
+		}
+	}
+	return total, nil
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *idleWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
