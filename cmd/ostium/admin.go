@@ -254,6 +254,9 @@ func adminMain(args []string) error {
 	if len(f.buckets) == 1 {
 		f.bucket = f.buckets[0]
 	}
+	if err := checkCredentials(*ak, *sk, "--access-key and --secret-key, or OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY"); err != nil {
+		return fmt.Errorf("admin: %w", err)
+	}
 	c := admin.NewClient(*endpoint, *ak, *sk, nil)
 	out, err := cmd.run(c, rest, &f)
 	if err != nil {

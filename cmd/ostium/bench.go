@@ -58,8 +58,10 @@ func bench(args []string) error {
 	var endpoints listFlag
 	fs.Var(&endpoints, "endpoint", "S3 endpoint URL, repeatable or comma-separated (default http://localhost:9000)")
 	tc := target.Config{}
-	fs.StringVar(&tc.AccessKey, "access-key", firstEnv("OSTIUM_ROOT_ACCESS_KEY", "AWS_ACCESS_KEY_ID"), "access key")
-	fs.StringVar(&tc.SecretKey, "secret-key", firstEnv("OSTIUM_ROOT_SECRET_KEY", "AWS_SECRET_ACCESS_KEY"), "secret key")
+	// The environment's keys are read after parsing, so that -h prints
+	// no secret as a default.
+	fs.StringVar(&tc.AccessKey, "access-key", "", "access key (default OSTIUM_ROOT_ACCESS_KEY or AWS_ACCESS_KEY_ID)")
+	fs.StringVar(&tc.SecretKey, "secret-key", "", "secret key (default OSTIUM_ROOT_SECRET_KEY or AWS_SECRET_ACCESS_KEY)")
 	fs.StringVar(&tc.Region, "region", "us-east-1", "region to sign for")
 	fs.BoolVar(&tc.VirtualHost, "virtual-host", false, "virtual-hosted style (bucket.host) instead of path style")
 	fs.BoolVar(&tc.Insecure, "insecure", false, "do not check TLS certificates")
@@ -82,6 +84,13 @@ func bench(args []string) error {
 	noCeiling := fs.Bool("no-ceiling", false, "skip measuring the generator's own ceiling first")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if tc.AccessKey == "" && tc.SecretKey == "" {
+		tc.AccessKey = firstEnv("OSTIUM_ROOT_ACCESS_KEY", "AWS_ACCESS_KEY_ID")
+		tc.SecretKey = firstEnv("OSTIUM_ROOT_SECRET_KEY", "AWS_SECRET_ACCESS_KEY")
+	}
+	if err := checkCredentials(tc.AccessKey, tc.SecretKey, "--access-key and --secret-key, OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"); err != nil {
+		return fmt.Errorf("bench %s: %w", mode, err)
 	}
 	if len(endpoints) == 0 {
 		endpoints = listFlag{"http://localhost:9000"}
@@ -180,6 +189,13 @@ func benchRun(args []string) error {
 	}
 	if fs.NArg() != 1 {
 		return errors.New("usage: ostium bench run [flags] FILE")
+	}
+	// The file's keys stand when neither flag is given; one alone would
+	// sign with half a pair.
+	if o.AccessKey != "" || o.SecretKey != "" {
+		if err := checkCredentials(o.AccessKey, o.SecretKey, "both --access-key and --secret-key"); err != nil {
+			return fmt.Errorf("bench run: %w", err)
+		}
 	}
 	for _, e := range endpoints {
 		o.Endpoints = append(o.Endpoints, strings.Split(e, ",")...)

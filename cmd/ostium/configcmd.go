@@ -31,7 +31,9 @@ func configMain(args []string) error {
 	}
 	switch cmd {
 	case "validate":
-		if _, err := node.LoadConfig(file); err != nil {
+		// What `serve --config FILE` would run, the environment's
+		// credentials included.
+		if _, err := resolveConfig(file, node.Config{}, flag.NewFlagSet("serve", flag.ContinueOnError)); err != nil {
 			return err
 		}
 		fmt.Println(file + ": ok")

@@ -76,20 +76,9 @@ func serve(args []string) error {
 	f.Metrics.Allow = metricsAllow
 	f.Metrics.Token = os.Getenv("OSTIUM_METRICS_TOKEN")
 	f.Domains = domains
-	f.RootAccessKey, f.RootSecretKey = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
-	f.NodeKey = os.Getenv("OSTIUM_NODE_KEY")
-	cfg := f
-	if *configFile != "" {
-		var err error
-		if cfg, err = node.LoadConfig(*configFile); err != nil {
-			return err
-		}
-		overrideFromFlags(&cfg, f, fs)
-	}
-	// Plain HTTP on :9000 unless asked otherwise; asking for HTTPS alone
-	// is giving --tls-listen without --listen.
-	if cfg.Listen == "" && cfg.TLSListen == "" {
-		cfg.Listen = ":9000"
+	cfg, err := resolveConfig(*configFile, f, fs)
+	if err != nil {
+		return err
 	}
 	// Before the log is set up from it.
 	if err := cfg.Validate(); err != nil {
@@ -97,8 +86,20 @@ func serve(args []string) error {
 	}
 	slog.SetDefault(slog.New(cfg.Log.Handler(os.Stderr)))
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The signal that stops the node is its context's cause, so that the
+	// shutdown's log line says which it was.
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	sigc := make(chan os.Signal, 1)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigc)
+	go func() {
+		select {
+		case sig := <-sigc:
+			stop(fmt.Errorf("signal %v", sig))
+		case <-ctx.Done():
+		}
+	}()
 	n, err := node.Open(ctx, cfg)
 	if err != nil {
 		return err
@@ -138,15 +139,56 @@ func serve(args []string) error {
 	}
 	select {
 	case err := <-errc:
+		slog.Error("ostium stopping: a listener failed", "err", err)
 		return err
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	start := time.Now()
+	slog.Info("ostium shutting down: in-flight requests may finish", "reason", context.Cause(ctx).Error(), "grace", shutdownGrace)
+	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		slog.Error("ostium shutdown cut short: requests were still running", "err", err, "after", time.Since(start).Round(time.Millisecond))
 		return err
 	}
+	slog.Info("ostium shut down: every request finished", "after", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// shutdownGrace is how long in-flight requests may run on after a stop
+// signal (deploy/ostium.service gives the node 40 s).
+const shutdownGrace = 30 * time.Second
+
+// resolveConfig is the configuration `serve` runs and `config validate`
+// checks, so that neither passes what the other refuses: the file (if
+// any), the flags given (fs; those of f) and the credentials in the
+// environment over it, the default listener, then node.Config.Validate
+// with every error it finds.
+func resolveConfig(file string, f node.Config, fs *flag.FlagSet) (node.Config, error) {
+	f.RootAccessKey, f.RootSecretKey = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
+	f.NodeKey = os.Getenv("OSTIUM_NODE_KEY")
+	cfg := f
+	if file != "" {
+		var err error
+		if cfg, err = node.ReadConfig(file); err != nil {
+			return cfg, err
+		}
+		overrideFromFlags(&cfg, f, fs)
+	}
+	// Plain HTTP on :9000 unless asked otherwise; asking for HTTPS alone
+	// is giving --tls-listen without --listen.
+	if cfg.Listen == "" && cfg.TLSListen == "" {
+		cfg.Listen = ":9000"
+	}
+	if err := cfg.Validate(); err != nil {
+		where := "configuration"
+		if file != "" {
+			where = file
+		}
+		lines := strings.Split(err.Error(), "\n")
+		return cfg, fmt.Errorf("%s: %d error(s):\n  %s", where, len(lines), strings.Join(lines, "\n  "))
+	}
+	return cfg, nil
 }
 
 // overrideFromFlags lets the flags given on the command line, and the

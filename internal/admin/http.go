@@ -217,6 +217,7 @@ func NewHandler(svc *Service, keys *iam.Keyring) *Handler {
 		w.Header().Set("Content-Type", "application/yaml")
 		w.Write(openAPI)
 	})
+	h.mux.HandleFunc("GET "+debugPrefix+"{profile}", h.debugProfile)
 	h.mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, newErr(http.StatusNotFound, "NoSuchRoute", "No admin API call at %s %s", r.Method, r.URL.Path))
 	})

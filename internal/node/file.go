@@ -14,11 +14,25 @@ import (
 // LoadConfig reads a configuration file (YAML, the keys of Config) and
 // validates it.
 func LoadConfig(path string) (Config, error) {
+	c, err := ReadConfig(path)
+	if err != nil {
+		return c, err
+	}
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ReadConfig reads a configuration file without validating it, for a
+// caller that lays flags and the environment over it first (`serve`,
+// `config validate`) and validates the result.
+func ReadConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
-	c, err := ParseConfig(data)
+	c, err := decodeUnsealed(data)
 	if err != nil {
 		return c, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -29,6 +43,14 @@ func LoadConfig(path string) (Config, error) {
 // secrets (an exported file) are refused: `ostium config import` opens
 // them.
 func ParseConfig(data []byte) (Config, error) {
+	c, err := decodeUnsealed(data)
+	if err != nil {
+		return c, err
+	}
+	return c, c.Validate()
+}
+
+func decodeUnsealed(data []byte) (Config, error) {
 	c, err := DecodeConfig(data)
 	if err != nil {
 		return c, err
@@ -36,7 +58,7 @@ func ParseConfig(data []byte) (Config, error) {
 	if keys := SealedKeys(c); len(keys) > 0 {
 		return c, fmt.Errorf("%s: sealed (an exported file); open it with `ostium config import`", strings.Join(keys, ", "))
 	}
-	return c, c.Validate()
+	return c, nil
 }
 
 // DecodeConfig reads a configuration document, refusing unknown keys, so

@@ -66,3 +66,33 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		}
 	}
 }
+
+// Validate reports every invalid value at once, one a line, each naming
+// its key, in the same order each time; a catalog URL it refuses is
+// named by its scheme alone, as it may hold a password.
+func TestValidateReportsEveryError(t *testing.T) {
+	doc := "catalog: mysql://u:hunter22@db/x\nmax_requests: -1\nanonymous_share: 101\njob_lease: -1s\n" +
+		"root_secret_key: S\ntrusted_proxies: [nonsense]\nplatforms: {a: {type: tape}, b: {type: s3}}\ndefault_platform: c\n"
+	_, err := node.ParseConfig([]byte(doc))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	keys := []string{"data:", "catalog:", "trusted_proxies:", "max_requests:", "anonymous_share:", "job_lease:",
+		"root_secret_key:", "default_platform:", "platforms.a.type:", "platforms.b.bucket:"}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(keys) {
+		t.Fatalf("%d errors, want %d:\n%v", len(lines), len(keys), err)
+	}
+	for i, k := range keys {
+		if !strings.HasPrefix(lines[i], k) {
+			t.Errorf("error %d is %q, want one of key %s", i, lines[i], k)
+		}
+	}
+	if strings.Contains(err.Error(), "hunter22") {
+		t.Errorf("the catalog URL's password is in the error: %v", err)
+	}
+	_, again := node.ParseConfig([]byte(doc))
+	if again.Error() != err.Error() {
+		t.Errorf("a second run reports otherwise:\n%v\n%v", again, err)
+	}
+}

@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -131,66 +133,69 @@ const (
 	maxHeaderBytes = 64 << 10
 )
 
-// Validate reports the first invalid value, naming its key.
+// Validate reports every invalid value, each naming its key (joined by
+// errors.Join, one a line), so that one run of `ostium config validate`
+// lists all there is to fix. It is the one check `serve` and `config
+// validate` run.
 func (c *Config) Validate() error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if c.DataDir == "" {
-		return errors.New("data: a data directory is required")
+		add(errors.New("data: a data directory is required"))
 	}
 	if c.Catalog != "" && !strings.HasPrefix(c.Catalog, "sqlite://") &&
 		!strings.HasPrefix(c.Catalog, "postgres://") && !strings.HasPrefix(c.Catalog, "postgresql://") {
-		return fmt.Errorf("catalog: %q is neither sqlite:///path nor postgres://...", c.Catalog)
+		// The URL may hold a password: name the scheme only.
+		scheme, _, _ := strings.Cut(c.Catalog, ":")
+		add(fmt.Errorf("catalog: a URL of scheme %q is neither sqlite:///path nor postgres://...", scheme))
 	}
 	for _, d := range c.Domains {
 		if d == "" || strings.ContainsAny(d, "/: ") {
-			return fmt.Errorf("domains: %q is not a host name", d)
+			add(fmt.Errorf("domains: %q is not a host name", d))
 		}
 	}
-	if _, err := c.trustedProxies(); err != nil {
-		return err
-	}
-	if err := c.validateTLSAndKey(); err != nil {
-		return err
-	}
-	if err := c.Metrics.validate(); err != nil {
-		return err
-	}
-	if err := c.Log.validate(); err != nil {
-		return err
-	}
-	for name, n := range map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
-		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue} {
-		if n < 0 {
-			return fmt.Errorf("%s: %d must not be negative", name, n)
+	_, err := c.trustedProxies()
+	add(err)
+	add(c.validateTLSAndKey())
+	add(c.Metrics.validate())
+	add(c.Log.validate())
+	// Sorted, so that the same file gives the same report.
+	ints := map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
+		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue}
+	for _, name := range slices.Sorted(maps.Keys(ints)) {
+		if n := ints[name]; n < 0 {
+			add(fmt.Errorf("%s: %d must not be negative", name, n))
 		}
 	}
-	for name, n := range map[string]int{"anonymous_share": c.AnonymousShare, "tenant_share": c.TenantShare} {
-		if n < 0 || n > 100 {
-			return fmt.Errorf("%s: %d is not a percentage (0 to 100; 0 = the default)", name, n)
+	shares := map[string]int{"anonymous_share": c.AnonymousShare, "tenant_share": c.TenantShare}
+	for _, name := range slices.Sorted(maps.Keys(shares)) {
+		if n := shares[name]; n < 0 || n > 100 {
+			add(fmt.Errorf("%s: %d is not a percentage (0 to 100; 0 = the default)", name, n))
 		}
 	}
-	for name, d := range map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval, "job_lease": c.JobLease,
+	durations := map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval, "job_lease": c.JobLease,
 		"header_timeout": c.HeaderTimeout, "body_idle_timeout": c.BodyIdleTimeout, "keepalive_timeout": c.KeepAliveTimeout, "request_timeout": c.RequestTimeout,
-		"access_log_flush": c.AccessLogFlush, "access_log_interval": c.AccessLogInterval} {
-		if d < 0 {
-			return fmt.Errorf("%s: %v must not be negative", name, d)
+		"sigv2_presign_max_age": c.PresignV2MaxAge, "access_log_flush": c.AccessLogFlush, "access_log_interval": c.AccessLogInterval}
+	for _, name := range slices.Sorted(maps.Keys(durations)) {
+		if d := durations[name]; d < 0 {
+			add(fmt.Errorf("%s: %v must not be negative", name, d))
 		}
-	}
-	if c.PresignV2MaxAge < 0 {
-		return fmt.Errorf("sigv2_presign_max_age: %v must not be negative", c.PresignV2MaxAge)
 	}
 	if (c.RootAccessKey == "") != (c.RootSecretKey == "") {
-		return errors.New("root_secret_key: give both root keys or neither")
+		add(errors.New("root_secret_key: give both root keys or neither"))
 	}
 	specs, def := c.platforms()
 	if _, ok := specs[def]; !ok {
-		return fmt.Errorf("default_platform: %q is not among the platforms", def)
+		add(fmt.Errorf("default_platform: %q is not among the platforms", def))
 	}
-	for name, spec := range specs {
-		if err := platform.Validate(name, spec); err != nil {
-			return err
-		}
+	for _, name := range slices.Sorted(maps.Keys(specs)) {
+		add(platform.Validate(name, specs[name]))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func (c *Config) trustedProxies() ([]netip.Prefix, error) {

@@ -66,7 +66,7 @@ func ParseRoute(r *http.Request, domains []string, anonymous bool) (op string, s
 
 // DocumentOps are the operations DecodeDocument decodes for.
 var DocumentOps = []string{"CreateBucket", "DeleteObjects", "CompleteMultipartUpload", "PutBucketAcl",
-	"PutObjectAcl", "PutBucketOwnershipControls", "PutPublicAccessBlock", "PutBucketPolicy"}
+	"PutObjectAcl", "PutBucketOwnershipControls", "PutPublicAccessBlock", "PutBucketPolicy", "PutBucketLogging"}
 
 // DecodeDocument runs an operation's document decoder on body, sent
 // with header, as its handler does; it returns the refusal's status and
@@ -102,6 +102,8 @@ func DecodeDocument(op string, body []byte, header http.Header, chunked bool) (s
 		err = readXML(req, c, &publicAccessBlock{})
 	case OpPutBucketPolicy:
 		_, err = readBody(req, c)
+	case OpPutBucketLogging:
+		err = readXML(req, c, &loggingIn{})
 	default:
 		panic("no decoder for " + op)
 	}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/support"
+)
+
+// clearCredentials leaves the test's environment without any key pair.
+func clearCredentials(t *testing.T) {
+	for _, n := range []string{"OSTIUM_ROOT_ACCESS_KEY", "OSTIUM_ROOT_SECRET_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "OSTIUM_NODE_KEY", "OSTIUM_CONFIG"} {
+		t.Setenv(n, "")
+	}
+}
+
+// `config validate` lists every error, each naming its key, and `serve`
+// refuses the same file with the same words: both run resolveConfig.
+func TestConfigValidateReportsEveryErrorAsServeDoes(t *testing.T) {
+	clearCredentials(t)
+	file := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(file, []byte("data: \"\"\nmax_requests: -1\ntenant_share: 200\nroot_access_key: AK\nplatforms: {a: {type: s3}}\ndefault_platform: b\ngc_interval: -1s\n"), 0o600)
+	verr := configMain([]string{"validate", file})
+	if verr == nil {
+		t.Fatal("config validate passed a bad file")
+	}
+	for _, key := range []string{"data:", "max_requests:", "tenant_share:", "root_secret_key:", "default_platform:", "platforms.a.bucket:", "gc_interval:", "7 error(s)"} {
+		if !strings.Contains(verr.Error(), key) {
+			t.Errorf("config validate does not name %s:\n%v", key, verr)
+		}
+	}
+	serr := serve([]string{"--config", file})
+	if serr == nil || serr.Error() != verr.Error() {
+		t.Errorf("serve says\n%v\nconfig validate says\n%v", serr, verr)
+	}
+}
+
+// What serve takes from the environment counts for validate as well: a
+// file with half a root pair is valid when the environment gives both.
+func TestConfigValidateTakesTheEnvironmentAsServeDoes(t *testing.T) {
+	clearCredentials(t)
+	file := filepath.Join(t.TempDir(), "half.yaml")
+	os.WriteFile(file, []byte("data: /var/lib/ostium\nroot_access_key: AK\n"), 0o600)
+	if err := configMain([]string{"validate", file}); err == nil || !strings.Contains(err.Error(), "root_secret_key") {
+		t.Fatalf("half a root pair: %v", err)
+	}
+	t.Setenv("OSTIUM_ROOT_ACCESS_KEY", "AK2")
+	t.Setenv("OSTIUM_ROOT_SECRET_KEY", "a-secret")
+	if err := configMain([]string{"validate", file}); err != nil {
+		t.Fatalf("with the pair in the environment: %v", err)
+	}
+}
+
+// A missing or half credential is reported as such, and nothing reaches
+// the endpoint.
+func TestMissingCredentialsBeforeAnyRequest(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		args []string
+		run  func([]string) error
+		want string
+	}{
+		{"admin, none", []string{"--endpoint", srv.URL, "tenant", "list"}, adminMain, "no credentials"},
+		{"admin, no secret", []string{"--endpoint", srv.URL, "--access-key", "AK", "tenant", "list"}, adminMain, "incomplete credentials: an access key but no secret key"},
+		{"admin, no access key", []string{"--endpoint", srv.URL, "--secret-key", "S", "tenant", "list"}, adminMain, "incomplete credentials: a secret key but no access key"},
+		{"bench, none", []string{"put", "--endpoint", srv.URL, "--no-ceiling", "--ops", "1"}, bench, "no credentials"},
+		{"bench, no secret", []string{"put", "--endpoint", srv.URL, "--no-ceiling", "--ops", "1", "--access-key", "AK"}, bench, "incomplete credentials"},
+		{"bench run, no secret", []string{"run", "--endpoint", srv.URL, "--no-ceiling", "--access-key", "AK", "no-such-file.yaml"}, bench, "incomplete credentials"},
+	} {
+		clearCredentials(t)
+		err := tc.run(tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// Given by flag, the pair is not mixed with the environment's.
+	clearCredentials(t)
+	t.Setenv("OSTIUM_ROOT_SECRET_KEY", "env-secret")
+	if err := bench([]string{"put", "--endpoint", srv.URL, "--no-ceiling", "--ops", "1", "--access-key", "AK"}); err == nil || !strings.Contains(err.Error(), "incomplete credentials") {
+		t.Errorf("bench with --access-key alone: %v", err)
+	}
+	// The environment's half pair is caught the same way.
+	clearCredentials(t)
+	t.Setenv("OSTIUM_ROOT_ACCESS_KEY", "AK")
+	if err := adminMain([]string{"--endpoint", srv.URL, "tenant", "list"}); err == nil || !strings.Contains(err.Error(), "incomplete credentials") {
+		t.Errorf("admin with OSTIUM_ROOT_ACCESS_KEY alone: %v", err)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests reached the endpoint", n)
+	}
+}
+
+// serve logs the start and the end of its graceful shutdown, with the
+// signal that asked for it.
+func TestServeLogsShutdown(t *testing.T) {
+	clearCredentials(t)
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, stdout, logger := os.Stderr, os.Stdout, slog.Default()
+	devnull, _ := os.Open(os.DevNull)
+	// serve writes its log to os.Stderr, and the generated root keys to
+	// os.Stdout.
+	os.Stderr, os.Stdout = w, devnull
+	defer func() { os.Stderr, os.Stdout = stderr, stdout; slog.SetDefault(logger); devnull.Close() }()
+	done := make(chan error, 1)
+	go func() { done <- serve([]string{"--listen", "127.0.0.1:0", "--data", dir}); w.Close() }()
+
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var log []string
+	wait := func(what string) {
+		t.Helper()
+		timeout := time.After(20 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("serve ended before %q:\n%s", what, strings.Join(log, "\n"))
+				}
+				log = append(log, l)
+				if strings.Contains(l, what) {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("no %q in:\n%s", what, strings.Join(log, "\n"))
+			}
+		}
+	}
+	wait("ostium serving S3")
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	wait("ostium shutting down")
+	if l := log[len(log)-1]; !strings.Contains(l, `reason="signal terminated"`) {
+		t.Errorf("shutdown line without its reason: %s", l)
+	}
+	wait("ostium shut down")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not return")
+	}
+	io.Copy(io.Discard, r)
+}
+
+// The bundle is written readable by its owner only, even over a file
+// that was not.
+func TestSupportBundleFileMode(t *testing.T) {
+	clearCredentials(t)
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	os.WriteFile(out, []byte("old"), 0o644)
+	if err := writeBundle(context.Background(), out, support.Options{Unit: "ostium-test-no-such-unit", Progress: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(out)
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() < 100 {
+		t.Fatalf("bundle: %v, mode %v, %d bytes", err, fi.Mode().Perm(), fi.Size())
+	}
+}
+
+// `support bundle --help` exits 0 and prints no secret of the
+// environment as a default.
+func TestSupportHelpPrintsNoSecret(t *testing.T) {
+	clearCredentials(t)
+	t.Setenv("OSTIUM_ROOT_SECRET_KEY", "env-secret-never-printed")
+	r, w, _ := os.Pipe()
+	stderr := os.Stderr
+	os.Stderr = w
+	err := supportMain([]string{"bundle", "--help"})
+	os.Stderr = stderr
+	w.Close()
+	out, _ := io.ReadAll(r)
+	if err != nil || !strings.Contains(string(out), "--endpoint") || strings.Contains(string(out), "env-secret-never-printed") {
+		t.Fatalf("--help: %v\n%s", err, out)
+	}
+}
