@@ -50,7 +50,7 @@ const (
 type S3 struct {
 	ops      []opSeries
 	inFlight prometheus.Gauge
-	unavail  *prometheus.CounterVec
+	unavail  map[string]prometheus.Counter // by reason
 
 	tenants *tenantSeries // nil unless per-tenant series are enabled
 }
@@ -81,13 +81,14 @@ func newS3(reg *prometheus.Registry, ops []string, tenantLabels int) *S3 {
 			Namespace: Namespace, Name: "s3_requests_in_flight",
 			Help: "S3 requests being served now.",
 		}),
-		unavail: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "s3_unavailable_total",
-			Help: "S3 requests answered 503, by reason: slow_down (no request slot), platform_unavailable, timeout, other.",
-		}, []string{"reason"}),
+		unavail: map[string]prometheus.Counter{},
 	}
+	unavail := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: Namespace, Name: "s3_unavailable_total",
+		Help: "S3 requests answered 503, by reason: slow_down (no request slot), platform_unavailable, timeout, other.",
+	}, []string{"reason"})
 	for _, r := range []string{ReasonSlowDown, ReasonUnavailable, ReasonTimeout, ReasonOther} {
-		m.unavail.WithLabelValues(r)
+		m.unavail[r] = unavail.WithLabelValues(r)
 	}
 	m.ops = make([]opSeries, len(ops))
 	for i, op := range ops {
@@ -98,7 +99,7 @@ func newS3(reg *prometheus.Registry, ops []string, tenantLabels int) *S3 {
 		s.latency = latency.WithLabelValues(op)
 		s.in, s.out = in.WithLabelValues(op), out.WithLabelValues(op)
 	}
-	reg.MustRegister(requests, latency, in, out, m.inFlight, m.unavail)
+	reg.MustRegister(requests, latency, in, out, m.inFlight, unavail)
 	if tenantLabels > 0 {
 		m.tenants = newTenantSeries(reg, tenantLabels)
 	}
@@ -143,11 +144,11 @@ func (m *S3) Done(r *Request) {
 		s.out.Add(float64(r.Out))
 	}
 	if r.Status == 503 {
-		reason := r.Reason
-		if reason == "" {
-			reason = ReasonOther
+		c, ok := m.unavail[r.Reason]
+		if !ok {
+			c = m.unavail[ReasonOther]
 		}
-		m.unavail.WithLabelValues(reason).Inc()
+		c.Inc()
 	}
 	if m.tenants != nil {
 		m.tenants.add(r.Tenant, c, r.In, r.Out)
