@@ -48,6 +48,12 @@ func (m *Catalog) Batch(n int) {
 type Platforms struct {
 	latency *prometheus.HistogramVec
 	errors  *prometheus.CounterVec
+	known   map[[2]string]platformSeries // resolved at start, read only
+}
+
+type platformSeries struct {
+	latency prometheus.Observer
+	errors  prometheus.Counter
 }
 
 // platformOps are the blob requests timed.
@@ -64,10 +70,10 @@ func newPlatforms(reg *prometheus.Registry, names []string) *Platforms {
 		}, []string{"platform", "op"}),
 	}
 	reg.MustRegister(m.latency, m.errors)
+	m.known = map[[2]string]platformSeries{}
 	for _, p := range names {
 		for _, op := range platformOps {
-			m.latency.WithLabelValues(p, op)
-			m.errors.WithLabelValues(p, op)
+			m.known[[2]string{p, op}] = platformSeries{m.latency.WithLabelValues(p, op), m.errors.WithLabelValues(p, op)}
 		}
 	}
 	return m
@@ -78,9 +84,13 @@ func (m *Platforms) Request(platform, op string, start time.Time, err error) {
 	if m == nil {
 		return
 	}
-	m.latency.WithLabelValues(platform, op).Observe(time.Since(start).Seconds())
+	s, ok := m.known[[2]string{platform, op}]
+	if !ok {
+		s = platformSeries{m.latency.WithLabelValues(platform, op), m.errors.WithLabelValues(platform, op)}
+	}
+	s.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
-		m.errors.WithLabelValues(platform, op).Inc()
+		s.errors.Inc()
 	}
 }
 
