@@ -29,6 +29,10 @@ const adminUsage = `usage: ostium admin [--endpoint URL] [--access-key K --secre
   appcred create TENANT USER --bucket B [--bucket B2] [--read-only]
   quota  set TENANT [--bucket B] --max-bytes N --max-objects N | list TENANT
   usage  TENANT [--from T] [--to T] [--csv]     (T: RFC 3339 or Unix seconds)
+  audit  [--from T] [--to T] [--tenant T] [--limit N] [--jsonl]
+                                                (the audit log, oldest first; --jsonl streams JSON lines)
+  root-key list | create | rotate ACCESS_KEY [--grace 5m] | revoke ACCESS_KEY
+                                                (the provider's root keys; the last active one cannot be revoked)
 
 The endpoint comes from --endpoint or OSTIUM_ENDPOINT (default
 http://localhost:9000), the credentials from flags or OSTIUM_ROOT_ACCESS_KEY
@@ -85,7 +89,9 @@ type adminFlags struct {
 	displayName, role, bucket, email, platform string
 	buckets                                    listFlag
 	purge, readOnly, csv                       bool
-	from, to                                   string
+	from, to, tenant                           string
+	limit                                      int
+	jsonl                                      bool
 	grace                                      time.Duration
 	maxBytes, maxObjects                       int64
 }
@@ -186,6 +192,54 @@ var adminCmds = map[string]adminCmd{
 		}
 		return call[admin.Usage](c, "GET", path("tenants", a[0], "usage")+"?"+q.Encode(), nil)
 	}},
+	"audit": {nil, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		q := url.Values{}
+		for k, v := range map[string]string{"from": f.from, "to": f.to, "tenant": f.tenant} {
+			if v != "" {
+				q.Set(k, v)
+			}
+		}
+		if f.jsonl {
+			q.Set("format", "jsonl")
+			if f.limit > 0 {
+				q.Set("limit", fmt.Sprint(f.limit))
+			}
+			return streamed{}, c.Stream(context.Background(), "GET", "/audit?"+q.Encode(), nil, os.Stdout)
+		}
+		// Page through it all (or --limit entries).
+		out := []map[string]any{}
+		for {
+			if f.limit > 0 {
+				q.Set("limit", fmt.Sprint(min(f.limit-len(out), 1000)))
+			} else {
+				q.Set("limit", "1000")
+			}
+			var page struct {
+				Entries []map[string]any `json:"entries"`
+				Next    int64            `json:"next"`
+			}
+			if err := c.Do(context.Background(), "GET", "/audit?"+q.Encode(), nil, &page); err != nil {
+				return nil, err
+			}
+			out = append(out, page.Entries...)
+			if page.Next == 0 || (f.limit > 0 && len(out) >= f.limit) {
+				return out, nil
+			}
+			q.Set("after", fmt.Sprint(page.Next))
+		}
+	}},
+	"root-key list": {nil, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[[]admin.RootKey](c, "GET", "/root-keys", nil)
+	}},
+	"root-key create": {nil, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.RootKey](c, "POST", "/root-keys", nil)
+	}},
+	"root-key rotate": {[]string{"ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.RootKey](c, "POST", path("root-keys", a[0], "rotate"), map[string]int64{"grace_seconds": int64(f.grace / time.Second)})
+	}},
+	"root-key revoke": {[]string{"ACCESS_KEY"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.RootKey](c, "DELETE", path("root-keys", a[0]), nil)
+	}},
 	"quota list": {[]string{"TENANT"}, func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[[]admin.Quota](c, "GET", path("tenants", a[0], "quotas"), nil)
 	}},
@@ -193,6 +247,9 @@ var adminCmds = map[string]adminCmd{
 
 // rawOutput is printed as the server sent it.
 type rawOutput []byte
+
+// streamed was printed as it arrived.
+type streamed struct{}
 
 func deleted(err error) (any, error) { return map[string]bool{"deleted": err == nil}, err }
 
@@ -215,6 +272,9 @@ func adminMain(args []string) error {
 	fs.StringVar(&f.from, "from", "", "usage from (RFC 3339 or Unix seconds)")
 	fs.StringVar(&f.to, "to", "", "usage to, exclusive")
 	fs.BoolVar(&f.csv, "csv", false, "usage as CSV")
+	fs.StringVar(&f.tenant, "tenant", "", "audit entries of this tenant's callers")
+	fs.IntVar(&f.limit, "limit", 0, "at most this many audit entries (0: all)")
+	fs.BoolVar(&f.jsonl, "jsonl", false, "audit log as JSON lines, streamed")
 	fs.Int64Var(&f.maxBytes, "max-bytes", 0, "quota in bytes (0: none)")
 	fs.Int64Var(&f.maxObjects, "max-objects", 0, "quota in objects (0: none)")
 
@@ -261,6 +321,9 @@ func adminMain(args []string) error {
 	out, err := cmd.run(c, rest, &f)
 	if err != nil {
 		return err
+	}
+	if _, ok := out.(streamed); ok {
+		return nil
 	}
 	if raw, ok := out.(rawOutput); ok {
 		_, err := os.Stdout.Write(raw)
@@ -315,7 +378,7 @@ func printTable(v any) error {
 		}
 	}
 	// Names first, then the rest alphabetically.
-	first := map[string]int{"name": 1, "tenant": 2, "user": 3, "access_key": 4, "secret_key": 5, "kind": 6, "role": 7, "status": 8}
+	first := map[string]int{"id": -2, "time": -1, "name": 1, "tenant": 2, "user": 3, "access_key": 4, "secret_key": 5, "kind": 6, "role": 7, "status": 8}
 	rank := func(k string) int {
 		if r, ok := first[k]; ok {
 			return r

@@ -28,6 +28,7 @@ const benchUsage = `usage: ostium bench <mode> [flags]
 
 modes:
   run FILE                              run a workload file (COSBench XML or YAML)
+                                        (flags go before or after the arguments)
   compare A B                           two runs side by side (result directories)
   put, get, delete, stat, list, mixed,
   multipart                             one-off runs against S3 endpoints
@@ -37,6 +38,14 @@ modes:
 run "ostium bench <mode> -h" for the flags`
 
 func bench(args []string) error {
+	// -h is an answer, not a failure.
+	if err := benchMode(args); !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
+}
+
+func benchMode(args []string) error {
 	if len(args) == 0 {
 		return errors.New(benchUsage)
 	}
@@ -82,7 +91,8 @@ func bench(args []string) error {
 	fs.BoolVar(&o.Keep, "keep", false, "leave the objects and buckets behind")
 	out := fs.String("out", "", "results directory (default bench-results/MODE-TIME)")
 	noCeiling := fs.Bool("no-ceiling", false, "skip measuring the generator's own ceiling first")
-	if err := fs.Parse(args); err != nil {
+	maxErr := fs.Float64("max-error-ratio", 0.01, "fail the run when more than this share of its operations failed")
+	if err := parseInterleaved(fs, args); err != nil {
 		return err
 	}
 	if tc.AccessKey == "" && tc.SecretKey == "" {
@@ -91,6 +101,9 @@ func bench(args []string) error {
 	}
 	if err := checkCredentials(tc.AccessKey, tc.SecretKey, "--access-key and --secret-key, OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"); err != nil {
 		return fmt.Errorf("bench %s: %w", mode, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench %s takes no arguments, got %q", mode, fs.Args())
 	}
 	if len(endpoints) == 0 {
 		endpoints = listFlag{"http://localhost:9000"}
@@ -129,23 +142,33 @@ func bench(args []string) error {
 	fmt.Printf("ostium bench %s: %s, %d workers, objects of %s, %d bucket(s)\n", mode, strings.Join(tc.Endpoints, " "), o.Concurrency, o.Size, o.Buckets)
 	var ceiling *report.Ceiling
 	if !*noCeiling {
-		if ceiling, err = quick.MeasureCeiling(ctx, o.Concurrency, o.Size); err != nil {
+		if ceiling, err = quick.MeasureCeiling(ctx, o.Concurrency, o.Size, o.Verify); err != nil {
 			return err
 		}
 		fmt.Println(ceiling)
 	}
 	sum, results, runErr := quick.Run(ctx, t, o)
 	sum.Ceiling = ceiling
-	return finish(sum, results, runErr, *out, mode)
+	return finish(sum, results, runErr, *out, mode, *maxErr)
 }
 
-// finish prints the report and writes the results directory.
-func finish(sum report.Summary, results []*engine.Result, runErr error, out, name string) error {
+// finish prints the report, writes the results directory and judges the
+// run: one that failed, or whose operations failed too often, is an error
+// whatever it measured.
+func finish(sum report.Summary, results []*engine.Result, runErr error, out, name string, maxErrorRatio float64) error {
 	for _, st := range sum.Stages {
 		report.WriteText(os.Stdout, st)
 	}
-	if sum.Ceiling != nil {
+	if len(sum.Ceilings) > 1 {
+		fmt.Println("\nMeasured with these generator ceilings:")
+		for _, c := range sum.Ceilings {
+			fmt.Printf("  %s\n", &c)
+		}
+	} else if sum.Ceiling != nil {
 		fmt.Printf("\nMeasured with a %s.\n", sum.Ceiling)
+	}
+	if sum.Verified != nil {
+		fmt.Printf("Contents: %s.\n", sum.Verified)
 	}
 	if out == "" {
 		out = filepath.Join("bench-results", name+"-"+time.Now().Format("20060102-150405"))
@@ -156,7 +179,34 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 		}
 		fmt.Printf("\nresults: %s\n", out)
 	}
-	return runErr
+	if runErr != nil {
+		return runErr
+	}
+	if err := report.Check(sum, maxErrorRatio); err != nil {
+		return fmt.Errorf("the run failed: %w", err)
+	}
+	return nil
+}
+
+// parseInterleaved parses flags before and after the arguments, so that
+// "bench run FILE --endpoint URL" reads as "bench run --endpoint URL FILE".
+func parseInterleaved(fs *flag.FlagSet, args []string) error {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest := fs.Args()
+		if rest[0] == "--" || len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
+	return fs.Parse(append([]string{"--"}, positional...))
 }
 
 func isTerminal() bool {
@@ -178,22 +228,35 @@ func benchRun(args []string) error {
 	var endpoints listFlag
 	fs.Var(&endpoints, "endpoint", "override the file's S3 endpoint; repeatable or comma-separated")
 	var o workload.Options
-	fs.StringVar(&o.AccessKey, "access-key", "", "override the file's access key")
-	fs.StringVar(&o.SecretKey, "secret-key", "", "override the file's secret key")
+	fs.StringVar(&o.AccessKey, "access-key", "", "override the file's access key (default $OSTIUM_ROOT_ACCESS_KEY or $AWS_ACCESS_KEY_ID when set)")
+	fs.StringVar(&o.SecretKey, "secret-key", "", "override the file's secret key (default $OSTIUM_ROOT_SECRET_KEY or $AWS_SECRET_ACCESS_KEY when set)")
+	maxErr := fs.Float64("max-error-ratio", 0.01, "fail the run when more than this share of its operations failed")
 	out := fs.String("out", "", "results directory (default bench-results/NAME-TIME)")
 	var drivers listFlag
 	fs.Var(&drivers, "drivers", "run on these drivers (host:port, repeatable or comma-separated) instead of here")
 	noCeiling := fs.Bool("no-ceiling", false, "skip measuring the generator's own ceiling first")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterleaved(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return errors.New("usage: ostium bench run [flags] FILE")
+		return errors.New("usage: ostium bench run FILE [flags]")
 	}
-	// The file's keys stand when neither flag is given; one alone would
-	// sign with half a pair.
-	if o.AccessKey != "" || o.SecretKey != "" {
-		if err := checkCredentials(o.AccessKey, o.SecretKey, "both --access-key and --secret-key"); err != nil {
+	// As the quick modes: keys from the environment, which override the
+	// file's (its shipped keys are placeholders), and flags override both.
+	credsFrom := "the workload file"
+	if o.AccessKey == "" && o.SecretKey == "" {
+		ak, sk := envPair("OSTIUM_ROOT_ACCESS_KEY", "OSTIUM_ROOT_SECRET_KEY")
+		if ak == "" {
+			ak, sk = envPair("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")
+		}
+		if ak != "" {
+			o.AccessKey, o.SecretKey, credsFrom = ak, sk, "the environment"
+		}
+	} else {
+		credsFrom = "--access-key/--secret-key"
+	}
+	if o.AccessKey != "" || o.SecretKey != "" { // else the file's keys stand
+		if err := checkCredentials(o.AccessKey, o.SecretKey, "both keys of a pair (from "+credsFrom+")"); err != nil {
 			return fmt.Errorf("bench run: %w", err)
 		}
 	}
@@ -208,28 +271,29 @@ func benchRun(args []string) error {
 	o.Progress = func(name string) func(engine.Progress) {
 		return func(p engine.Progress) {
 			line := report.ProgressLine(name, p)
-			if terminal {
+			switch {
+			case terminal && p.Final:
+				fmt.Printf("\r%-100s\n", line) // a stage's last line stays
+			case terminal:
 				fmt.Printf("\r%-100s", line)
-			} else {
+			default:
 				fmt.Println(line)
 			}
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Printf("ostium bench run %s: workload %q, %d stages\n", fs.Arg(0), w.Name, len(w.Stages))
-	var ceiling *report.Ceiling
+	fmt.Printf("ostium bench run %s: workload %q, %d stages, credentials from %s\n", fs.Arg(0), w.Name, len(w.Stages), credsFrom)
+	var ceilings []report.Ceiling
 	if !*noCeiling && len(drivers) == 0 {
-		workers := 1
-		for _, st := range w.Stages {
-			for _, wk := range st.Works {
-				workers = max(workers, wk.Workers)
+		for _, sz := range workload.Sizes(w, 64, 8) {
+			c, err := quick.Ceiling(ctx, max(sz.Workers, 1), sz.Sizes, sz.Verify, "GET of sizes "+sz.Spec)
+			if err != nil {
+				return err
 			}
+			fmt.Println(c)
+			ceilings = append(ceilings, *c)
 		}
-		if ceiling, err = quick.MeasureCeiling(ctx, workers, quick.Size{Min: 4096, Max: 4096}); err != nil {
-			return err
-		}
-		fmt.Println(ceiling)
 	}
 	var sum report.Summary
 	var results []*engine.Result
@@ -243,11 +307,19 @@ func benchRun(args []string) error {
 	} else {
 		sum, results, runErr = workload.Run(ctx, w, o)
 	}
-	sum.Ceiling = ceiling
-	if terminal {
-		fmt.Println()
+	if len(ceilings) > 0 {
+		sum.Ceiling, sum.Ceilings = &ceilings[0], ceilings
 	}
-	return finish(sum, results, runErr, *out, w.Name)
+	return finish(sum, results, runErr, *out, w.Name, *maxErr)
+}
+
+// envPair is a key pair from the environment, or "" when the access key
+// is not set.
+func envPair(ak, sk string) (string, string) {
+	if os.Getenv(ak) == "" {
+		return "", ""
+	}
+	return os.Getenv(ak), os.Getenv(sk)
 }
 
 func firstEnv(names ...string) string {
@@ -264,7 +336,7 @@ func benchMock(args []string) error {
 	listen := fs.String("listen", ":9001", "address to listen on")
 	m := mock.New()
 	fs.DurationVar(&m.Delay, "delay", 0, "hold every response back this long (a target of known latency)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterleaved(fs, args); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", *listen)
@@ -277,12 +349,15 @@ func benchMock(args []string) error {
 
 func benchCompare(args []string) error {
 	fs := flag.NewFlagSet("bench compare", flag.ContinueOnError)
-	svg := fs.String("svg", "compare.svg", "where to write the chart")
-	if err := fs.Parse(args); err != nil {
+	svg := fs.String("svg", "", "where to write the chart (default compare-A-vs-B.svg beside A)")
+	if err := parseInterleaved(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
-		return errors.New("usage: ostium bench compare [--svg FILE] A B")
+		return errors.New("usage: ostium bench compare A B [--svg FILE]")
+	}
+	if *svg == "" {
+		*svg = report.ComparePath(fs.Arg(0), fs.Arg(1))
 	}
 	a, err := report.ReadSummary(fs.Arg(0))
 	if err != nil {
@@ -297,7 +372,7 @@ func benchCompare(args []string) error {
 		return errors.New("the two runs have no stage and operation in common")
 	}
 	report.WriteCompare(os.Stdout, fs.Arg(0), fs.Arg(1), ds)
-	if err := os.WriteFile(*svg, []byte(report.CompareSVG(ds)), 0o644); err != nil {
+	if err := os.WriteFile(*svg, []byte(report.CompareSVG(fs.Arg(0), fs.Arg(1), ds)), 0o644); err != nil {
 		return err
 	}
 	fmt.Printf("\nchart: %s\n", *svg)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -100,6 +101,21 @@ func serve(args []string) error {
 		case <-ctx.Done():
 		}
 	}()
+	// Opening the node replaces the root key given in the environment,
+	// and a start that fails should change nothing: so first make sure
+	// the addresses can be had (taken, they are the usual late failure).
+	// The listeners proper come after, so that generated credentials are
+	// printed before anything connects.
+	for _, addr := range []string{cfg.Listen, cfg.TLSListen} {
+		if addr == "" {
+			continue
+		}
+		probe, err := net.Listen("tcp", addr)
+		if err != nil {
+			return err
+		}
+		probe.Close()
+	}
 	n, err := node.Open(ctx, cfg)
 	if err != nil {
 		return err

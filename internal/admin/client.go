@@ -51,40 +51,49 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 // Raw makes one call as Do does and returns the response body as sent
 // (CSV, for example).
 func (c *Client) Raw(ctx context.Context, method, path string, in any) ([]byte, error) {
+	var buf bytes.Buffer
+	err := c.Stream(ctx, method, path, in, &buf)
+	return buf.Bytes(), err
+}
+
+// Stream makes one call as Do does and copies the response body to w as
+// it arrives (an audit log export of any size).
+func (c *Client) Stream(ctx context.Context, method, path string, in any, w io.Writer) error {
 	var body []byte
 	if in != nil {
 		var err error
 		if body, err = json.Marshal(in); err != nil {
-			return nil, fmt.Errorf("admin client: encode request: %w", err)
+			return fmt.Errorf("admin client: encode request: %w", err)
 		}
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.endpoint+Prefix+path, bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("admin client: %w", err)
+		return fmt.Errorf("admin client: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	sum := sha256.Sum256(body)
 	hash := hex.EncodeToString(sum[:])
 	req.Header.Set("X-Amz-Content-Sha256", hash)
 	if err := c.signer.SignHTTP(ctx, c.creds, req, hash, "s3", "us-east-1", time.Now()); err != nil {
-		return nil, fmt.Errorf("admin client: sign: %w", err)
+		return fmt.Errorf("admin client: sign: %w", err)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("admin client: %s %s: %w", method, path, err)
+		return fmt.Errorf("admin client: %s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("admin client: read response: %w", err)
-	}
 	if resp.StatusCode >= 300 {
+		// An error body is one small JSON object.
+		data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		var e struct{ Error *Error }
 		if json.Unmarshal(data, &e) != nil || e.Error == nil {
-			return nil, fmt.Errorf("admin client: %s %s: %s", method, path, resp.Status)
+			return fmt.Errorf("admin client: %s %s: %s", method, path, resp.Status)
 		}
 		e.Error.Status = resp.StatusCode
-		return nil, e.Error
+		return e.Error
 	}
-	return data, nil
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return fmt.Errorf("admin client: read response: %w", err)
+	}
+	return nil
 }

@@ -10,8 +10,11 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/audit"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/s3/sigv4"
 )
@@ -26,15 +29,16 @@ var openAPI []byte
 // status, or an error for the one error writer.
 type route struct {
 	method, pattern string
+	name            string // the action the audit log records
 	serve           func(s *Service, r *http.Request, id *iam.Identity) (any, int, error)
 }
 
 // routes is the whole API; TestOpenAPIMatchesRoutes holds the document to it.
 var routes = []route{
-	{"GET", "/tenants", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"GET", "/tenants", "ListTenants", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.ListTenants(r.Context(), id))
 	}},
-	{"POST", "/tenants", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"POST", "/tenants", "CreateTenant", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in struct {
 			Name        string `json:"name"`
 			DisplayName string `json:"display_name"`
@@ -45,47 +49,47 @@ var routes = []route{
 		}
 		return created(s.CreateTenant(r.Context(), id, in.Name, in.DisplayName, in.Platform))
 	}},
-	{"PUT", "/tenants/{tenant}/platform", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"PUT", "/tenants/{tenant}/platform", "SetTenantPlatform", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in struct{ Platform string }
 		if err := decode(r, &in); err != nil {
 			return nil, 0, err
 		}
 		return ok(s.SetTenantPlatform(r.Context(), id, r.PathValue("tenant"), in.Platform))
 	}},
-	{"PUT", "/buckets/{bucket}/platform", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"PUT", "/buckets/{bucket}/platform", "PlaceBucket", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in struct{ Platform string }
 		if err := decode(r, &in); err != nil {
 			return nil, 0, err
 		}
 		return nil, http.StatusNoContent, s.PlaceBucket(r.Context(), id, r.PathValue("bucket"), in.Platform)
 	}},
-	{"GET", "/tenants/{tenant}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"GET", "/tenants/{tenant}", "GetTenant", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.GetTenant(r.Context(), id, r.PathValue("tenant")))
 	}},
-	{"DELETE", "/tenants/{tenant}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"DELETE", "/tenants/{tenant}", "DeleteTenant", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		purge, _ := strconv.ParseBool(r.URL.Query().Get("purge"))
 		return nil, http.StatusNoContent, s.DeleteTenant(r.Context(), id, r.PathValue("tenant"), purge)
 	}},
-	{"POST", "/tenants/{tenant}/suspend", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"POST", "/tenants/{tenant}/suspend", "SuspendTenant", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.SetSuspended(r.Context(), id, r.PathValue("tenant"), true))
 	}},
-	{"POST", "/tenants/{tenant}/resume", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"POST", "/tenants/{tenant}/resume", "ResumeTenant", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.SetSuspended(r.Context(), id, r.PathValue("tenant"), false))
 	}},
-	{"GET", "/tenants/{tenant}/users", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"GET", "/tenants/{tenant}/users", "ListUsers", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.ListUsers(r.Context(), id, r.PathValue("tenant")))
 	}},
-	{"POST", "/tenants/{tenant}/users", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"POST", "/tenants/{tenant}/users", "CreateUser", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in struct{ Name, Role, Email string }
 		if err := decode(r, &in); err != nil {
 			return nil, 0, err
 		}
 		return created(s.CreateUser(r.Context(), id, r.PathValue("tenant"), in.Name, in.Role, in.Email))
 	}},
-	{"GET", "/tenants/{tenant}/users/{user}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"GET", "/tenants/{tenant}/users/{user}", "GetUser", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.GetUser(r.Context(), id, r.PathValue("tenant"), r.PathValue("user")))
 	}},
-	{"PUT", "/tenants/{tenant}/users/{user}/email", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"PUT", "/tenants/{tenant}/users/{user}/email", "SetUserEmail", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in struct {
 			Email string `json:"email"`
 		}
@@ -94,16 +98,16 @@ var routes = []route{
 		}
 		return ok(s.SetUserEmail(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), in.Email))
 	}},
-	{"DELETE", "/tenants/{tenant}/users/{user}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"DELETE", "/tenants/{tenant}/users/{user}", "DeleteUser", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return nil, http.StatusNoContent, s.DeleteUser(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"))
 	}},
-	{"GET", "/tenants/{tenant}/users/{user}/keys", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"GET", "/tenants/{tenant}/users/{user}/keys", "ListKeys", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.ListKeys(r.Context(), id, r.PathValue("tenant"), r.PathValue("user")))
 	}},
-	{"POST", "/tenants/{tenant}/users/{user}/keys", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"POST", "/tenants/{tenant}/users/{user}/keys", "CreateKey", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return created(s.CreateKey(r.Context(), id, r.PathValue("tenant"), r.PathValue("user")))
 	}},
-	{"POST", "/tenants/{tenant}/users/{user}/appcreds", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"POST", "/tenants/{tenant}/users/{user}/appcreds", "CreateAppCred", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in struct {
 			Buckets  []string `json:"buckets"`
 			ReadOnly bool     `json:"read_only"`
@@ -113,7 +117,7 @@ var routes = []route{
 		}
 		return created(s.CreateAppCred(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), in.Buckets, in.ReadOnly))
 	}},
-	{"POST", "/tenants/{tenant}/users/{user}/keys/{key}/rotate", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"POST", "/tenants/{tenant}/users/{user}/keys/{key}/rotate", "RotateKey", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in struct {
 			GraceSeconds int64 `json:"grace_seconds"`
 		}
@@ -122,19 +126,19 @@ var routes = []route{
 		}
 		return created(s.RotateKey(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), r.PathValue("key"), time.Duration(in.GraceSeconds)*time.Second))
 	}},
-	{"POST", "/tenants/{tenant}/users/{user}/keys/{key}/disable", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"POST", "/tenants/{tenant}/users/{user}/keys/{key}/disable", "DisableKey", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.SetKeyStatus(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), r.PathValue("key"), false))
 	}},
-	{"POST", "/tenants/{tenant}/users/{user}/keys/{key}/enable", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"POST", "/tenants/{tenant}/users/{user}/keys/{key}/enable", "EnableKey", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.SetKeyStatus(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), r.PathValue("key"), true))
 	}},
-	{"DELETE", "/tenants/{tenant}/users/{user}/keys/{key}", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"DELETE", "/tenants/{tenant}/users/{user}/keys/{key}", "DeleteKey", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return nil, http.StatusNoContent, s.DeleteKey(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), r.PathValue("key"))
 	}},
-	{"GET", "/tenants/{tenant}/quotas", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"GET", "/tenants/{tenant}/quotas", "ListQuotas", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.ListQuotas(r.Context(), id, r.PathValue("tenant")))
 	}},
-	{"GET", "/tenants/{tenant}/usage", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"GET", "/tenants/{tenant}/usage", "GetUsage", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		q := r.URL.Query()
 		from, err := parseTime("from", q.Get("from"))
 		if err != nil {
@@ -150,13 +154,41 @@ var routes = []route{
 		}
 		return u, http.StatusOK, err
 	}},
-	{"PUT", "/tenants/{tenant}/quotas", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+	{"PUT", "/tenants/{tenant}/quotas", "SetQuota", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in Quota
 		if err := decode(r, &in); err != nil {
 			return nil, 0, err
 		}
 		in.Tenant = r.PathValue("tenant")
 		return ok(s.SetQuota(r.Context(), id, in))
+	}},
+	{"GET", "/audit", "ListAudit", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		q, err := auditQuery(r)
+		if err != nil {
+			return nil, 0, err
+		}
+		if r.URL.Query().Get("format") == "jsonl" {
+			return ok(s.ExportAudit(r.Context(), id, q))
+		}
+		return ok(s.Audit(r.Context(), id, q))
+	}},
+	{"GET", "/root-keys", "ListRootKeys", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.ListRootKeys(r.Context(), id))
+	}},
+	{"POST", "/root-keys", "CreateRootKey", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return created(s.CreateRootKey(r.Context(), id))
+	}},
+	{"POST", "/root-keys/{key}/rotate", "RotateRootKey", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in struct {
+			GraceSeconds int64 `json:"grace_seconds"`
+		}
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return created(s.RotateRootKey(r.Context(), id, r.PathValue("key"), time.Duration(in.GraceSeconds)*time.Second))
+	}},
+	{"DELETE", "/root-keys/{key}", "RevokeRootKey", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.RevokeRootKey(r.Context(), id, r.PathValue("key")))
 	}},
 }
 
@@ -201,16 +233,17 @@ func NewHandler(svc *Service, keys *iam.Keyring) *Handler {
 	for _, rt := range routes {
 		h.mux.HandleFunc(rt.method+" "+Prefix+rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 			id, err := h.authenticate(r)
-			if err != nil {
-				writeErr(w, err)
-				return
+			var body any
+			status := 0
+			if err == nil {
+				body, status, err = rt.serve(svc, r, id)
 			}
-			body, status, err := rt.serve(svc, r, id)
 			if err != nil {
-				writeErr(w, err)
-				return
+				status = writeErr(w, err)
+			} else {
+				writeJSON(w, status, body)
 			}
-			writeJSON(w, status, body)
+			h.record(r, rt, id, status, err)
 		})
 	}
 	h.mux.HandleFunc("GET "+Prefix+"/openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
@@ -264,9 +297,36 @@ func (h *Handler) lookup(ctx context.Context, accessKey string) (string, error) 
 	return secret, err
 }
 
+// record puts a call in the audit log, refused ones too: who (the key
+// it claimed, when it was not let in), what, from where, and the outcome.
+func (h *Handler) record(r *http.Request, rt route, id *iam.Identity, status int, err error) {
+	e := catalog.AuditEntry{Action: "admin:" + rt.name, Target: strings.TrimPrefix(r.URL.Path, Prefix+"/"), Status: status}
+	var ae *Error
+	switch {
+	case errors.As(err, &ae):
+		e.Outcome = ae.Code
+	case err != nil:
+		e.Outcome = "InternalError"
+	}
+	if id == nil {
+		e.AccessKey = audit.ClaimedKey(r)
+	}
+	h.svc.audit.Record(r.Context(), id, e)
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	if status == http.StatusNoContent {
 		w.WriteHeader(status)
+		return
+	}
+	if stream, ok := v.(streamBody); ok {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.WriteHeader(status)
+		rc := http.NewResponseController(w)
+		// Headers are gone: an error now can only cut the stream short.
+		if err := stream(w, func() { rc.Flush() }); err != nil {
+			slog.Error("admin API: audit export cut short", "err", err)
+		}
 		return
 	}
 	if rows, ok := v.(csvBody); ok {
@@ -282,13 +342,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
-func writeErr(w http.ResponseWriter, err error) {
+// writeErr writes err as the API's error and returns the status sent.
+func writeErr(w http.ResponseWriter, err error) int {
 	var e *Error
 	if !errors.As(err, &e) {
 		slog.Error("admin API internal error", "err", err)
 		e = newErr(http.StatusInternalServerError, "InternalError", "We encountered an internal error. Please try again.")
 	}
 	writeJSON(w, e.Status, map[string]*Error{"error": e})
+	return e.Status
 }
 
 // Routes lists the API's calls as "METHOD /path", for tests and docs.

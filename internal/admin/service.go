@@ -12,8 +12,10 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 )
@@ -83,6 +85,8 @@ type Service struct {
 	sealer    *iam.Sealer
 	platforms Platforms
 	grace     time.Duration
+	audit     *audit.Log // nil: none kept
+	rootMu    sync.Mutex
 }
 
 // Platforms are the node's storage platforms (*platform.Set).
@@ -95,9 +99,10 @@ type Platforms interface {
 }
 
 // NewService returns the admin service; keys is flushed after each change
-// so that this node applies it at once.
-func NewService(cat catalog.Store, keys *iam.Keyring, sealer *iam.Sealer, platforms Platforms) *Service {
-	return &Service{cat: cat, keys: keys, sealer: sealer, platforms: platforms, grace: DefaultGrace}
+// so that this node applies it at once. Every call through the Handler
+// is recorded in log (nil: none).
+func NewService(cat catalog.Store, keys *iam.Keyring, sealer *iam.Sealer, platforms Platforms, log *audit.Log) *Service {
+	return &Service{cat: cat, keys: keys, sealer: sealer, platforms: platforms, grace: DefaultGrace, audit: log}
 }
 
 var (

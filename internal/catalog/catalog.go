@@ -206,6 +206,9 @@ type AccessKey struct {
 	// Buckets and ReadOnly limit an application credential.
 	Buckets  []string
 	ReadOnly bool
+	// Source says where a root key came from (SourceEnv, ...); "" for
+	// other keys.
+	Source string
 }
 
 // BucketFilter selects buckets to list; empty fields select all.

@@ -263,29 +263,41 @@ func (k *Keyring) Quotas(ctx context.Context, tenant string) ([]catalog.Quota, e
 	return qs, nil
 }
 
-// EnsureRoot makes sure the provider's root credentials exist. With
-// accessKey and secret given (from the environment) they are stored if
-// new; with neither, a root key is generated on the first start only.
-// It reports the credentials it created, empty if none.
+// EnsureRoot makes sure the provider's root credentials exist. A pair
+// given at start (from the environment) replaces the pair given at an
+// earlier start, in one transaction; keys created through the admin API
+// stay. With neither given, a root key is generated on the first start
+// only. It reports the credentials it generated, empty if none.
 func EnsureRoot(ctx context.Context, store catalog.Store, sealer *Sealer, accessKey, secret string) (createdKey, createdSecret string, err error) {
 	if (accessKey == "") != (secret == "") {
 		return "", "", errors.New("iam: set both OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY, or neither")
 	}
 	if accessKey != "" {
+		rk, ok := store.(catalog.RootKeys)
+		if !ok {
+			return "", "", fmt.Errorf("iam: catalog %T cannot replace root keys", store)
+		}
 		rec, err := store.GetAccessKey(ctx, accessKey)
-		if err == nil {
+		switch {
+		case err == nil:
 			if rec.Owner != RootCanonicalID {
 				return "", "", fmt.Errorf("iam: access key %s belongs to another identity", accessKey)
 			}
 			if have, err := sealer.Open(rec.SecretSealed, accessKey); err != nil || have != secret {
 				return "", "", fmt.Errorf("iam: root access key %s exists with another secret", accessKey)
 			}
-			return "", "", nil
-		}
-		if !errors.Is(err, catalog.ErrNoSuchAccessKey) {
+			if rec.Status != catalog.KeyActive || !rec.Expires.IsZero() {
+				// Revoked or rotated through the admin API: a restart
+				// must not bring a key back that was taken away.
+				slog.Warn("the root access key given at start was revoked or rotated; it stays so", "access_key", accessKey, "status", rec.Status, "expires", rec.Expires)
+			}
+		case !errors.Is(err, catalog.ErrNoSuchAccessKey):
 			return "", "", fmt.Errorf("iam: look up root key: %w", err)
 		}
-		return "", "", putRoot(ctx, store, sealer, accessKey, secret)
+		if err := rk.ReplaceStartKey(ctx, rootKey(sealer, accessKey, secret, catalog.SourceEnv)); err != nil {
+			return "", "", fmt.Errorf("iam: store root key: %w", err)
+		}
+		return "", "", nil
 	}
 	keys, err := store.ListAccessKeys(ctx, "", "root")
 	if err != nil {
@@ -295,22 +307,19 @@ func EnsureRoot(ctx context.Context, store catalog.Store, sealer *Sealer, access
 		return "", "", nil
 	}
 	accessKey, secret = NewAccessKey()
-	if err := putRoot(ctx, store, sealer, accessKey, secret); err != nil {
-		return "", "", err
+	if err := store.PutAccessKey(ctx, rootKey(sealer, accessKey, secret, catalog.SourceGenerated)); err != nil {
+		return "", "", fmt.Errorf("iam: store root key: %w", err)
 	}
 	return accessKey, secret, nil
 }
 
-func putRoot(ctx context.Context, store catalog.Store, sealer *Sealer, accessKey, secret string) error {
-	err := store.PutAccessKey(ctx, catalog.AccessKey{
+func rootKey(sealer *Sealer, accessKey, secret, source string) catalog.AccessKey {
+	return catalog.AccessKey{
 		AccessKey:    accessKey,
 		SecretSealed: sealer.Seal(secret, accessKey),
 		Owner:        RootCanonicalID,
 		DisplayName:  "root",
 		CreatedAt:    time.Now().UTC(),
-	})
-	if err != nil {
-		return fmt.Errorf("iam: store root key: %w", err)
+		Source:       source,
 	}
-	return nil
 }

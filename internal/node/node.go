@@ -22,6 +22,7 @@ import (
 
 	"github.com/ostiumio/ostium/internal/accesslog"
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/catalog/postgres"
@@ -112,6 +113,9 @@ type Config struct {
 	TLSCert     string `yaml:"tls_cert,omitempty"`
 	TLSKey      string `yaml:"tls_key,omitempty"`
 	NodeKeyFile string `yaml:"node_key_file,omitempty"`
+	// AuditRetention is how long audit log entries are kept (0 =
+	// audit.DefaultRetention, 90 days).
+	AuditRetention time.Duration `yaml:"audit_retention,omitempty"`
 
 	// Metrics: who may scrape /metrics; per-tenant series. Log: format
 	// and levels of the log.
@@ -179,7 +183,7 @@ func (c *Config) Validate() error {
 	}
 	durations := map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval, "job_lease": c.JobLease,
 		"header_timeout": c.HeaderTimeout, "body_idle_timeout": c.BodyIdleTimeout, "keepalive_timeout": c.KeepAliveTimeout, "request_timeout": c.RequestTimeout,
-		"sigv2_presign_max_age": c.PresignV2MaxAge, "access_log_flush": c.AccessLogFlush, "access_log_interval": c.AccessLogInterval}
+		"sigv2_presign_max_age": c.PresignV2MaxAge, "audit_retention": c.AuditRetention, "access_log_flush": c.AccessLogFlush, "access_log_interval": c.AccessLogInterval}
 	for _, name := range slices.Sorted(maps.Keys(durations)) {
 		if d := durations[name]; d < 0 {
 			add(fmt.Errorf("%s: %v must not be negative", name, d))
@@ -239,6 +243,7 @@ type Node struct {
 	Meter     *metering.Meter
 	Metrics   *metrics.Metrics
 	AccessLog *accesslog.Logger
+	Audit     *audit.Log
 	Handler   http.Handler
 	// S3 is the S3 endpoint inside Handler (its load tells readiness).
 	S3 *s3.Server
@@ -279,12 +284,10 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return fail(err)
 	}
-	if n.CreatedRootKey, n.CreatedRootSecret, err = iam.EnsureRoot(ctx, n.Catalog, sealer, cfg.RootAccessKey, cfg.RootSecretKey); err != nil {
-		return fail(err)
-	}
 	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute, n.Metrics.KeyCache)
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache})
-	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms)
+	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
+	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Meter = metering.New(n.Catalog)
 	n.AccessLog = accesslog.New(n.Catalog, accesslog.Options{Buffer: cfg.AccessLogBuffer, Queue: cfg.AccessLogQueue})
 	proxies, _ := cfg.trustedProxies() // Validate checked them
@@ -293,10 +296,16 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		MaxAnonymous: max(1, maxReq*or(cfg.AnonymousShare, DefaultAnonymousShare)/100),
 		MaxPerTenant: max(1, maxReq*or(cfg.TenantShare, DefaultTenantShare)/100),
 		IdleTimeout:  or(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout), RequestTimeout: or(cfg.RequestTimeout, DefaultRequestTimeout),
-		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog,
+		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog, Audit: n.Audit,
 		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel()})
 	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys))
 	n.exportStores()
+	// Root credentials last: a start that fails before this point leaves
+	// the root keys as they were, and the replacement is one transaction.
+	if n.CreatedRootKey, n.CreatedRootSecret, err = iam.EnsureRoot(ctx, n.Catalog, sealer, cfg.RootAccessKey, cfg.RootSecretKey); err != nil {
+		return fail(err)
+	}
+	n.Keys.Flush()
 	n.startJobs()
 	return n, nil
 }
@@ -346,8 +355,12 @@ func (n *Node) startJobs() {
 	health := func(ctx context.Context) { n.Platforms.Watch(ctx, 2*time.Second) }
 	alog := func(ctx context.Context) { n.AccessLog.Run(ctx, or(n.cfg.AccessLogFlush, time.Second)) }
 	deliver := accesslog.NewDeliverer(n.Catalog, n.Service, n.cfg.AccessLogInterval, n.cfg.AccessLogObjectRecords)
-	for _, run := range []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health,
-		alog, leased("access-log-delivery", deliver.Run)} {
+	runs := []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health,
+		alog, leased("access-log-delivery", deliver.Run)}
+	if n.Audit != nil {
+		runs = append(runs, leased("audit-pruner", func(ctx context.Context) { n.Audit.Run(ctx, time.Hour) }))
+	}
+	for _, run := range runs {
 		n.wg.Add(1)
 		go func() { defer n.wg.Done(); run(ctx) }()
 	}
@@ -380,14 +393,15 @@ func (n *Node) Close() error {
 // route sends the admin API's and the health checks' paths to them and
 // everything else to S3. Path-style buckets of those names would collide,
 // so objects refuses the names; on a virtual host the path is a key.
-func (n *Node) route(s3h, adminh http.Handler) http.Handler {
+func (n *Node) route(s3h *s3.Server, adminh http.Handler) http.Handler {
 	domains := n.cfg.Domains
 	metricsh := n.metricsHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case virtualHost(r.Host, domains):
 		case strings.HasPrefix(r.URL.Path, admin.Prefix+"/"):
-			adminh.ServeHTTP(w, n.bodyDeadline(w, r))
+			// Its audit log records the client as S3 sees it.
+			adminh.ServeHTTP(w, s3h.WithOrigin(n.bodyDeadline(w, r)))
 			return
 		case strings.HasPrefix(r.URL.Path, healthPrefix):
 			n.health(w, r)

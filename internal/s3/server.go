@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/accesslog"
+	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/metrics"
@@ -39,6 +40,7 @@ type Server struct {
 	accessLog *accesslog.Logger
 	metrics   *metrics.S3
 	logLevel  slog.Level // of the line logged per request
+	auditLog  *audit.Log
 }
 
 // Options tune the endpoint.
@@ -65,6 +67,8 @@ type Options struct {
 	// the line logged per request (nil: debug).
 	Metrics    *metrics.S3
 	RequestLog slog.Leveler
+	// Audit records changes to buckets' access settings (nil: none).
+	Audit *audit.Log
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -98,7 +102,7 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		v2MaxAge: o.PresignV2MaxAge,
 		slots:    newSlots(o.MaxRequests, orInt(o.MaxAnonymous, o.MaxRequests/10), orInt(o.MaxPerTenant, o.MaxRequests/2)),
 		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
-		accessLog: o.AccessLog, metrics: o.Metrics, logLevel: level}
+		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -139,6 +143,13 @@ func (s *Server) secure(r *http.Request) bool {
 	}
 	vs := strings.Split(strings.Join(r.Header.Values("X-Forwarded-Proto"), ","), ",")
 	return strings.EqualFold(strings.TrimSpace(vs[len(vs)-1]), "https")
+}
+
+// WithOrigin returns r carrying where it came from, as the S3 endpoint
+// computes it, so that other front ends on its listener (the admin API)
+// record the same address.
+func (s *Server) WithOrigin(r *http.Request) *http.Request {
+	return r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: s.secure(r)}))
 }
 
 // call is one request on its way through the chain.
@@ -233,7 +244,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	// Policy conditions see where the request came from.
-	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: s.secure(r)}))
+	r = s.WithOrigin(r)
 	err := t.outcome(c, s.serve(mw, r, c))
 	if err != nil {
 		writeError(mw, r, c.Route, c.reqID, err)
@@ -241,6 +252,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.err = err
 	s.record(c, mw)
 	s.logAccess(r, c, mw, start, err)
+	s.audit(r, c, mw.status, err)
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) (err error) {

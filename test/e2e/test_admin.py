@@ -160,3 +160,123 @@ def test_key_rotation_with_the_cli(ostium_bin, server):
     assert admin(ostium_bin, server, "key", "delete", t, "alice") == {"deleted": True}
     # What is left is the rotated key, listed as expired until deleted.
     assert [k["access_key"] for k in admin(ostium_bin, server, "key", "list", t, "alice")] == [old["access_key"]]
+
+
+def test_audit_log_with_the_cli(ostium_bin, server):
+    """`admin audit` shows the calls just made (who, what, outcome),
+    `--jsonl` streams them as JSON lines, `--from` bounds them, and a
+    tenant admin reads its own tenant's entries only."""
+    t = "a" + uuid.uuid4().hex[:10]
+    admin(ostium_bin, server, "tenant", "create", t)
+    admin(ostium_bin, server, "user", "create", t, "boss", "--role", "admin")
+    boss = admin(ostium_bin, server, "key", "create", t, "boss")
+
+    entries = admin(ostium_bin, server, "audit")
+    made = [e for e in entries if e["action"] == "admin:CreateTenant" and e["outcome"] == "ok"]
+    assert made and made[-1]["root"] and made[-1]["status"] == 201 and made[-1]["source"]
+
+    env = dict(os.environ, OSTIUM_ENDPOINT=server.endpoint,
+               OSTIUM_ROOT_ACCESS_KEY=server.access_key, OSTIUM_ROOT_SECRET_KEY=server.secret_key)
+    out = subprocess.run([ostium_bin, "admin", "audit", "--jsonl", "--limit", "3"], env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3 and all("action" in json.loads(line) for line in lines)
+    future = str(int(time.time()) + 3600)
+    assert admin(ostium_bin, server, "audit", "--from", future) == []
+
+    as_boss = dict(env, OSTIUM_ROOT_ACCESS_KEY=boss["access_key"], OSTIUM_ROOT_SECRET_KEY=boss["secret_key"])
+    # A refused call of the tenant admin's, then its view of the log.
+    refused = subprocess.run([ostium_bin, "admin", "tenant", "list"], env=as_boss, capture_output=True, text=True, timeout=60)
+    assert refused.returncode != 0 and "AccessDenied" in refused.stderr
+    mine = subprocess.run([ostium_bin, "admin", "--json", "audit"], env=as_boss, capture_output=True, text=True, timeout=60)
+    assert mine.returncode == 0, mine.stderr
+    mine = json.loads(mine.stdout)
+    assert mine and all(e["tenant"] == t for e in mine)
+    assert any(e["action"] == "admin:ListTenants" and e["outcome"] == "AccessDenied" for e in mine)
+    other = subprocess.run([ostium_bin, "admin", "audit", "--tenant", "someone-else"], env=as_boss,
+                           capture_output=True, text=True, timeout=60)
+    assert other.returncode != 0 and "AccessDenied" in other.stderr
+    admin(ostium_bin, server, "tenant", "delete", t)
+
+
+def test_root_keys_with_the_cli(ostium_bin, tmp_path):
+    """`admin root-key` lists, creates, rotates and revokes the provider's
+    keys and refuses to revoke the last; a restart given another pair
+    replaces the first, and a start that fails (its port taken) changes
+    nothing."""
+    import socket
+    from test_first_start import stop
+    from helpers import free_port
+
+    data = str(tmp_path / "data")
+    pairs = {n: ("ROOTKEY" + n * 13, "secret-" + n * 33) for n in "ABC"}
+
+    def serve(pair, port):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OSTIUM_")}
+        if pair:
+            env.update(OSTIUM_ROOT_ACCESS_KEY=pair[0], OSTIUM_ROOT_SECRET_KEY=pair[1])
+        return subprocess.Popen([ostium_bin, "serve", "--listen", f"127.0.0.1:{port}", "--data", data],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def cli(port, pair, *args):
+        env = dict(os.environ, OSTIUM_ENDPOINT=f"http://127.0.0.1:{port}",
+                   OSTIUM_ROOT_ACCESS_KEY=pair[0], OSTIUM_ROOT_SECRET_KEY=pair[1])
+        res = subprocess.run([ostium_bin, "admin", "--json", *args], env=env, capture_output=True, text=True, timeout=60)
+        return res.returncode, (json.loads(res.stdout) if res.returncode == 0 and res.stdout.strip() else res.stderr)
+
+    def started(pair):
+        port = free_port()
+        proc = serve(pair, port)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                return proc, port
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "ostium did not start"
+                time.sleep(0.05)
+
+    proc, port = started(pairs["A"])
+    try:
+        rc, keys = cli(port, pairs["A"], "root-key", "list")
+        assert rc == 0 and [(k["access_key"], k["source"]) for k in keys] == [(pairs["A"][0], "env")]
+        rc, made = cli(port, pairs["A"], "root-key", "create")
+        assert rc == 0 and made["source"] == "api" and made["secret_key"]
+        rc, new = cli(port, pairs["A"], "root-key", "rotate", made["access_key"], "--grace", "1s")
+        assert rc == 0 and new["access_key"] != made["access_key"]
+        rc, gone = cli(port, pairs["A"], "root-key", "revoke", new["access_key"])
+        assert rc == 0 and gone["status"] == "disabled"
+        assert cli(port, (new["access_key"], new["secret_key"]), "root-key", "list")[0] != 0
+        time.sleep(1.2)  # the rotated key's grace ends: A is the last active key
+        rc, err = cli(port, pairs["A"], "root-key", "revoke", pairs["A"][0])
+        assert rc != 0 and "LastRootKey" in err
+    finally:
+        stop(proc)
+
+    proc, port = started(pairs["B"])
+    try:
+        rc, keys = cli(port, pairs["B"], "root-key", "list")
+        assert rc == 0
+        by_key = {k["access_key"]: k for k in keys}
+        assert pairs["A"][0] not in by_key and by_key[pairs["B"][0]]["source"] == "env"
+        assert made["access_key"] in by_key  # the API's keys stay
+        assert cli(port, pairs["A"], "root-key", "list")[0] != 0
+    finally:
+        stop(proc)
+
+    # A start given pair C whose port is taken fails, and changes nothing.
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        failed = serve(pairs["C"], taken.getsockname()[1])
+        assert failed.wait(timeout=30) != 0
+    finally:
+        taken.close()
+    proc, port = started(None)
+    try:
+        assert cli(port, pairs["B"], "root-key", "list")[0] == 0
+        assert cli(port, pairs["C"], "root-key", "list")[0] != 0
+    finally:
+        stop(proc)

@@ -55,3 +55,19 @@ def test_quick_modes_and_compare(ostium_bin, server, tmp_path):
     text = bench(ostium_bin, server, "compare", "--svg", str(tmp_path / "cmp.svg"), *runs)
     assert "main" in text and "read" in text
     assert open(tmp_path / "cmp.svg").read().startswith("<svg")
+
+
+def test_readme_form_and_failures(ostium_bin, server, tmp_path):
+    """`bench run FILE --endpoint URL` as the README writes it: flags after
+    the file, keys from the environment; compare writes beside its inputs;
+    a wrong key fails the run at once, with S3's reason."""
+    out = str(tmp_path / "readme")
+    text = bench(ostium_bin, server, "run", EXAMPLE, "--endpoint", server.endpoint, "--no-ceiling", "--out", out)
+    assert "credentials from the environment" in text
+    assert summary(out)[("prepare", "write")]["op_count"] == 800
+    text = bench(ostium_bin, server, "compare", out, out, cwd=str(tmp_path.parent))
+    assert os.path.exists(tmp_path / "compare-readme-vs-readme.svg"), text
+    p = subprocess.run([ostium_bin, "bench", "run", EXAMPLE, "--endpoint", server.endpoint, "--no-ceiling",
+                        "--out", str(tmp_path / "bad")], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "OSTIUM_ROOT_ACCESS_KEY": "AKNOSUCHKEY", "OSTIUM_ROOT_SECRET_KEY": "x"})
+    assert p.returncode != 0 and "403 InvalidAccessKeyId" in p.stderr, p.stderr

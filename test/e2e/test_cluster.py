@@ -95,7 +95,7 @@ def test_killed_node_costs_no_acknowledged_object(cluster):
 
 def test_lease_holder_death_moves_jobs(cluster):
     deadline = time.monotonic() + 10
-    while set(cluster.jobs()) != {"collector", "sweeper"}:
+    while not {"collector", "sweeper"} <= set(cluster.jobs()):  # and the other leased jobs
         assert time.monotonic() < deadline, f"jobs not leased: {cluster.jobs()}"
         time.sleep(0.2)
     holder = cluster.jobs()["collector"]

@@ -39,7 +39,10 @@ var ErrWorkerDone = errors.New("engine: worker done")
 
 // Work is what a set of workers runs together.
 type Work struct {
-	Name       string
+	Name string
+	// Type is COSBench's work type (normal, init, prepare, cleanup,
+	// dispose), carried into the result for the report.
+	Type       string
 	Workers    int
 	Ops        []Op
 	Runtime    time.Duration // 0: no time limit
@@ -49,6 +52,13 @@ type Work struct {
 	// UntilDone lets a work end only when every worker is done (see
 	// ErrWorkerDone), with no other limit.
 	UntilDone bool
+	// Expect is how many operations a work that runs until done will
+	// issue, when known: the progress line's estimate of the time left.
+	Expect int64
+	// StopOnError ends the work at its first failure and returns it: set-up
+	// works (creating buckets, writing what the run reads) are worth
+	// nothing once one request fails, and a 403 would fail them all.
+	StopOnError bool
 	// Progress, if set, is called at each interval with the work so far.
 	Progress func(Progress)
 }
@@ -103,18 +113,29 @@ type Progress struct {
 	Runtime      time.Duration // the work's limits, to estimate what is left
 	TotalOps     int64
 	TotalBytes   int64
-	OpsPerSecond float64 // over the last interval
+	Expect       int64   // operations a work run until done will issue, or 0
+	OpsPerSecond float64 // over the last interval; over the whole work when Final
 	BytesPerSec  float64
+	// Final marks the call made once the work has ended.
+	Final bool
 }
 
 // Result is a finished work.
 type Result struct {
 	Name       string
+	Type       string
 	Start, End time.Time
 	Workers    int
 	Stats      []*Stats // in the order of Work.Ops
 	Series     []Sample
+	// Fine is the time series the charts draw: sampled every 10 ms at
+	// first, and half as often each time it reaches fineMax samples, so a
+	// stage of a second and one of an hour both get enough points, and
+	// never too many.
+	Fine []Sample
 }
+
+const fineMax = 600
 
 // Run runs w until a limit is reached or ctx ends.
 func Run(ctx context.Context, w Work) (*Result, error) {
@@ -137,7 +158,8 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 	if w.Interval <= 0 {
 		w.Interval = time.Second
 	}
-	res := &Result{Name: w.Name, Workers: w.Workers, Start: time.Now()}
+	res := &Result{Name: w.Name, Type: w.Type, Workers: w.Workers, Start: time.Now()}
+	var firstErr atomic.Pointer[error]
 	for _, op := range w.Ops {
 		res.Stats = append(res.Stats, &Stats{Kind: op.Kind, Latency: histogram.New(), TTFB: histogram.New()})
 	}
@@ -170,6 +192,11 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 					}
 					st.errs.Add(1)
 					st.lastErr.Store(err.Error())
+					if w.StopOnError {
+						firstErr.CompareAndSwap(nil, &err)
+						cancel()
+						return
+					}
 					continue
 				}
 				if out.Skipped {
@@ -190,20 +217,46 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 	go func() { wg.Wait(); close(done) }()
 	tick := time.NewTicker(w.Interval)
 	defer tick.Stop()
+	finePeriod := 10 * time.Millisecond
+	fine := time.NewTicker(finePeriod)
+	defer fine.Stop()
 	res.Series = append(res.Series, res.sample(res.Start)) // the origin of every time series
+	res.Fine = append(res.Fine, res.Series[0])
 	var last Progress
 	for {
 		select {
 		case <-done:
 			res.End = time.Now()
-			res.Series = append(res.Series, res.sample(res.End))
+			end := res.sample(res.End)
+			res.Series, res.Fine = append(res.Series, end), append(res.Fine, end)
 			if w.Progress != nil {
-				w.Progress(res.progress(w, last, res.End))
+				// Over the whole work: the rate of the few milliseconds
+				// since the last tick would read as a drop or a spike.
+				p := res.progress(w, Progress{}, res.End)
+				p.Final = true
+				w.Progress(p)
+			}
+			if ep := firstErr.Load(); ep != nil {
+				return res, fmt.Errorf("%s stopped at its first failure: %w", w.Name, *ep)
 			}
 			return res, nil
+		case now := <-fine.C:
+			res.Fine = append(res.Fine, res.sample(now))
+			if len(res.Fine) >= fineMax {
+				kept := res.Fine[:0]
+				for i := 0; i < len(res.Fine); i += 2 {
+					kept = append(kept, res.Fine[i])
+				}
+				res.Fine = kept
+				finePeriod *= 2
+				fine.Reset(finePeriod)
+			}
 		case now := <-tick.C:
 			res.Series = append(res.Series, res.sample(now))
-			if w.Progress != nil {
+			// A tick at the runtime's end is not shown: the final line
+			// follows at once, and the two would say the same thing twice.
+			atEnd := w.Runtime > 0 && now.Sub(res.Start) >= w.Runtime-w.Interval/10
+			if w.Progress != nil && !atEnd {
 				last = res.progress(w, last, now)
 				w.Progress(last)
 			}
@@ -239,7 +292,7 @@ func (r *Result) sample(now time.Time) Sample {
 }
 
 func (r *Result) progress(w Work, last Progress, now time.Time) Progress {
-	p := Progress{Elapsed: now.Sub(r.Start), Runtime: w.Runtime, TotalOps: w.TotalOps, TotalBytes: w.TotalBytes}
+	p := Progress{Elapsed: now.Sub(r.Start), Runtime: w.Runtime, TotalOps: w.TotalOps, TotalBytes: w.TotalBytes, Expect: w.Expect}
 	for _, st := range r.Stats {
 		p.Ops += st.Ops()
 		p.Errors += st.Errors()

@@ -69,7 +69,9 @@ func TestRuntimeStopsAndFailuresCount(t *testing.T) {
 	if st.Errors() == 0 || st.LastError() != "boom" || st.Ops() < 9*st.Errors()-8 {
 		t.Fatalf("%d ok, %d failed (%q)", st.Ops(), st.Errors(), st.LastError())
 	}
-	if len(progress) < 4 || len(res.Series) < 4 || progress[len(progress)-1].Ops != st.Ops() {
+	// A loaded machine drops ticks (time.Ticker does): ask for some, and
+	// for the final line to count every operation.
+	if len(progress) < 2 || len(res.Series) < 2 || progress[len(progress)-1].Ops != st.Ops() {
 		t.Fatalf("%d progress calls, %d samples", len(progress), len(res.Series))
 	}
 }

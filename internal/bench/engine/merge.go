@@ -55,7 +55,7 @@ func Merge(parts ...*Result) (*Result, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("engine: nothing to merge")
 	}
-	out := &Result{Name: parts[0].Name}
+	out := &Result{Name: parts[0].Name, Type: parts[0].Type} // the fine series are not merged: the charts fall back on Series
 	kinds := map[string]*Stats{}
 	for _, p := range parts {
 		if p.Name != out.Name {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/bench/engine"
-	"github.com/ostiumio/ostium/internal/bench/mock"
 	"github.com/ostiumio/ostium/internal/bench/report"
 	"github.com/ostiumio/ostium/internal/bench/target"
 )
@@ -86,14 +85,16 @@ func Run(ctx context.Context, t *target.Target, o Options) (report.Summary, []*e
 		w.Workers, w.Interval = o.Concurrency, o.Interval
 		w.Progress = r.progress(w.Name)
 		res, err := engine.Run(ctx, w)
+		if o.Terminal && o.Progress != nil {
+			fmt.Fprintln(o.Progress)
+		}
+		if res != nil {
+			results = append(results, res)
+			sum.Stages = append(sum.Stages, report.Summarize(res))
+		}
 		if err != nil {
 			return err
 		}
-		if o.Terminal {
-			fmt.Fprintln(o.Progress)
-		}
-		results = append(results, res)
-		sum.Stages = append(sum.Stages, report.Summarize(res))
 		return ctx.Err()
 	}
 	for i := range int64(o.Buckets) {
@@ -106,7 +107,7 @@ func Run(ctx context.Context, t *target.Target, o Options) (report.Summary, []*e
 			return sum, results, fmt.Errorf("quick: mode %s needs --objects to prepare", o.Mode)
 		}
 		var next atomic.Int64
-		err := stage(engine.Work{Name: "prepare", TotalOps: int64(o.Objects), Ops: []engine.Op{{Kind: "write", Ratio: 100,
+		err := stage(engine.Work{Name: "prepare", Type: "prepare", StopOnError: true, TotalOps: int64(o.Objects), Ops: []engine.Op{{Kind: "write", Ratio: 100,
 			Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
 				n := next.Add(1) - 1
 				return r.put(ctx, r.bucket(n), objName(n))
@@ -116,7 +117,7 @@ func Run(ctx context.Context, t *target.Target, o Options) (report.Summary, []*e
 			return sum, results, err
 		}
 	}
-	main := engine.Work{Name: "main", Runtime: o.Duration, TotalOps: o.Ops, TotalBytes: o.Bytes}
+	main := engine.Work{Name: "main", Type: "normal", Runtime: o.Duration, TotalOps: o.Ops, TotalBytes: o.Bytes}
 	var err error
 	if main.Ops, err = r.mainOps(); err != nil {
 		return sum, results, err
@@ -125,6 +126,10 @@ func Run(ctx context.Context, t *target.Target, o Options) (report.Summary, []*e
 		main.TotalOps = r.prepared
 	}
 	runErr := stage(main)
+	if o.Verify {
+		v := t.Verified()
+		sum.Verified = &report.Verified{Objects: v.Objects, Bytes: v.Bytes, Mismatches: v.Mismatches}
+	}
 	if !o.Keep {
 		if err := r.cleanup(context.WithoutCancel(ctx), stage); err != nil && runErr == nil {
 			runErr = err
@@ -232,7 +237,7 @@ func (r *run) cleanup(ctx context.Context, stage func(engine.Work) error) error 
 	}
 	if total > 0 {
 		var next atomic.Int64
-		err := stage(engine.Work{Name: "cleanup", TotalOps: total, Ops: []engine.Op{{Kind: "delete", Ratio: 100,
+		err := stage(engine.Work{Name: "cleanup", Type: "cleanup", TotalOps: total, Ops: []engine.Op{{Kind: "delete", Ratio: 100,
 			Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
 				i := next.Add(1) - 1
 				for k, c := range counts {
@@ -269,26 +274,4 @@ func (r *run) progress(stage string) func(engine.Progress) {
 			fmt.Fprintln(r.o.Progress, line)
 		}
 	}
-}
-
-// MeasureCeiling runs the generator for a moment against a mock in this
-// process (no network, no storage): the rate no target can be measured
-// above with these workers and this size.
-func MeasureCeiling(ctx context.Context, concurrency int, size Size) (*report.Ceiling, error) {
-	t, err := target.New(target.Config{Endpoints: []string{"http://mock"}, Transport: mock.New()})
-	if err != nil {
-		return nil, err
-	}
-	sum, _, err := Run(ctx, t, Options{Mode: "get", Duration: 2 * time.Second, Concurrency: concurrency, Size: size,
-		Buckets: 1, BucketPrefix: "ceiling", Objects: 64})
-	if err != nil {
-		return nil, fmt.Errorf("quick: generator ceiling: %w", err)
-	}
-	for _, st := range sum.Stages {
-		if st.Name == "main" && len(st.Ops) > 0 {
-			return &report.Ceiling{What: fmt.Sprintf("in-process mock, GET of %s, %d workers", size, concurrency),
-				ThroughputOps: st.Ops[0].ThroughputOps, BandwidthMBps: st.Ops[0].BandwidthMBps}, nil
-		}
-	}
-	return nil, errors.New("quick: generator ceiling: no main stage")
 }

@@ -3,6 +3,7 @@ package quick_test
 import (
 	"context"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,12 +20,14 @@ import (
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]quick.Size{
 		"4KiB": {4096, 4096}, "1MB": {1e6, 1e6}, "512": {512, 512}, "1KiB-1MiB": {1024, 1 << 20}, "0.5MiB": {1 << 19, 1 << 19},
+		"1TB": {1e12, 1e12}, "2TiB": {2 << 40, 2 << 40}, "4kib": {4096, 4096}, "1.5 GB": {1.5e9, 1.5e9}, "1e3KB": {1e6, 1e6},
+		"1PB": {1e15, 1e15}, "4KiB-1TB": {4096, 1e12},
 	} {
 		if got, err := quick.ParseSize(in); err != nil || got != want {
 			t.Errorf("ParseSize(%q) = %v, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"", "x", "2MiB-1MiB", "-3"} {
+	for _, bad := range []string{"", "x", "2MiB-1MiB", "-3", "1XB", "KB", "1e", "1KB KB", "1e30PB"} {
 		if _, err := quick.ParseSize(bad); err == nil {
 			t.Errorf("ParseSize(%q) accepted", bad)
 		}
@@ -96,5 +99,28 @@ func TestMockByDuration(t *testing.T) {
 	main := sum.Stages[1]
 	if main.Ops[0].OpCount < 100 || main.Ops[0].SuccessRatio != 1 || main.Ops[0].ByteCount != 4096*main.Ops[0].OpCount {
 		t.Fatalf("main stage %+v", main.Ops[0])
+	}
+}
+
+// The ceiling reads objects of the run's own sizes: large objects give
+// bandwidth, and an op rate even when few reads finish in its two seconds.
+func TestCeilingUsesTheRunsSizes(t *testing.T) {
+	small, err := quick.MeasureCeiling(context.Background(), 4, quick.Size{Min: 4096, Max: 4096}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := quick.MeasureCeiling(context.Background(), 4, quick.Size{Min: 64 << 20, Max: 64 << 20}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(small.What, "GET of 4 KiB, 4 workers") || !strings.Contains(big.What, "GET of 64 MiB, 4 workers, verifying") {
+		t.Fatalf("what: %q, %q", small.What, big.What)
+	}
+	if big.BandwidthMBps <= 0 || big.ThroughputOps <= 0 || big.ThroughputOps >= small.ThroughputOps {
+		t.Fatalf("4 KiB: %v; 64 MiB: %v", small, big)
+	}
+	// The op rate of large objects is their bandwidth over their size.
+	if r := big.BandwidthMBps * 1e6 / (64 << 20) / big.ThroughputOps; r < 0.5 || r > 2 {
+		t.Fatalf("64 MiB: %.1f op/s at %.1f MB/s", big.ThroughputOps, big.BandwidthMBps)
 	}
 }

@@ -16,7 +16,7 @@ type series struct {
 var palette = []string{"#3b7dd8", "#d1495b", "#2a9d8f", "#e9a23b", "#6a4c93", "#8d6e63", "#00838f", "#7cb342"}
 
 const (
-	chartW, chartH = 720, 300
+	chartW, chartH = 600, 290
 	padL, padR     = 70, 70
 	padT, padB     = 36, 46
 )
@@ -61,7 +61,7 @@ func lineChart(title, xLabel, yLabel string, ss []series, logX bool) string {
 	}
 	fy := func(y float64) float64 { return chartH - padB - y/ymax*(chartH-padT-padB) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11"><rect width="100%%" height="100%%" fill="white"/>`, chartW, chartH)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %[1]d %[2]d" font-family="sans-serif" font-size="11"><rect width="100%%" height="100%%" fill="white"/>`, chartW, chartH)
 	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">%s</text>`, padL, html.EscapeString(title))
 	for i := 0; i <= 4; i++ {
 		y := ymax * float64(i) / 4
@@ -74,6 +74,9 @@ func lineChart(title, xLabel, yLabel string, ss []series, logX bool) string {
 	if logX {
 		ticks = []float64{xmin, math.Sqrt(math.Max(xmin, 1e-3) * xmax), xmax}
 	}
+	if xmin == xmax {
+		ticks = ticks[:1]
+	}
 	for _, x := range ticks {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, fx(x), chartH-padB+14, short(x))
 	}
@@ -84,6 +87,11 @@ func lineChart(title, xLabel, yLabel string, ss []series, logX bool) string {
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", fx(s.x[j]), fy(s.y[j])))
 		}
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.8" points="%s"/>`, color, strings.Join(pts, " "))
+		if len(s.x) < 40 { // a few points: marked, so that one alone shows
+			for j := range s.x {
+				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>`, fx(s.x[j]), fy(s.y[j]), color)
+			}
+		}
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`,
 			chartW-padR+6, padT+i*16, color, chartW-padR+20, padT+i*16+9, html.EscapeString(s.name))
 	}
@@ -116,23 +124,39 @@ func butterfly(title string, labels []string, ops, mbs []float64) string {
 		omax, bmax = math.Max(omax, ops[i]), math.Max(bmax, mbs[i])
 	}
 	omax, bmax = niceMax(omax), niceMax(bmax)
-	slot := float64(chartW-padL-padR) / float64(len(labels))
-	fy := func(v, top float64) float64 { return chartH - padB - v/top*(chartH-padT-padB) }
+	// As wide as the stages need, up to what a 1280-pixel window shows;
+	// names are slanted when a slot is too narrow for them.
+	width := min(max(chartW, padL+padR+90*len(labels)), 1200)
+	slot := float64(width-padL-padR) / float64(len(labels))
+	slant := false
+	for _, l := range labels {
+		slant = slant || float64(len(l))*6.5 > slot
+	}
+	height := chartH
+	if slant {
+		height += 50
+	}
+	base := float64(chartH - padB)
+	fy := func(v, top float64) float64 { return base - v/top*(chartH-padT-padB) }
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11"><rect width="100%%" height="100%%" fill="white"/>`, chartW, chartH)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %[1]d %[2]d" font-family="sans-serif" font-size="11"><rect width="100%%" height="100%%" fill="white"/>`, width, height)
 	fmt.Fprintf(&b, `<text x="%d" y="18" font-size="14">%s</text>`, padL, html.EscapeString(title))
 	for i := 0; i <= 4; i++ {
 		f := float64(i) / 4
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end" fill="%s">%s</text><text x="%d" y="%.1f" fill="%s">%s</text>`,
-			padL, chartW-padR, fy(f*omax, omax), fy(f*omax, omax), padL-4, fy(f*omax, omax)+4, palette[0], short(f*omax),
-			chartW-padR+4, fy(f*bmax, bmax)+4, palette[1], short(f*bmax))
+			padL, width-padR, fy(f*omax, omax), fy(f*omax, omax), padL-4, fy(f*omax, omax)+4, palette[0], short(f*omax),
+			width-padR+4, fy(f*bmax, bmax)+4, palette[1], short(f*bmax))
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="30" fill="%s">ops/s</text><text x="%d" y="30" fill="%s">MB/s</text>`, padL-40, palette[0], chartW-padR+4, palette[1])
+	fmt.Fprintf(&b, `<text x="%d" y="30" fill="%s">ops/s</text><text x="%d" y="30" fill="%s">MB/s</text>`, padL-40, palette[0], width-padR+4, palette[1])
 	var pts []string
 	for i, l := range labels {
 		x := float64(padL) + slot*float64(i)
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" opacity="0.8"/>`, x+slot*0.2, fy(ops[i], omax), slot*0.6, fy(0, omax)-fy(ops[i], omax), palette[0])
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, x+slot/2, chartH-padB+14, html.EscapeString(l))
+		if slant {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end" transform="rotate(-35 %.1f %.1f)">%s</text>`, x+slot/2+4, base+12, x+slot/2+4, base+12, html.EscapeString(l))
+		} else {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>`, x+slot/2, base+14, html.EscapeString(l))
+		}
 		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x+slot/2, fy(mbs[i], bmax)))
 	}
 	fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2.2" points="%s"/>`, palette[1], strings.Join(pts, " "))

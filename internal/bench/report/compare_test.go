@@ -40,7 +40,7 @@ func TestCompare(t *testing.T) {
 	if !strings.Contains(text.String(), "-10.0%") || !strings.Contains(text.String(), "+25.0%") {
 		t.Fatalf("table:\n%s", text.String())
 	}
-	if svg := CompareSVG(ds); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "+25.0%") {
+	if svg := CompareSVG("a", "b", ds); !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "+25.0%") {
 		t.Fatal("chart lacks the figures")
 	}
 	os.Remove(filepath.Join(dir, "summary.json"))

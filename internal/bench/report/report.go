@@ -6,6 +6,7 @@ package report
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +45,11 @@ type Op struct {
 
 // Stage is one work's summary.
 type Stage struct {
-	Name      string  `json:"name"`
+	Name string `json:"name"`
+	// Type is the work's type: normal, or a set-up and tear-down type
+	// (init, prepare, cleanup, dispose) that the across-stages chart
+	// leaves out.
+	Type      string  `json:"type,omitempty"`
 	Workers   int     `json:"workers"`
 	DurationS float64 `json:"duration_s"`
 	Ops       []Op    `json:"ops"`
@@ -58,6 +63,70 @@ type Summary struct {
 	// nothing, in the same process, just before the run: the headroom the
 	// figures above it were measured with.
 	Ceiling *Ceiling `json:"generator_ceiling,omitempty"`
+	// Ceilings are the ceilings of every object size the run uses; the
+	// first is Ceiling.
+	Ceilings []Ceiling `json:"generator_ceilings,omitempty"`
+	// Verified is what the reads that check contents checked, when any
+	// did.
+	Verified *Verified `json:"verified,omitempty"`
+}
+
+// Verified counts the reads whose every byte was checked.
+type Verified struct {
+	Objects    int64 `json:"objects"`
+	Bytes      int64 `json:"bytes"`
+	Mismatches int64 `json:"mismatches"`
+}
+
+func (v *Verified) String() string {
+	unit, div := "MB", 1e6
+	if v.Bytes >= 1e10 {
+		unit, div = "GB", 1e9
+	}
+	return fmt.Sprintf("verified %d objects, %d bytes (%.2f %s): %d mismatches", v.Objects, v.Bytes, float64(v.Bytes)/div, unit, v.Mismatches)
+}
+
+// setup reports whether a stage only sets up or tears down.
+func setup(typ string) bool {
+	switch typ {
+	case "init", "prepare", "cleanup", "dispose":
+		return true
+	}
+	return false
+}
+
+// Check says why a run failed, or nil: no operation succeeded, a stage had
+// only failures, reads found mismatched contents, or more than
+// maxErrorRatio of all operations failed.
+func Check(s Summary, maxErrorRatio float64) error {
+	var ok, failed int64
+	for _, st := range s.Stages {
+		var sOK, sFailed int64
+		for _, op := range st.Ops {
+			sOK += op.OpCount
+			sFailed += op.ErrorCount
+		}
+		if sOK == 0 && sFailed > 0 {
+			last := ""
+			for _, op := range st.Ops {
+				if op.LastError != "" {
+					last = "; last: " + op.LastError
+				}
+			}
+			return fmt.Errorf("stage %s: all %d operations failed%s", st.Name, sFailed, last)
+		}
+		ok, failed = ok+sOK, failed+sFailed
+	}
+	if ok == 0 {
+		return errors.New("no operation succeeded")
+	}
+	if s.Verified != nil && s.Verified.Mismatches > 0 {
+		return fmt.Errorf("%d reads returned other contents than were written", s.Verified.Mismatches)
+	}
+	if ratio := float64(failed) / float64(ok+failed); ratio > maxErrorRatio {
+		return fmt.Errorf("%d of %d operations failed (%.2f%%), more than --max-error-ratio %g allows", failed, ok+failed, 100*ratio, maxErrorRatio)
+	}
+	return nil
 }
 
 // Ceiling is a measured generator ceiling.
@@ -84,7 +153,7 @@ func percentiles(h *histogram.H) map[string]float64 {
 // Summarize computes a stage's figures.
 func Summarize(r *engine.Result) Stage {
 	dur := r.End.Sub(r.Start).Seconds()
-	st := Stage{Name: r.Name, Workers: r.Workers, DurationS: dur}
+	st := Stage{Name: r.Name, Type: r.Type, Workers: r.Workers, DurationS: dur}
 	for _, s := range r.Stats {
 		op := Op{Stage: r.Name, OpType: s.Kind, OpCount: s.Ops(), ErrorCount: s.Errors(), ByteCount: s.Bytes(),
 			AvgResTimeMs: ms(s.Latency.Mean()), AvgProcTimeMs: ms(s.TTFB.Mean()),
@@ -140,13 +209,35 @@ func WriteText(w io.Writer, st Stage) {
 // the last interval, totals, errors and, when a limit allows, an estimate
 // of the time left.
 func ProgressLine(name string, p engine.Progress) string {
+	if p.Final {
+		return fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %d  errors %d  done (mean rates)",
+			name, p.Elapsed.Seconds(), p.OpsPerSecond, p.BytesPerSec/1e6, p.Ops, p.Errors)
+	}
+	// The time left is the least of what each limit allows; a count limit
+	// is estimated at the mean rate so far, which a slow interval does not
+	// throw off.
+	left := time.Duration(-1)
+	less := func(d time.Duration) {
+		if d >= 0 && (left < 0 || d < left) {
+			left = d
+		}
+	}
+	secs := p.Elapsed.Seconds()
+	if p.Runtime > 0 {
+		less(max(p.Runtime-p.Elapsed, 0))
+	}
+	if secs > 0 {
+		done := p.Ops + p.Errors
+		for _, lim := range []struct{ total, done int64 }{{p.TotalOps, done}, {p.Expect, done}, {p.TotalBytes, p.Bytes}} {
+			if lim.total > 0 && lim.done > 0 {
+				rate := float64(lim.done) / secs
+				less(time.Duration(float64(max(lim.total-lim.done, 0)) / rate * float64(time.Second)))
+			}
+		}
+	}
 	eta := ""
-	switch {
-	case p.Runtime > 0:
-		eta = "  ETA " + max(p.Runtime-p.Elapsed, 0).Round(time.Second).String()
-	case p.TotalOps > 0 && p.OpsPerSecond > 0:
-		left := float64(p.TotalOps-p.Ops-p.Errors) / p.OpsPerSecond
-		eta = "  ETA " + time.Duration(max(left, 0)*float64(time.Second)).Round(time.Second).String()
+	if left >= 0 {
+		eta = "  ETA " + left.Round(time.Second).String()
 	}
 	return fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %d  errors %d%s",
 		name, p.Elapsed.Seconds(), p.OpsPerSecond, p.BytesPerSec/1e6, p.Ops, p.Errors, eta)

@@ -61,8 +61,18 @@ func TestSummaryFigures(t *testing.T) {
 
 func TestResultsDirectory(t *testing.T) {
 	res := run(t)
+	// A stage of a few milliseconds gets no chart over time; one of 200 ms
+	// does, from the fine series.
+	timed, err := engine.Run(context.Background(), engine.Work{Name: "timed", Workers: 2, Runtime: 200 * time.Millisecond, Ops: []engine.Op{
+		{Kind: "read", Ratio: 100, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+			time.Sleep(time.Millisecond)
+			return engine.Outcome{Bytes: 10}, nil
+		}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	if err := WriteDir(dir, Summary{Started: res.Start, Stages: []Stage{Summarize(res)}}, []*engine.Result{res}); err != nil {
+	if err := WriteDir(dir, Summary{Started: res.Start, Stages: []Stage{Summarize(res), Summarize(timed)}}, []*engine.Result{res, timed}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))

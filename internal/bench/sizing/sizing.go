@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/ostiumio/ostium/internal/bench/quick"
 )
 
 // Objects is how many objects a capacity holds at a fill level and a mean
@@ -59,26 +61,13 @@ func Workers(targetOps, meanLatency float64) int {
 	return int(math.Ceil(targetOps * meanLatency))
 }
 
-// ParseBytes reads "1PB", "4MB", "10TiB" (decimal and binary units).
+// ParseBytes reads "1PB", "4MB", "10TiB": the bench's one size parser.
 func ParseBytes(s string) (float64, error) {
-	units := []struct {
-		suffix string
-		mult   float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"PiB", 1 << 50},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15}, {"B", 1}}
-	s = strings.TrimSpace(s)
-	mult := 1.0
-	for _, u := range units {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
-			break
-		}
+	n, err := quick.ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("sizing: %w", err)
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("sizing: %q is not a size (e.g. 4MB, 1PB, 10TiB)", s)
-	}
-	return v * mult, nil
+	return float64(n), nil
 }
 
 // Human prints bytes with a decimal unit.

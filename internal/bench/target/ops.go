@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,11 +23,22 @@ type Result struct {
 
 // Error is an S3 error response.
 type Error struct {
-	Status int
-	Code   string
+	Status  int
+	Code    string
+	Message string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("S3 error %d %s", e.Status, e.Code) }
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("S3 error %d %s", e.Status, e.Code)
+	}
+	return fmt.Sprintf("S3 error %d %s: %s", e.Status, e.Code, e.Message)
+}
+
+// Verified counts what reads with verification checked.
+type Verified struct {
+	Objects, Bytes, Mismatches int64
+}
 
 // ContentName is the name object contents derive from, so that a reader
 // can check what a writer wrote.
@@ -43,9 +55,12 @@ func (t *Target) call(ctx context.Context, r Request, consume func(*http.Respons
 	defer resp.Body.Close()
 	res := Result{TTFB: time.Since(start)}
 	if resp.StatusCode/100 != 2 {
-		var e struct{ Code string }
+		var e struct{ Code, Message string }
 		xml.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&e)
-		return res, &Error{Status: resp.StatusCode, Code: e.Code}
+		if e.Code == "" { // a HEAD, or a body that is not S3's
+			e.Code = http.StatusText(resp.StatusCode)
+		}
+		return res, &Error{Status: resp.StatusCode, Code: e.Code, Message: e.Message}
 	}
 	if consume == nil {
 		consume = func(resp *http.Response) (int64, error) { return io.Copy(io.Discard, resp.Body) }
@@ -80,10 +95,24 @@ func (t *Target) Get(ctx context.Context, bucket, key string, size int64, verify
 			if err == nil {
 				err = v.Check()
 			}
+			// Only a finished read counts: one cut short by the network is
+			// neither checked nor a mismatch.
+			switch {
+			case err == nil:
+				t.verified.objects.Add(1)
+				t.verified.bytes.Add(n)
+			case errors.Is(err, payload.ErrMismatch):
+				t.verified.mismatches.Add(1)
+			}
 			return n, err
 		}
 	}
 	return t.call(ctx, Request{Method: http.MethodGet, Bucket: bucket, Key: key}, consume)
+}
+
+// Verified is what reads with verification have checked so far.
+func (t *Target) Verified() Verified {
+	return Verified{t.verified.objects.Load(), t.verified.bytes.Load(), t.verified.mismatches.Load()}
 }
 
 // Head stats an object.

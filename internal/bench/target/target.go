@@ -58,6 +58,7 @@ type Target struct {
 	client    *http.Client
 	signer    *v4.Signer
 	creds     aws.Credentials
+	verified  struct{ objects, bytes, mismatches atomic.Int64 }
 }
 
 type endpoint struct {

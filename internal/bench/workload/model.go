@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ostiumio/ostium/internal/bench/quick"
 )
 
 // Workload is a parsed workload file, COSBench XML or native YAML.
@@ -45,7 +47,7 @@ type Work struct {
 	Rampup     int               `yaml:"rampup"`
 	Rampdown   int               `yaml:"rampdown"`
 	TotalOps   int64             `yaml:"totalOps"`
-	TotalBytes int64             `yaml:"totalBytes"`
+	TotalBytes Bytes             `yaml:"totalBytes"`
 	AFR        int64             `yaml:"afr"` // acceptable failures per million; -1 = unset
 	Config     map[string]string `yaml:"config"`
 	Storage    *Storage          `yaml:"storage"`
@@ -59,6 +61,19 @@ type Operation struct {
 	Ratio    int               `yaml:"ratio"`
 	Division string            `yaml:"division"`
 	Config   map[string]string `yaml:"config"`
+}
+
+// Bytes is a byte count that a YAML file may write with a unit ("10GB",
+// "1TiB"), as every size the bench takes.
+type Bytes int64
+
+func (b *Bytes) UnmarshalYAML(n *yaml.Node) error {
+	v, err := quick.ParseBytes(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*b = Bytes(v)
+	return nil
 }
 
 // Load reads a workload file: XML (COSBench) by content, else YAML.
@@ -215,6 +230,11 @@ func parseXML(b []byte) (*Workload, error) {
 			return def, nil
 		}
 		x, err := strconv.ParseInt(v, 10, 64)
+		if err != nil && name == "totalBytes" {
+			// A byte count may carry a unit (10GB, 1TiB), as every size
+			// the bench takes.
+			x, err = quick.ParseBytes(v)
+		}
 		if err != nil {
 			return 0, fmt.Errorf("line %d: <%s %s=%q>: not a number", n.Line, n.XMLName.Local, name, v)
 		}
@@ -242,7 +262,7 @@ func parseXML(b []byte) (*Workload, error) {
 				name string
 				dst  *int64
 				def  int64
-			}{{"totalOps", &wk.TotalOps, 0}, {"totalBytes", &wk.TotalBytes, 0}, {"afr", &wk.AFR, -1}}
+			}{{"totalOps", &wk.TotalOps, 0}, {"totalBytes", (*int64)(&wk.TotalBytes), 0}, {"afr", &wk.AFR, -1}}
 			for _, f := range fields {
 				if *f.dst, err = num(wn, f.name, f.def); err != nil {
 					return nil, err

@@ -26,6 +26,26 @@ type Options struct {
 	Share     Share    `json:"share"`
 	// Progress, if set, gives the progress callback of a stage's work.
 	Progress func(name string) func(engine.Progress) `json:"-"`
+	// Verified, if set, adds up what the reads with hashCheck checked.
+	Verified *Verified `json:"-"`
+}
+
+// Verified adds up the verification counts of a run's targets.
+type Verified struct{ objects, bytes, mismatches atomic.Int64 }
+
+func (v *Verified) add(t *target.Target) {
+	c := t.Verified()
+	v.objects.Add(c.Objects)
+	v.bytes.Add(c.Bytes)
+	v.mismatches.Add(c.Mismatches)
+}
+
+// Report is what was checked, or nil when nothing was.
+func (v *Verified) Report() *report.Verified {
+	if v == nil || v.objects.Load()+v.mismatches.Load() == 0 {
+		return nil
+	}
+	return &report.Verified{Objects: v.objects.Load(), Bytes: v.bytes.Load(), Mismatches: v.mismatches.Load()}
 }
 
 // Share is the part of every work a driver runs: its slice of the
@@ -58,6 +78,9 @@ func (s Share) part(total int64, workers int) int64 {
 // Run runs the whole workload here, stage after stage.
 func Run(ctx context.Context, w *Workload, o Options) (report.Summary, []*engine.Result, error) {
 	sum := report.Summary{Started: time.Now()}
+	if o.Verified == nil {
+		o.Verified = &Verified{}
+	}
 	var all []*engine.Result
 	for si := range w.Stages {
 		results, err := RunStage(ctx, w, si, o)
@@ -70,6 +93,7 @@ func Run(ctx context.Context, w *Workload, o Options) (report.Summary, []*engine
 		if err == nil {
 			err = AfterStage(ctx, w, si, results, o)
 		}
+		sum.Verified = o.Verified.Report()
 		if err != nil {
 			return sum, all, err
 		}
@@ -111,6 +135,9 @@ func RunStage(ctx context.Context, w *Workload, si int, o Options) ([]*engine.Re
 			return results, err
 		}
 		defer t.Close()
+		if o.Verified != nil {
+			defer o.Verified.add(t)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -225,13 +252,18 @@ func runWork(ctx context.Context, t *target.Target, name string, wk *Work, o Opt
 		}
 		return engine.Empty(name, kinds), nil
 	}
-	ew := engine.Work{Name: name, Workers: local, Ops: ops, Interval: time.Duration(wk.Interval) * time.Second}
+	ew := engine.Work{Name: name, Type: wk.Type, Workers: local, Ops: ops, Interval: time.Duration(wk.Interval) * time.Second}
 	switch wk.Type {
 	case "init", "prepare", "cleanup", "dispose":
 		ew.UntilDone = true
+		ew.Expect = expect(wk, local)
+		// What a set-up work fails to create, every later stage fails on:
+		// its first failure (a 403 for a wrong key) ends the run at once.
+		ew.StopOnError = wk.Type == "init" || wk.Type == "prepare"
 	default:
+		ew.Type = "normal"
 		ew.Runtime = time.Duration(wk.Runtime) * time.Second
-		ew.TotalOps, ew.TotalBytes = o.Share.part(wk.TotalOps, wk.Workers), o.Share.part(wk.TotalBytes, wk.Workers)
+		ew.TotalOps, ew.TotalBytes = o.Share.part(wk.TotalOps, wk.Workers), o.Share.part(int64(wk.TotalBytes), wk.Workers)
 	}
 	if o.Progress != nil {
 		ew.Progress = o.Progress(name)
@@ -248,9 +280,27 @@ func runWork(ctx context.Context, t *target.Target, name string, wk *Work, o Opt
 	}
 	res, err := engine.Run(ctx, ew)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return res, fmt.Errorf("%s: %w", name, err)
 	}
 	return res, ramp(wk.Rampdown, "rampdown")
+}
+
+// expect is how many operations this share of a set-up work issues: one a
+// container (init, dispose) or one an object of every container.
+func expect(wk *Work, local int) int64 {
+	n, err := parseNaming(wk.Config, "containers")
+	if err != nil || wk.Workers == 0 {
+		return 0
+	}
+	total := n.containers.Hi - n.containers.Lo + 1
+	if wk.Type == "prepare" || wk.Type == "cleanup" {
+		o, err := parseNaming(wk.Config, "objects")
+		if err != nil {
+			return 0
+		}
+		total *= o.objects.Hi - o.objects.Lo + 1
+	}
+	return total * int64(local) / int64(wk.Workers)
 }
 
 // naming holds a config's container and object names and selectors.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/ostiumio/ostium/internal/bench/quick"
 )
 
 // Selector is a COSBench id or size selector: c(N), u(LO,HI), r(LO,HI),
@@ -21,8 +23,6 @@ type Selector struct {
 
 type histBucket struct{ lo, hi, weight int64 }
 
-var units = map[string]int64{"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
-
 // ParseSelector reads a selector; sizes allows h() and a unit suffix.
 func ParseSelector(s string, sizes bool) (Selector, error) {
 	bad := func(why string) (Selector, error) { return Selector{}, fmt.Errorf("selector %q: %s", s, why) }
@@ -31,9 +31,11 @@ func ParseSelector(s string, sizes bool) (Selector, error) {
 		return bad("want c(N), u(LO,HI), r(LO,HI), s(LO,HI) or h(LO|HI|W,...)")
 	}
 	sel := Selector{Kind: s[0], Unit: 1}
-	args, unit := s[open+1:close], strings.ToUpper(strings.TrimSpace(s[close+1:]))
+	args, unit := s[open+1:close], strings.TrimSpace(s[close+1:])
 	if sizes {
-		u, ok := units[unit]
+		// The bench's one unit table: COSBench's decimal units, and
+		// binary ones besides.
+		u, ok := quick.Unit(unit)
 		if !ok {
 			return bad("unknown unit " + unit)
 		}

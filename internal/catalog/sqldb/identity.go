@@ -231,15 +231,15 @@ func (s *Store) PutAccessKey(ctx context.Context, k catalog.AccessKey) error {
 	kind, status, user := or(k.Kind, catalog.KeyUser), or(k.Status, catalog.KeyActive), or(k.User, "root")
 	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
 		return s.insertOnce(ctx, tx, catalog.ErrAccessKeyExists,
-			`INSERT INTO access_keys (access_key, secret_sealed, owner, display_name, created, tenant, user_name, kind, status, expires, buckets, read_only)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (access_key) DO NOTHING`,
+			`INSERT INTO access_keys (access_key, secret_sealed, owner, display_name, created, tenant, user_name, kind, status, expires, buckets, read_only, source)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (access_key) DO NOTHING`,
 			k.AccessKey, k.SecretSealed, k.Owner, k.DisplayName, nanos(k.CreatedAt), k.Tenant, user, kind, status,
-			expiry(k.Expires), strings.Join(k.Buckets, "/"), boolInt(k.ReadOnly))
+			expiry(k.Expires), strings.Join(k.Buckets, "/"), boolInt(k.ReadOnly), k.Source)
 	})
 	return wrap("put access key", err)
 }
 
-const keyCols = `access_key, secret_sealed, owner, display_name, created, tenant, user_name, kind, status, expires, buckets, read_only`
+const keyCols = `access_key, secret_sealed, owner, display_name, created, tenant, user_name, kind, status, expires, buckets, read_only, source`
 
 func scanKey(sc interface{ Scan(...any) error }) (catalog.AccessKey, error) {
 	var k catalog.AccessKey
@@ -247,7 +247,7 @@ func scanKey(sc interface{ Scan(...any) error }) (catalog.AccessKey, error) {
 	var buckets string
 	var readOnly int
 	err := sc.Scan(&k.AccessKey, &k.SecretSealed, &k.Owner, &k.DisplayName, &created,
-		&k.Tenant, &k.User, &k.Kind, &k.Status, &expires, &buckets, &readOnly)
+		&k.Tenant, &k.User, &k.Kind, &k.Status, &expires, &buckets, &readOnly, &k.Source)
 	k.CreatedAt, k.ReadOnly = fromNanos(created), readOnly != 0
 	if expires != 0 {
 		k.Expires = fromNanos(expires)

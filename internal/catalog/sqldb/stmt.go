@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sync"
+	"time"
 )
 
 // stmts holds statements prepared once and reused: parsing SQL was a fifth
@@ -17,24 +18,40 @@ type stmts struct {
 
 func newStmts(db *sql.DB) *stmts { return &stmts{db: db, m: map[string]*sql.Stmt{}} }
 
-// get returns the statement for query, or nil if it cannot be prepared
-// (the caller then runs the query unprepared and reports its error) or c
-// is nil (the driver caches statements itself).
+// get returns the statement for query, or nil while it is being prepared
+// or when c is nil (the driver caches statements itself); the caller then
+// runs the query unprepared. Preparing takes a connection of the pool: a
+// caller inside a transaction already holds one, and with every
+// connection so held, waiting for another (or for a lock held by who
+// waits) would never end; so statements are prepared in the background.
 func (c *stmts) get(ctx context.Context, query string) *sql.Stmt {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if st, ok := c.m[query]; ok {
-		return st
+	if st, ok := c.m[query]; ok || c.m == nil {
+		return st // nil while being prepared
 	}
-	st, err := c.db.PrepareContext(ctx, query)
-	if err != nil {
-		return nil
-	}
-	c.m[query] = st
-	return st
+	c.m[query] = nil
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		st, err := c.db.PrepareContext(ctx, query)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		switch {
+		case c.m == nil: // closed meanwhile
+			if st != nil {
+				st.Close()
+			}
+		case err != nil:
+			delete(c.m, query) // tried again on next use; the query reports the error
+		default:
+			c.m[query] = st
+		}
+	}()
+	return nil
 }
 
 func (c *stmts) close() {
@@ -44,7 +61,9 @@ func (c *stmts) close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, st := range c.m {
-		st.Close()
+		if st != nil {
+			st.Close()
+		}
 	}
 	c.m = nil
 }
