@@ -76,31 +76,42 @@ TLS certificate.`,
 	fs.DurationVar(&f.SweepGrace, "sweep-grace", envDuration("OSTIUM_SWEEP_GRACE", time.Hour), "age after which an uncommitted blob is swept")
 	fs.BoolVar(&f.BlockPublicAccess, "block-public-access", env("OSTIUM_BLOCK_PUBLIC_ACCESS", "") == "true", "block all public access to every bucket, whatever its settings (OSTIUM_BLOCK_PUBLIC_ACCESS=true)")
 	fs.DurationVar(&f.PresignV2MaxAge, "sigv2-presign-max-age", envDuration("OSTIUM_SIGV2_PRESIGN_MAX_AGE", 0), "longest a presigned Signature V2 URL may live (OSTIUM_SIGV2_PRESIGN_MAX_AGE; 0 = a week)")
-	logLevel := fs.String("log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error (OSTIUM_LOG_LEVEL)")
+	fs.StringVar(&f.Log.Level, "log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error (OSTIUM_LOG_LEVEL)")
+	fs.StringVar(&f.Log.Format, "log-format", env("OSTIUM_LOG_FORMAT", "text"), "text or json (OSTIUM_LOG_FORMAT)")
+	fs.StringVar(&f.Log.Requests, "log-requests", env("OSTIUM_LOG_REQUESTS", "debug"), "level of the line logged per S3 request: debug, info, warn or error (OSTIUM_LOG_REQUESTS)")
+	var metricsAllow listFlag
+	if v := os.Getenv("OSTIUM_METRICS_ALLOW"); v != "" {
+		metricsAllow = strings.Split(v, ",")
+	}
+	fs.Var(&metricsAllow, "metrics-allow", "address or CIDR prefix that may scrape /metrics, repeatable (OSTIUM_METRICS_ALLOW, comma-separated; default any)")
+	fs.IntVar(&f.Metrics.TenantLabels, "metrics-tenant-labels", 0, "per-tenant request metrics for up to this many tenants (0 = none)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		// A PostgreSQL URL may hold a password: read after parsing, so
-		// that --help does not print it as the default.
+		// A PostgreSQL URL may hold a password, and so the metrics token
+		// is a secret: read after parsing, so that --help does not print
+		// them as defaults.
 		if !fs.Changed("catalog") {
 			f.Catalog = os.Getenv("OSTIUM_CATALOG")
 		}
+		f.Metrics.Allow = metricsAllow
+		f.Metrics.Token = os.Getenv("OSTIUM_METRICS_TOKEN")
 		f.Domains = domains
-		return serve(fs, *configFile, f, *logLevel)
+		return serve(fs, *configFile, f)
 	}
 	return cmd
 }
 
 // serve runs the node until a signal stops it. fs tells which flags were
 // given, to win over the configuration file.
-func serve(fs *pflag.FlagSet, configFile string, f node.Config, logLevel string) error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-		return fmt.Errorf("log-level: %w", err)
-	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+func serve(fs *pflag.FlagSet, configFile string, f node.Config) error {
 	cfg, err := resolveConfig(configFile, f, fs)
 	if err != nil {
 		return err
 	}
+	// Before the log is set up from it.
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	slog.SetDefault(slog.New(cfg.Log.Handler(os.Stderr)))
 
 	// The signal that stops the node is its context's cause, so that the
 	// shutdown's log line says which it was.
@@ -233,6 +244,9 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *pflag.FlagSet) {
 		"block-public-access": func() { cfg.BlockPublicAccess = f.BlockPublicAccess },
 		"tls-listen":          func() { cfg.TLSListen = f.TLSListen }, "tls-cert": func() { cfg.TLSCert = f.TLSCert },
 		"tls-key": func() { cfg.TLSKey = f.TLSKey }, "node-key-file": func() { cfg.NodeKeyFile = f.NodeKeyFile },
+		"log-level": func() { cfg.Log.Level = f.Log.Level }, "log-format": func() { cfg.Log.Format = f.Log.Format },
+		"log-requests": func() { cfg.Log.Requests = f.Log.Requests }, "metrics-allow": func() { cfg.Metrics.Allow = f.Metrics.Allow },
+		"metrics-tenant-labels": func() { cfg.Metrics.TenantLabels = f.Metrics.TenantLabels },
 	}
 	set["sigv2-presign-max-age"] = func() { cfg.PresignV2MaxAge = f.PresignV2MaxAge }
 	fs.Visit(func(fl *pflag.Flag) {
@@ -245,5 +259,8 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *pflag.FlagSet) {
 	}
 	if f.NodeKey != "" {
 		cfg.NodeKey = f.NodeKey
+	}
+	if f.Metrics.Token != "" {
+		cfg.Metrics.Token = f.Metrics.Token
 	}
 }

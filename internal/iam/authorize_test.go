@@ -122,7 +122,7 @@ func TestKeyringFollowsChanges(t *testing.T) {
 	put("AK1", time.Time{})
 	put("AKOLD", time.Now().Add(-time.Second))
 
-	kr := iam.NewKeyring(store, sealer, time.Hour) // only Watch or Flush can refresh it
+	kr := iam.NewKeyring(store, sealer, time.Hour, nil) // only Watch or Flush can refresh it
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go kr.Watch(wctx, 20*time.Millisecond)

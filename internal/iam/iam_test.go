@@ -77,7 +77,7 @@ func TestRootCredentials(t *testing.T) {
 	if ak2, _, err := iam.EnsureRoot(ctx, cat, s, "", ""); err != nil || ak2 != "" {
 		t.Fatalf("second start generated again: %q, %v", ak2, err)
 	}
-	kr := iam.NewKeyring(cat, s, time.Minute)
+	kr := iam.NewKeyring(cat, s, time.Minute, nil)
 	secret, id, err := kr.Lookup(ctx, ak)
 	if err != nil || secret != sk || !id.Root {
 		t.Fatalf("Lookup = %q, %+v, %v", secret, id, err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/metrics"
 )
 
 // ErrUnknownKey is returned for an access key the catalog does not hold.
@@ -24,6 +25,7 @@ type Keyring struct {
 	store  catalog.Store
 	sealer *Sealer
 	ttl    time.Duration
+	hits   *metrics.Cache // of credential lookups
 
 	mu      sync.RWMutex
 	keys    ttlMap[cachedKey]
@@ -68,9 +70,10 @@ type cachedKey struct {
 }
 
 // NewKeyring returns a Keyring over store; ttl bounds how long a cached
-// entry outlives a change to it when Watch is not running.
-func NewKeyring(store catalog.Store, sealer *Sealer, ttl time.Duration) *Keyring {
-	k := &Keyring{store: store, sealer: sealer, ttl: ttl}
+// entry outlives a change to it when Watch is not running. m counts the
+// credential cache's hits (nil: none).
+func NewKeyring(store catalog.Store, sealer *Sealer, ttl time.Duration, m *metrics.Cache) *Keyring {
+	k := &Keyring{store: store, sealer: sealer, ttl: ttl, hits: m}
 	k.Flush()
 	return k
 }
@@ -124,6 +127,7 @@ func (k *Keyring) Watch(ctx context.Context, interval time.Duration) {
 func (k *Keyring) Lookup(ctx context.Context, accessKey string) (string, *Identity, error) {
 	now := time.Now()
 	c, ok := cached(k, &k.keys, accessKey, now)
+	k.hits.Lookup(ok)
 	if !ok {
 		var err error
 		if c, err = k.load(ctx, accessKey, now); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/metrics"
 )
 
 const batch = 1000
@@ -21,11 +22,13 @@ type Collector struct {
 	cat      catalog.Store
 	blobs    blob.Store
 	interval time.Duration
+	metrics  *metrics.Jobs
 }
 
-// NewCollector returns a collector that runs every interval.
-func NewCollector(cat catalog.Store, blobs blob.Store, interval time.Duration) *Collector {
-	return &Collector{cat: cat, blobs: blobs, interval: interval}
+// NewCollector returns a collector that runs every interval; m counts its
+// passes (nil: none).
+func NewCollector(cat catalog.Store, blobs blob.Store, interval time.Duration, m *metrics.Jobs) *Collector {
+	return &Collector{cat: cat, blobs: blobs, interval: interval, metrics: m}
 }
 
 // RunOnce empties the queue as it stands now and returns how many blobs
@@ -59,7 +62,9 @@ func (c *Collector) RunOnce(ctx context.Context) (int, error) {
 // Run calls RunOnce every interval until ctx is done.
 func (c *Collector) Run(ctx context.Context) {
 	every(ctx, c.interval, func() {
-		if n, err := c.RunOnce(ctx); err != nil {
+		n, err := c.RunOnce(ctx)
+		c.metrics.Pass("collector", n, err)
+		if err != nil {
 			slog.Error("blob collection failed", "err", err, "deleted", n)
 		} else if n > 0 {
 			slog.Debug("blobs collected", "deleted", n)

@@ -64,7 +64,7 @@ func TestCollectorDeletesQueuedBlobs(t *testing.T) {
 	putBlob(t, bs, second, 0)
 	putObject(t, cat, "k", first)
 	putObject(t, cat, "k", second) // queues first
-	n, err := jobs.NewCollector(cat, bs, time.Hour).RunOnce(ctx)
+	n, err := jobs.NewCollector(cat, bs, time.Hour, nil).RunOnce(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("RunOnce = %d, %v", n, err)
 	}
@@ -93,7 +93,7 @@ func TestSweeperRemovesOnlyOldUnreferencedBlobs(t *testing.T) {
 	if err := cat.PutPart(ctx, "b", "u", "up", catalog.Part{Number: 1, BlobID: uploaded, Size: 4}, catalog.Limits{}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := jobs.NewSweeper(cat, bs, time.Hour, 30*time.Minute).RunOnce(ctx)
+	n, err := jobs.NewSweeper(cat, bs, time.Hour, 30*time.Minute, nil).RunOnce(ctx)
 	if err != nil || n != 1 {
 		t.Fatalf("RunOnce = %d, %v; want the one orphan removed", n, err)
 	}
@@ -113,7 +113,7 @@ func TestSweeperTrustsTheYoungerOfIdAndModTime(t *testing.T) {
 	cat, bs := stores(t)
 	id := blob.NewID()
 	putBlob(t, bs, id, 2*time.Hour)
-	if n, err := jobs.NewSweeper(cat, bs, time.Hour, time.Hour).RunOnce(ctx); err != nil || n != 0 || !exists(bs, id) {
+	if n, err := jobs.NewSweeper(cat, bs, time.Hour, time.Hour, nil).RunOnce(ctx); err != nil || n != 0 || !exists(bs, id) {
 		t.Fatalf("RunOnce = %d, %v; the young id must be spared", n, err)
 	}
 }
@@ -151,9 +151,9 @@ func TestLeasedJobMovesWhenHolderDies(t *testing.T) {
 	defer stopB()
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); jobs.Leased(actx, dying{store}, "collector", "a", ttl, job("a")) }()
+	go func() { defer wg.Done(); jobs.Leased(actx, dying{store}, "collector", "a", ttl, job("a"), nil) }()
 	time.Sleep(50 * time.Millisecond)
-	go func() { defer wg.Done(); jobs.Leased(bctx, store, "collector", "b", ttl, job("b")) }()
+	go func() { defer wg.Done(); jobs.Leased(bctx, store, "collector", "b", ttl, job("b"), nil) }()
 	time.Sleep(2 * ttl)
 	if a, b := runners(); a != 1 || b != 0 {
 		t.Fatalf("running a=%d b=%d, want only a", a, b)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/metrics"
 )
 
 // LeaseTTL is how long a job's lease lasts without renewal: how soon
@@ -16,8 +17,9 @@ const LeaseTTL = 15 * time.Second
 // sharing a catalog one runs it at a time. It tries to take the lease
 // every ttl/3, renews it as often while it holds it, stops the job when
 // renewal fails (another node may take over once the lease expires), and
-// gives the lease up when ctx ends.
-func Leased(ctx context.Context, leases catalog.Leases, name, holder string, ttl time.Duration, job func(context.Context)) {
+// gives the lease up when ctx ends. m tells whether this node holds the
+// lease (nil: nothing).
+func Leased(ctx context.Context, leases catalog.Leases, name, holder string, ttl time.Duration, job func(context.Context), m *metrics.Jobs) {
 	var stop func() // set while the job runs
 	t := time.NewTicker(ttl / 3)
 	defer t.Stop()
@@ -36,8 +38,10 @@ func Leased(ctx context.Context, leases catalog.Leases, name, holder string, ttl
 			stop()
 			stop = nil
 		}
+		m.Lease(name, stop != nil)
 		select {
 		case <-ctx.Done():
+			m.Lease(name, false)
 			if stop != nil {
 				stop()
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/metrics"
 )
 
 // Sweeper deletes blobs that no catalog record refers to and that are older
@@ -21,12 +22,13 @@ type Sweeper struct {
 	blobs    blob.Store
 	interval time.Duration
 	grace    time.Duration
+	metrics  *metrics.Jobs
 }
 
 // NewSweeper returns a sweeper that runs every interval and spares blobs
-// younger than grace.
-func NewSweeper(cat catalog.Store, blobs blob.Store, interval, grace time.Duration) *Sweeper {
-	return &Sweeper{cat: cat, blobs: blobs, interval: interval, grace: grace}
+// younger than grace; m counts its passes (nil: none).
+func NewSweeper(cat catalog.Store, blobs blob.Store, interval, grace time.Duration, m *metrics.Jobs) *Sweeper {
+	return &Sweeper{cat: cat, blobs: blobs, interval: interval, grace: grace, metrics: m}
 }
 
 const sweepBatch = 500
@@ -90,6 +92,7 @@ func idTime(id string) time.Time {
 func (s *Sweeper) Run(ctx context.Context) {
 	every(ctx, s.interval, func() {
 		n, err := s.RunOnce(ctx)
+		s.metrics.Pass("sweeper", n, err)
 		switch {
 		case err != nil && !errors.Is(err, context.Canceled):
 			slog.Error("blob sweep failed", "err", err, "removed", n)

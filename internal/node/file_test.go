@@ -54,6 +54,11 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		"data: d\nplatforms: {a: {type: fs, path: x, inline_max: 40000}}\ndefault_platform: a":     "platforms.a.inline_max",
 		"data: d\nlisten_here: x":                                                                  "listen_here",
 		"catalog: postgres://x":                                                                    "data",
+		"data: d\nmetrics: {allow: [nonsense]}":                                                    "metrics.allow",
+		"data: d\nmetrics: {tenant_labels: -1}":                                                    "metrics.tenant_labels",
+		"data: d\nmetrics: {tokn: x}":                                                              "tokn",
+		"data: d\nlog: {format: xml}":                                                              "log.format",
+		"data: d\nlog: {requests: loud}":                                                           "log.requests",
 	} {
 		_, err := node.ParseConfig([]byte(doc))
 		if err == nil || !strings.Contains(err.Error(), key) {

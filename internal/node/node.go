@@ -26,10 +26,12 @@ import (
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/catalog/postgres"
+	"github.com/ostiumio/ostium/internal/catalog/sqldb"
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/jobs"
 	"github.com/ostiumio/ostium/internal/metering"
+	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/platform"
 	"github.com/ostiumio/ostium/internal/s3"
@@ -114,6 +116,11 @@ type Config struct {
 	// AuditRetention is how long audit log entries are kept (0 =
 	// audit.DefaultRetention, 90 days).
 	AuditRetention time.Duration `yaml:"audit_retention,omitempty"`
+
+	// Metrics: who may scrape /metrics; per-tenant series. Log: format
+	// and levels of the log.
+	Metrics MetricsConfig `yaml:"metrics,omitempty"`
+	Log     LogConfig     `yaml:"log,omitempty"`
 }
 
 // Defaults of the request limits when the configuration does not say.
@@ -158,6 +165,8 @@ func (c *Config) Validate() error {
 	_, err := c.trustedProxies()
 	add(err)
 	add(c.validateTLSAndKey())
+	add(c.Metrics.validate())
+	add(c.Log.validate())
 	// Sorted, so that the same file gives the same report.
 	ints := map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
 		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue}
@@ -232,6 +241,7 @@ type Node struct {
 	Service   *objects.Service
 	Admin     *admin.Service
 	Meter     *metering.Meter
+	Metrics   *metrics.Metrics
 	AccessLog *accesslog.Logger
 	Audit     *audit.Log
 	Handler   http.Handler
@@ -255,14 +265,14 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err := secureDataDir(cfg.DataDir); err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, ID: newNodeID()}
+	n := &Node{cfg: cfg, ID: newNodeID(), Metrics: newMetrics(cfg)}
 	var err error
-	if n.Catalog, err = openCatalog(ctx, cfg); err != nil {
+	if n.Catalog, err = openCatalog(ctx, cfg, sqldb.WithMetrics(n.Metrics.Catalog)); err != nil {
 		return nil, err
 	}
 	fail := func(err error) (*Node, error) { n.Close(); return nil, err }
 	specs, def := cfg.platforms()
-	if n.Platforms, err = platform.Open(specs, def); err != nil {
+	if n.Platforms, err = platform.Open(specs, def, n.Metrics.Platforms); err != nil {
 		return fail(fmt.Errorf("node: %w", err))
 	}
 	n.Blobs = n.Platforms
@@ -274,8 +284,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return fail(err)
 	}
-	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute)
-	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess})
+	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute, n.Metrics.KeyCache)
+	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache})
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Meter = metering.New(n.Catalog)
@@ -286,8 +296,10 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		MaxAnonymous: max(1, maxReq*or(cfg.AnonymousShare, DefaultAnonymousShare)/100),
 		MaxPerTenant: max(1, maxReq*or(cfg.TenantShare, DefaultTenantShare)/100),
 		IdleTimeout:  or(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout), RequestTimeout: or(cfg.RequestTimeout, DefaultRequestTimeout),
-		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog, Audit: n.Audit})
+		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog, Audit: n.Audit,
+		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel()})
 	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys))
+	n.exportStores()
 	// Root credentials last: a start that fails before this point leaves
 	// the root keys as they were, and the replacement is one transaction.
 	if n.CreatedRootKey, n.CreatedRootSecret, err = iam.EnsureRoot(ctx, n.Catalog, sealer, cfg.RootAccessKey, cfg.RootSecretKey); err != nil {
@@ -310,30 +322,30 @@ func (n *Node) HTTPServer() *http.Server {
 	}
 }
 
-func openCatalog(ctx context.Context, cfg Config) (catalog.Store, error) {
+func openCatalog(ctx context.Context, cfg Config, opts ...sqldb.Option) (catalog.Store, error) {
 	switch {
 	case cfg.Catalog == "":
-		return sqlite.Open(ctx, filepath.Join(cfg.DataDir, "catalog.db"))
+		return sqlite.Open(ctx, filepath.Join(cfg.DataDir, "catalog.db"), opts...)
 	case strings.HasPrefix(cfg.Catalog, "sqlite://"):
 		u, err := url.Parse(cfg.Catalog)
 		if err != nil || u.Path == "" {
 			return nil, fmt.Errorf("catalog: bad sqlite URL %q", cfg.Catalog)
 		}
-		return sqlite.Open(ctx, u.Host+u.Path)
+		return sqlite.Open(ctx, u.Host+u.Path, opts...)
 	default:
-		return postgres.Open(ctx, cfg.Catalog, cfg.CatalogConns)
+		return postgres.Open(ctx, cfg.Catalog, cfg.CatalogConns, opts...)
 	}
 }
 
 func (n *Node) startJobs() {
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel = cancel
-	gc := jobs.NewCollector(n.Catalog, n.Blobs, or(n.cfg.GCInterval, 10*time.Second))
-	sw := jobs.NewSweeper(n.Catalog, n.Blobs, or(n.cfg.SweepInterval, time.Hour), or(n.cfg.SweepGrace, time.Hour))
+	gc := jobs.NewCollector(n.Catalog, n.Blobs, or(n.cfg.GCInterval, 10*time.Second), n.Metrics.Jobs)
+	sw := jobs.NewSweeper(n.Catalog, n.Blobs, or(n.cfg.SweepInterval, time.Hour), or(n.cfg.SweepGrace, time.Hour), n.Metrics.Jobs)
 	// Of the nodes sharing the catalog, one runs each of these at a time.
 	leased := func(name string, job func(context.Context)) func(context.Context) {
 		return func(ctx context.Context) {
-			jobs.Leased(ctx, n.Catalog, name, n.ID, or(n.cfg.JobLease, jobs.LeaseTTL), job)
+			jobs.Leased(ctx, n.Catalog, name, n.ID, or(n.cfg.JobLease, jobs.LeaseTTL), job, n.Metrics.Jobs)
 		}
 	}
 	// Another node's changes to keys and tenants reach this one's cache
@@ -383,6 +395,7 @@ func (n *Node) Close() error {
 // so objects refuses the names; on a virtual host the path is a key.
 func (n *Node) route(s3h *s3.Server, adminh http.Handler) http.Handler {
 	domains := n.cfg.Domains
+	metricsh := n.metricsHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case virtualHost(r.Host, domains):
@@ -392,6 +405,9 @@ func (n *Node) route(s3h *s3.Server, adminh http.Handler) http.Handler {
 			return
 		case strings.HasPrefix(r.URL.Path, healthPrefix):
 			n.health(w, r)
+			return
+		case r.URL.Path == metricsPath:
+			metricsh.ServeHTTP(w, r)
 			return
 		}
 		s3h.ServeHTTP(w, r)

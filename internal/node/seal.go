@@ -45,6 +45,7 @@ func secrets(c *Config) []secret {
 		{"root_secret_key", func() string { return c.RootSecretKey }, func(v string) { c.RootSecretKey = v }},
 		{"node_key", func() string { return c.NodeKey }, func(v string) { c.NodeKey = v }},
 		{"catalog", func() string { return catalogPassword(c.Catalog) }, func(v string) { c.Catalog = withCatalogPassword(c.Catalog, v) }},
+		{"metrics.token", func() string { return c.Metrics.Token }, func(v string) { c.Metrics.Token = v }},
 	}
 	c.Platforms = maps.Clone(c.Platforms)
 	for _, name := range slices.Sorted(maps.Keys(c.Platforms)) {

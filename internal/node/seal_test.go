@@ -21,6 +21,7 @@ func sealable(dir string) node.Config {
 			"disk": {Type: platform.TypeFS, Path: "/srv"},
 		},
 		DefaultPlatform: "ceph",
+		Metrics:         node.MetricsConfig{Token: "metrics-token-abc"},
 	}
 }
 
@@ -42,7 +43,7 @@ func TestSealAndOpenSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, plain := range []string{"pg-secret-pw", "root-secret-0123456789", "ceph-secret-xyz", strings.TrimSpace(string(nodeKey))} {
+	for _, plain := range []string{"pg-secret-pw", "root-secret-0123456789", "ceph-secret-xyz", "metrics-token-abc", strings.TrimSpace(string(nodeKey))} {
 		if strings.Contains(string(data), plain) {
 			t.Errorf("the exported file holds %q in the clear", plain)
 		}
@@ -50,8 +51,8 @@ func TestSealAndOpenSecrets(t *testing.T) {
 	if c.Platforms["ceph"].S3.SecretKey != "ceph-secret-xyz" {
 		t.Error("sealing changed the caller's configuration")
 	}
-	if got := node.SealedKeys(sealed); len(got) != 4 {
-		t.Errorf("sealed keys %v, want 4", got)
+	if got := node.SealedKeys(sealed); len(got) != 5 {
+		t.Errorf("sealed keys %v, want 5", got)
 	}
 	if _, err := node.ParseConfig(data); err == nil || !strings.Contains(err.Error(), "root_secret_key") {
 		t.Errorf("a sealed file parsed as a configuration: %v", err)
@@ -70,7 +71,7 @@ func TestSealAndOpenSecrets(t *testing.T) {
 	want := c
 	want.NodeKey = strings.TrimSpace(string(nodeKey))
 	if opened.Catalog != want.Catalog || opened.RootSecretKey != want.RootSecretKey || opened.NodeKey != want.NodeKey ||
-		opened.Platforms["ceph"] != want.Platforms["ceph"] || opened.Platforms["disk"] != want.Platforms["disk"] {
+		opened.Platforms["ceph"] != want.Platforms["ceph"] || opened.Platforms["disk"] != want.Platforms["disk"] || opened.Metrics.Token != want.Metrics.Token {
 		t.Fatalf("opened %+v\nwant %+v", opened, want)
 	}
 	if err := opened.Validate(); err != nil {

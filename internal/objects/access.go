@@ -38,6 +38,7 @@ func (s *Service) getBucket(ctx context.Context, name string) (catalog.Bucket, *
 	c.mu.RLock()
 	e, ok := c.m[name]
 	c.mu.RUnlock()
+	s.hits.Lookup(ok && e.epoch == epoch)
 	if ok && e.epoch == epoch {
 		return e.b, e.access, nil
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/metrics"
 )
 
 // Service implements S3 semantics. Its methods authorize the caller
@@ -30,6 +31,7 @@ type Service struct {
 	// block is the provider's public access block, over every bucket's.
 	block   iam.PublicAccessBlock
 	buckets bucketCache
+	hits    *metrics.Cache // of bucket lookups
 }
 
 // Tenants tells whether a tenant is suspended, where its blobs go and
@@ -109,11 +111,13 @@ type Options struct {
 	// BlockPublicAccess puts every bucket under a block of all public
 	// access, whatever its own settings.
 	BlockPublicAccess bool
+	// BucketCache counts the bucket cache's hits (nil: none).
+	BucketCache *metrics.Cache
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
 func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
-	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region}
+	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache}
 	if s.region == "" {
 		s.region = "us-east-1"
 	}
@@ -188,8 +192,9 @@ func (s *Service) authorize(ctx context.Context, r iam.Request) error {
 }
 
 // ReservedBuckets are taken by the node's own paths: the admin API
-// (/admin/v1) and the health checks (/health/ready).
-var ReservedBuckets = []string{"admin", "health"}
+// (/admin/v1), the health checks (/health/ready) and the metrics
+// (/metrics).
+var ReservedBuckets = []string{"admin", "health", "metrics"}
 
 // BucketInput describes CreateBucket.
 type BucketInput struct {

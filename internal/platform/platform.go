@@ -22,6 +22,7 @@ import (
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/blob/fs"
 	"github.com/ostiumio/ostium/internal/blob/s3blob"
+	"github.com/ostiumio/ostium/internal/metrics"
 )
 
 // Types of platform.
@@ -58,9 +59,11 @@ func ValidName(name string) bool { return blob.ValidNamespace(name) && len(name)
 type Set struct {
 	members map[string]*member
 	def     string
+	metrics *metrics.Platforms
 }
 
 type member struct {
+	name      string
 	store     blob.Store
 	inlineMax int64
 	mu        sync.Mutex
@@ -86,19 +89,20 @@ type preparer interface {
 	Prepare(ctx context.Context, ns string) error
 }
 
-// Open opens every platform of specs; def names the default.
-func Open(specs map[string]Spec, def string) (*Set, error) {
+// Open opens every platform of specs; def names the default. m times
+// their requests (nil: none).
+func Open(specs map[string]Spec, def string, m *metrics.Platforms) (*Set, error) {
 	if _, ok := specs[def]; !ok {
 		return nil, fmt.Errorf("default_platform: %q is not among the platforms", def)
 	}
-	s := &Set{members: map[string]*member{}, def: def}
+	s := &Set{members: map[string]*member{}, def: def, metrics: m}
 	for name, spec := range specs {
 		st, err := open(name, spec)
 		if err != nil {
 			s.Close()
 			return nil, err
 		}
-		s.members[name] = &member{store: st, inlineMax: DefaultInlineMax}
+		s.members[name] = &member{name: name, store: st, inlineMax: DefaultInlineMax}
 		if spec.InlineMax != nil {
 			s.members[name].inlineMax = *spec.InlineMax
 		}
@@ -265,27 +269,30 @@ func (m *member) healthy() error {
 	return m.err
 }
 
-func (s *Set) Put(ctx context.Context, id string, r io.Reader, size int64) (int64, error) {
+func (s *Set) Put(ctx context.Context, id string, r io.Reader, size int64) (n int64, err error) {
 	m, rest, err := s.route(id)
 	if err != nil {
 		return 0, err
 	}
+	defer func(start time.Time) { s.metrics.Request(m.name, "put", start, err) }(time.Now())
 	return m.store.Put(ctx, rest, r, size)
 }
 
-func (s *Set) Get(ctx context.Context, id string, off, length int64) (io.ReadCloser, error) {
+func (s *Set) Get(ctx context.Context, id string, off, length int64) (rc io.ReadCloser, err error) {
 	m, rest, err := s.route(id)
 	if err != nil {
 		return nil, err
 	}
+	defer func(start time.Time) { s.metrics.Request(m.name, "get", start, err) }(time.Now())
 	return m.store.Get(ctx, rest, off, length)
 }
 
-func (s *Set) Delete(ctx context.Context, id string) error {
+func (s *Set) Delete(ctx context.Context, id string) (err error) {
 	m, rest, err := s.route(id)
 	if err != nil {
 		return err
 	}
+	defer func(start time.Time) { s.metrics.Request(m.name, "delete", start, err) }(time.Now())
 	return m.store.Delete(ctx, rest)
 }
 
@@ -300,7 +307,7 @@ func (s *Set) ReportsMD5(id string, size int64) bool {
 	return ok && r.ReportsMD5(rest, size)
 }
 
-func (s *Set) PutMD5(ctx context.Context, id string, r io.Reader, size int64) (int64, []byte, error) {
+func (s *Set) PutMD5(ctx context.Context, id string, r io.Reader, size int64) (n int64, sum []byte, err error) {
 	m, rest, err := s.route(id)
 	if err != nil {
 		return 0, nil, err
@@ -309,6 +316,7 @@ func (s *Set) PutMD5(ctx context.Context, id string, r io.Reader, size int64) (i
 	if !ok {
 		return 0, nil, fmt.Errorf("platform: %s does not report MD5s", id)
 	}
+	defer func(start time.Time) { s.metrics.Request(m.name, "put", start, err) }(time.Now())
 	return mr.PutMD5(ctx, rest, r, size)
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/s3/sigv4"
 )
@@ -37,6 +38,8 @@ type Server struct {
 	idle, limit time.Duration
 	// accessLog takes the records of logged buckets' requests; nil: none.
 	accessLog *accesslog.Logger
+	metrics   *metrics.S3
+	logLevel  slog.Level // of the line logged per request
 	auditLog  *audit.Log
 }
 
@@ -60,6 +63,10 @@ type Options struct {
 	PresignV2MaxAge time.Duration
 	// AccessLog takes server access log records; nil: none are kept.
 	AccessLog *accesslog.Logger
+	// Metrics counts the requests (nil: none); RequestLog is the level of
+	// the line logged per request (nil: debug).
+	Metrics    *metrics.S3
+	RequestLog slog.Leveler
 	// Audit records changes to buckets' access settings (nil: none).
 	Audit *audit.Log
 }
@@ -74,6 +81,10 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 	ds := make([]string, len(o.Domains))
 	for i, d := range o.Domains {
 		ds[i] = strings.ToLower(strings.TrimPrefix(d, "."))
+	}
+	level := slog.LevelDebug
+	if o.RequestLog != nil {
+		level = o.RequestLog.Level()
 	}
 	orInt := func(v, def int) int {
 		if v > 0 {
@@ -91,7 +102,7 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		v2MaxAge: o.PresignV2MaxAge,
 		slots:    newSlots(o.MaxRequests, orInt(o.MaxAnonymous, o.MaxRequests/10), orInt(o.MaxPerTenant, o.MaxRequests/2)),
 		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
-		accessLog: o.AccessLog, auditLog: o.Audit}
+		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -148,6 +159,7 @@ type call struct {
 	auth  *sigv4.Auth
 	body  *countingReader // the payload as read, for metering
 	reqID string
+	err   error // what the request was answered with, if not success
 }
 
 // handler serves one operation; it writes a success response itself and
@@ -214,6 +226,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusContinue)
 	}
 	c := &call{reqID: newRequestID()}
+	mw := &meteredWriter{ResponseWriter: &idleWriter{ResponseWriter: w, t: t}}
+	s.metrics.Start()
+	defer s.observe(r.Context(), c, mw, start) // after the recover's answer, too
 	h := w.Header()
 	h.Set("x-amz-request-id", c.reqID)
 	h.Set("x-amz-id-2", c.reqID)
@@ -224,23 +239,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				panic(v)
 			}
 			slog.Error("panic serving request", "request_id", c.reqID, "panic", v, "stack", string(debug.Stack()))
-			writeError(w, r, c.Route, c.reqID, fmt.Errorf("panic: %v", v))
+			c.err = fmt.Errorf("panic: %v", v)
+			writeError(mw, r, c.Route, c.reqID, c.err)
 		}
 	}()
 	// Policy conditions see where the request came from.
 	r = s.WithOrigin(r)
-	mw := &meteredWriter{ResponseWriter: &idleWriter{ResponseWriter: w, t: t}}
 	err := t.outcome(c, s.serve(mw, r, c))
 	if err != nil {
 		writeError(mw, r, c.Route, c.reqID, err)
 	}
+	c.err = err
 	s.record(c, mw)
 	s.logAccess(r, c, mw, start, err)
 	s.audit(r, c, mw.status, err)
-	if slog.Default().Enabled(r.Context(), slog.LevelDebug) {
-		slog.Debug("request", "op", c.Op.String(), "bucket", c.Bucket, "key", c.Key,
-			"request_id", c.reqID, "dur", time.Since(start), "err", err)
-	}
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) (err error) {

@@ -57,7 +57,7 @@ const migrationLock = 0x6f737469756d // "ostium"
 // maxConns bounds this process's connections (0 = DefaultMaxConns): every
 // node sharing the catalog holds up to that many, so their sum must stay
 // below PostgreSQL's max_connections (see deploy/README.md).
-func Open(ctx context.Context, url string, maxConns int) (catalog.Store, error) {
+func Open(ctx context.Context, url string, maxConns int, opts ...sqldb.Option) (catalog.Store, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
@@ -71,7 +71,7 @@ func Open(ctx context.Context, url string, maxConns int) (catalog.Store, error) 
 		db.Close()
 		return nil, err
 	}
-	return &store{Store: sqldb.New(db, txWriter{db}, dialect, db.Close), url: url}, nil
+	return &store{Store: sqldb.New(db, txWriter{db}, dialect, db.Close, opts...), url: url}, nil
 }
 
 // store is the SQL catalog plus change notifications.

@@ -78,11 +78,14 @@ type Store struct {
 
 // New returns a Store reading through read and writing through w. closeDB
 // releases the databases on Close, after the writer.
-func New(read *sql.DB, w Writer, d Dialect, closeDB func() error) *Store {
+func New(read *sql.DB, w Writer, d Dialect, closeDB func() error, opts ...Option) *Store {
 	s := &Store{read: read, w: w, d: d, closeDB: closeDB, bound: map[string]string{}}
 	if d.LockKey != nil { // writers run side by side
 		s.shards = newShardPool()
 		s.w = shardWriter{w, s.shards}
+	}
+	if m := Apply(opts).Metrics; m != nil { // outermost: a wait for a shard counts
+		s.w = timedWriter{s.w, m}
 	}
 	if !d.CachesStatements {
 		s.rstmts, s.wstmts = newStmts(read), newStmts(w.DB())

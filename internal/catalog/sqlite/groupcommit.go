@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/ostiumio/ostium/internal/metrics"
 )
 
 // maxBatch bounds how many requests share one commit, so that one commit
@@ -24,12 +26,13 @@ type groupWriter struct {
 	db      *sql.DB
 	queue   chan request
 	stopped chan struct{}
+	metrics *metrics.Catalog
 }
 
 var errClosed = errors.New("sqlite: catalog closed")
 
-func newGroupWriter(db *sql.DB) *groupWriter {
-	g := &groupWriter{db: db, queue: make(chan request, maxBatch), stopped: make(chan struct{})}
+func newGroupWriter(db *sql.DB, m *metrics.Catalog) *groupWriter {
+	g := &groupWriter{db: db, queue: make(chan request, maxBatch), stopped: make(chan struct{}), metrics: m}
 	go g.loop()
 	return g
 }
@@ -78,6 +81,7 @@ func (g *groupWriter) loop() {
 				break fill
 			}
 		}
+		g.metrics.Batch(len(batch))
 		g.commit(batch)
 	}
 }

@@ -28,7 +28,7 @@ import (
 var dialect = sqldb.Dialect{Name: "sqlite", Bytes: "BLOB"}
 
 // Open opens (creating if needed) the catalog in the file at path.
-func Open(ctx context.Context, path string) (catalog.Store, error) {
+func Open(ctx context.Context, path string, opts ...sqldb.Option) (catalog.Store, error) {
 	if err := private(path); err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func Open(ctx context.Context, path string) (catalog.Store, error) {
 		}
 		return rerr
 	}
-	return sqldb.New(rdb, newGroupWriter(wdb), dialect, closeDBs), nil
+	return sqldb.New(rdb, newGroupWriter(wdb, sqldb.Apply(opts).Metrics), dialect, closeDBs, opts...), nil
 }
 
 // private makes the database and its WAL and shared-memory files the

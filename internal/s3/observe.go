@@ -1,0 +1,67 @@
+package s3
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/blob"
+	"github.com/ostiumio/ostium/internal/metrics"
+)
+
+// OpNames names the operations by their Op, for metrics.Options.Ops.
+func OpNames() []string { return opNames[:] }
+
+// observe counts an answered request in the metrics and logs it: the one
+// place, at the end of the chain, where both are taken.
+func (s *Server) observe(ctx context.Context, c *call, w *meteredWriter, start time.Time) {
+	status := w.status
+	if status == 0 {
+		status = http.StatusOK // nothing written: net/http sends 200
+	}
+	req := metrics.Request{Op: int(c.Op), Status: status, Out: w.n, Elapsed: time.Since(start)}
+	if c.body != nil {
+		req.In = c.body.n
+	}
+	if c.id != nil {
+		req.Tenant = c.id.Tenant
+	}
+	if status == http.StatusServiceUnavailable {
+		req.Reason = unavailableReason(c.err)
+	}
+	s.metrics.Done(&req)
+	log := slog.Default()
+	if !log.Enabled(ctx, s.logLevel) {
+		return
+	}
+	attrs := []slog.Attr{
+		slog.String("request_id", c.reqID), slog.String("tenant", req.Tenant),
+		slog.String("op", c.Op.String()), slog.String("bucket", c.Bucket), slog.String("key", c.Key),
+		slog.Int("status", status), slog.Int64("bytes_in", req.In), slog.Int64("bytes_out", req.Out),
+		slog.Duration("dur", req.Elapsed),
+	}
+	if c.err != nil {
+		attrs = append(attrs, slog.String("err", c.err.Error()))
+	}
+	log.LogAttrs(ctx, s.logLevel, "request", attrs...)
+}
+
+// unavailableReason says why a request was answered 503.
+func unavailableReason(err error) string {
+	switch {
+	case errors.Is(err, &errSlowDown):
+		return metrics.ReasonSlowDown
+	// transfer.outcome answers a request stalled past the request
+	// timeout with this very error.
+	case err == &errUnavailable, errors.Is(err, context.DeadlineExceeded):
+		return metrics.ReasonTimeout
+	case errors.Is(err, blob.ErrUnavailable):
+		return metrics.ReasonUnavailable
+	}
+	if toAPIError(err).Code == errSlowDown.Code {
+		return metrics.ReasonSlowDown
+	}
+	return metrics.ReasonOther
+}
