@@ -129,14 +129,15 @@ func collapse(v string) string {
 	return strings.Join(strings.Fields(v), " ")
 }
 
-// collapseSpaces trims spaces and squeezes runs of spaces into one, as
-// AWS's specification words it and the AWS SDK for Go does.
+// collapseSpaces squeezes runs of spaces into one and trims white space
+// at both ends, as the AWS SDK for Go does (strings.TrimSpace over its
+// StripExcessSpaces: a tab at an end goes, one inside stays).
 func collapseSpaces(v string) string {
 	v = strings.Trim(v, " ")
 	for strings.Contains(v, "  ") {
 		v = strings.ReplaceAll(v, "  ", " ")
 	}
-	return v
+	return strings.TrimSpace(v)
 }
 
 // blanksOtherThanSpace tells whether v holds white space that collapse
