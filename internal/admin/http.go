@@ -202,6 +202,7 @@ func NewHandler(svc *Service, keys *iam.Keyring) *Handler {
 		h.mux.HandleFunc(rt.method+" "+Prefix+rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 			id, err := h.authenticate(r)
 			if err != nil {
+				closeUnread(w, r)
 				writeErr(w, err)
 				return
 			}
@@ -214,13 +215,25 @@ func NewHandler(svc *Service, keys *iam.Keyring) *Handler {
 		})
 	}
 	h.mux.HandleFunc("GET "+Prefix+"/openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
+		closeUnread(w, r)
 		w.Header().Set("Content-Type", "application/yaml")
 		w.Write(openAPI)
 	})
 	h.mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		closeUnread(w, r)
 		writeErr(w, newErr(http.StatusNotFound, "NoSuchRoute", "No admin API call at %s %s", r.Method, r.URL.Path))
 	})
 	return h
+}
+
+// closeUnread closes the connection after the answer to a request whose
+// body is left unread (refused, or served without one): net/http would
+// otherwise wait for a body declared and never sent before it answered,
+// so a client could hold the connection for nothing.
+func closeUnread(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -29,6 +29,12 @@ func newNodeID() string {
 // precise 503 with Retry-After from a node rather than the balancer's
 // bare one.
 func (n *Node) health(w http.ResponseWriter, r *http.Request) {
+	// A check carries no body, and none is read: close the connection, or
+	// net/http would wait, with no deadline, for a body declared and
+	// never sent before it answered.
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
