@@ -84,6 +84,9 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 	case "PutPublicAccessBlock":
 		doc := `<PublicAccessBlockConfiguration><BlockPublicAcls>false</BlockPublicAcls></PublicAccessBlockConfiguration>`
 		return opRequest{"PUT", b + "?publicAccessBlock", []byte(doc), nil}, true
+	case "PutBucketLogging":
+		doc := `<BucketLoggingStatus xmlns="http://s3.amazonaws.com/doc/2006-03-01/"></BucketLoggingStatus>`
+		return opRequest{"PUT", b + "?logging", []byte(doc), nil}, true
 	}
 	return opRequest{}, false
 }
