@@ -231,16 +231,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) (err error) {
+func (s *Server) serve(w *meteredWriter, r *http.Request, c *call) (err error) {
 	body := &clientBody{r: r.Body}
 	r.Body = body
-	defer func() {
-		// Refused before its body was read: close the connection rather
-		// than read (net/http would, up to 256 KiB) what nobody needs.
-		if err != nil && !body.done && r.ContentLength != 0 {
-			w.Header().Set("Connection", "close")
-		}
-	}()
+	// Refused, or answered, before its body was read: the response closes
+	// the connection rather than read (net/http would, up to 256 KiB)
+	// what nobody needs.
+	w.unread = func() bool { return r.ContentLength != 0 && !body.done }
 	rt, err := parseRoute(r, s.domains)
 	c.Route = rt
 	if err != nil {

@@ -43,3 +43,39 @@ func TestNodePathsAnswerWithoutWaitingForBody(t *testing.T) {
 		}
 	}
 }
+
+// The same on the S3 endpoint for requests answered with success: a GET,
+// HEAD, listing or DELETE that declares a body it does not need went on
+// holding its slot, and got its answer only when the body idle timeout
+// (30 s) ran out.
+func TestS3AnswersWithoutWaitingForUnneededBody(t *testing.T) {
+	srv := start(t, nodetest.Options{})
+	if st, b := do(t, srv, signed(t, srv, rootCreds, "PUT", "/unread", nil, nil)); st != 200 {
+		t.Fatalf("create bucket: %d %s", st, b)
+	}
+	if st, b := do(t, srv, signed(t, srv, rootCreds, "PUT", "/unread/obj", []byte("content"), nil)); st != 200 {
+		t.Fatalf("put: %d %s", st, b)
+	}
+	for _, rq := range []struct {
+		method, path string
+		want         int
+	}{
+		{"GET", "/unread/obj", 200},
+		{"HEAD", "/unread/obj", 200},
+		{"GET", "/unread", 200},
+		{"GET", "/", 200},
+		{"DELETE", "/unread/absent", 204},
+	} {
+		conn := dial(t, srv)
+		rawHead(t, conn, srv, &rootCreds, rq.method, rq.path, 1<<10, nil)
+		conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), &http.Request{Method: rq.method})
+		if err != nil {
+			t.Fatalf("%s %s with 1 KiB declared and none sent: no answer in 2 s: %v", rq.method, rq.path, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != rq.want || !resp.Close {
+			t.Fatalf("%s %s: %d (close %v), want %d and the connection closed", rq.method, rq.path, resp.StatusCode, resp.Close, rq.want)
+		}
+	}
+}
