@@ -36,6 +36,7 @@ type Server struct {
 	idle, limit time.Duration
 	// accessLog takes the records of logged buckets' requests; nil: none.
 	accessLog *accesslog.Logger
+	coldKeys  *coldKeys
 }
 
 // Options tune the endpoint.
@@ -83,10 +84,11 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		}
 		return def
 	}
+	anon := orInt(o.MaxAnonymous, o.MaxRequests/10)
 	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, proxies: o.TrustedProxies,
-		v2MaxAge: o.PresignV2MaxAge,
-		slots:    newSlots(o.MaxRequests, orInt(o.MaxAnonymous, o.MaxRequests/10), orInt(o.MaxPerTenant, o.MaxRequests/2)),
-		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
+		v2MaxAge: o.PresignV2MaxAge, coldKeys: newColdKeys(anon),
+		slots: newSlots(o.MaxRequests, anon, orInt(o.MaxPerTenant, o.MaxRequests/2)),
+		idle:  orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
 		accessLog: o.AccessLog}
 }
 
@@ -284,8 +286,17 @@ func (s *Server) authenticate(r *http.Request, c *call) error {
 	return nil
 }
 
-// lookup gives sigv4 the secret of an access key.
+// lookup gives sigv4 the secret of an access key. A key the node has not
+// met lately costs catalog reads before anyone is known: such lookups
+// have a budget of their own (coldKeys), so that a flood of made-up keys
+// gets SlowDown rather than the catalog's connections.
 func (s *Server) lookup(ctx context.Context, accessKey string) (string, error) {
+	if !s.keys.Cached(accessKey) {
+		err := s.coldKeys.load(ctx, accessKey, func() { _, _, _ = s.keys.Lookup(ctx, accessKey) })
+		if err != nil {
+			return "", err
+		}
+	}
 	secret, _, err := s.keys.Lookup(ctx, accessKey)
 	if errors.Is(err, iam.ErrUnknownKey) {
 		return "", fmt.Errorf("%w: %s", sigv4.ErrUnknownKey, accessKey)

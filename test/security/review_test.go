@@ -2,11 +2,19 @@ package security_test
 
 import (
 	"bufio"
+	"context"
+	"encoding/xml"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ostiumio/ostium/internal/node"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
@@ -78,4 +86,70 @@ func TestS3AnswersWithoutWaitingForUnneededBody(t *testing.T) {
 			t.Fatalf("%s %s: %d (close %v), want %d and the connection closed", rq.method, rq.path, resp.StatusCode, resp.Close, rq.want)
 		}
 	}
+}
+
+// A request signed with an access key the node has not met costs a
+// catalog read before anyone is known. Those reads came before any slot,
+// so a flood of made-up keys took the catalog from every tenant with no
+// bound; they now have a budget of their own, the size of the anonymous
+// one. Seen with the catalog stalled (a PostgreSQL lock on access_keys):
+// of eight made-up keys at once, those beyond that budget (2, for 20
+// slots) get SlowDown at once instead of each waiting on the catalog.
+func TestUnknownKeysHaveABudget(t *testing.T) {
+	const limit = 2 * time.Second
+	srv := start(t, nodetest.Options{Config: func(c *node.Config) { c.MaxRequests, c.RequestTimeout = 20, limit }})
+	if !strings.HasPrefix(srv.Catalog, "postgres") {
+		t.Skip("needs a PostgreSQL catalog (OSTIUM_TEST_CATALOG=postgres)")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "LOCK TABLE access_keys IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	codes := make([]string, n)
+	took := make([]time.Duration, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			made := creds{fmt.Sprintf("OSMADEUP%012d", i), "made-up-secret"}
+			begin := time.Now()
+			resp, err := srv.Client().Do(signed(t, srv, made, "GET", "/any/key", nil, nil))
+			if err != nil {
+				codes[i] = err.Error()
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var e s3Error
+			_ = xml.Unmarshal(b, &e)
+			codes[i], took[i] = e.Code, time.Since(begin)
+		}()
+	}
+	wg.Wait()
+	fast := 0
+	for i, c := range codes {
+		if c == "SlowDown" && took[i] < limit/2 {
+			fast++
+		}
+	}
+	if fast < n-2 {
+		t.Fatalf("made-up keys with the catalog stalled: %v after %v; want SlowDown at once for all but 2", codes, took)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, b := do(t, srv, signed(t, srv, creds{"OSMADEUPAFTER0000000", "x"}, "GET", "/any/key", nil, nil))
+	wantError(t, st, b, 403, "InvalidAccessKeyId")
 }
