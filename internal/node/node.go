@@ -231,6 +231,7 @@ type Node struct {
 	cfg    Config
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	ready  readyCache
 }
 
 // Open builds a node and starts its background jobs.

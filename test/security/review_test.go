@@ -153,3 +153,74 @@ func TestUnknownKeysHaveABudget(t *testing.T) {
 	st, b := do(t, srv, signed(t, srv, creds{"OSMADEUPAFTER0000000", "x"}, "GET", "/any/key", nil, nil))
 	wantError(t, st, b, 403, "InvalidAccessKeyId")
 }
+
+// Anyone may ask /health/ready, and each check read the catalog twice:
+// a flood of checks queued catalog reads ahead of the tenants' with no
+// bound. One check at a time reads it now, and its answer stands for a
+// second. Seen with the catalog stalled (a PostgreSQL lock on the table
+// the check reads): twenty checks at once leave one query waiting, not
+// twenty; the check is ready again soon after the lock goes.
+func TestReadinessChecksShareCatalogReads(t *testing.T) {
+	srv := start(t, nodetest.Options{})
+	if !strings.HasPrefix(srv.Catalog, "postgres") {
+		t.Skip("needs a PostgreSQL catalog (OSTIUM_TEST_CATALOG=postgres)")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	time.Sleep(1100 * time.Millisecond) // past the answer the node's start may have left
+	if _, err := tx.Exec(ctx, "LOCK TABLE identity_generation IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if resp, err := srv.Client().Get(srv.URL + "/health/ready"); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	watch, err := pgx.Connect(ctx, srv.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Close(ctx)
+	var waiting int
+	if err := watch.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+		WHERE wait_event_type = 'Lock' AND query LIKE '%identity_generation%'`).Scan(&waiting); err != nil {
+		t.Fatal(err)
+	}
+	if waiting > 1 {
+		t.Fatalf("%d catalog queries of readiness checks waiting, want at most 1", waiting)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := srv.Client().Get(srv.URL + "/health/ready")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("readiness %d 5 s after the catalog came back", resp.StatusCode)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
