@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ostiumio/ostium/internal/node"
@@ -223,4 +225,93 @@ func TestReadinessChecksShareCatalogReads(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// A presigned V4 URL signs its whole query string: a parameter appended
+// to it (a response-* override, a security token) breaks the signature,
+// as on AWS; a token sent as a header is an unsigned x-amz-* header. With
+// virtual-hosted style, a request signed for one bucket's host and sent
+// with another's fails its signature (the Host is signed), and SigV2,
+// which does not sign the Host, signs the bucket it names in its
+// resource.
+func TestSignedRequestCannotBeRetargeted(t *testing.T) {
+	srv := start(t, nodetest.Options{Domains: []string{"s3.test"}})
+	ann := newUser(t, srv, "acme", "ann", "admin")
+	eve := newUser(t, srv, "evil", "eve", "admin")
+	for _, b := range []struct {
+		c      creds
+		bucket string
+	}{{ann, "acme-rt"}, {eve, "evil-rt"}} {
+		if st, body := do(t, srv, signed(t, srv, b.c, "PUT", "/"+b.bucket, nil, nil)); st != 200 {
+			t.Fatalf("create %s: %d %s", b.bucket, st, body)
+		}
+		if st, body := do(t, srv, signed(t, srv, b.c, "PUT", "/"+b.bucket+"/k", []byte("data of "+b.bucket), nil)); st != 200 {
+			t.Fatalf("put %s/k: %d %s", b.bucket, st, body)
+		}
+	}
+	req, _ := http.NewRequest("GET", srv.URL+"/evil-rt/k?X-Amz-Expires=300", nil)
+	url, _, err := v4.NewSigner().PresignHTTP(context.Background(), aws.Credentials{AccessKeyID: eve.AccessKey, SecretAccessKey: eve.SecretKey},
+		req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(u string, h http.Header) (int, []byte) {
+		req, _ := http.NewRequest("GET", u, nil)
+		for k, v := range h {
+			req.Header[k] = v
+		}
+		return do(t, srv, req)
+	}
+	if st, b := get(url, nil); st != 200 {
+		t.Fatalf("presigned GET as signed: %d %s", st, b)
+	}
+	for _, extra := range []string{"response-content-type=text%2Fhtml", "X-Amz-Security-Token=x", "versionId=null"} {
+		st, b := get(url+"&"+extra, nil)
+		wantError(t, st, b, 403, "SignatureDoesNotMatch")
+	}
+	st, b := get(url, http.Header{"X-Amz-Security-Token": {"x"}})
+	wantError(t, st, b, 403, "AccessDenied")
+
+	// Virtual-hosted: eve signs for her bucket's host, then sends the
+	// request with ann's.
+	vreq := signed(t, srv, eve, "GET", "/k", nil, http.Header{"Host": {"evil-rt.s3.test"}})
+	vreq.Host = "evil-rt.s3.test"
+	vreq = signedHost(t, eve, vreq)
+	if st, b := do(t, srv, vreq); st != 200 || string(b) != "data of evil-rt" {
+		t.Fatalf("virtual-hosted GET as signed: %d %s", st, b)
+	}
+	vreq = signedHost(t, eve, vreq)
+	vreq.Host = "acme-rt.s3.test"
+	st, b = do(t, srv, vreq)
+	wantError(t, st, b, 403, "SignatureDoesNotMatch")
+
+	// SigV2: eve's signature of her own object, sent with ann's host.
+	date := time.Now().UTC().Format(http.TimeFormat)
+	v2 := func(host, path string) (int, []byte) {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Host = host
+		req.Header.Set("Date", date)
+		req.Header.Set("Authorization", "AWS "+eve.AccessKey+":"+signV2(eve, "GET\n\n\n"+date+"\n/evil-rt/k"))
+		return do(t, srv, req)
+	}
+	if st, b := v2("evil-rt.s3.test", "/k"); st != 200 {
+		t.Fatalf("SigV2 virtual-hosted GET as signed: %d %s", st, b)
+	}
+	st, b = v2("acme-rt.s3.test", "/k")
+	wantError(t, st, b, 403, "SignatureDoesNotMatch")
+}
+
+// signedHost signs req again (SigV4, header auth, empty payload) for the
+// Host it carries now.
+func signedHost(t *testing.T, c creds, req *http.Request) *http.Request {
+	t.Helper()
+	req.Header.Del("Authorization")
+	const empty = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+	req.Header.Set("X-Amz-Content-Sha256", empty)
+	err := v4.NewSigner().SignHTTP(context.Background(), aws.Credentials{AccessKeyID: c.AccessKey, SecretAccessKey: c.SecretKey},
+		req, empty, "s3", "us-east-1", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
