@@ -88,6 +88,15 @@ func TestS3AnswersWithoutWaitingForUnneededBody(t *testing.T) {
 			t.Fatalf("%s %s: %d (close %v), want %d and the connection closed", rq.method, rq.path, resp.StatusCode, resp.Close, rq.want)
 		}
 	}
+	// A request whose body was read keeps its connection.
+	resp, err := srv.Client().Do(signed(t, srv, rootCreds, "PUT", "/unread/kept", make([]byte, 300<<10), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Close {
+		t.Fatalf("PUT with its body: %d (close %v), want 200 on a kept connection", resp.StatusCode, resp.Close)
+	}
 }
 
 // A request signed with an access key the node has not met costs a
