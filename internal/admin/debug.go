@@ -23,6 +23,7 @@ const (
 )
 
 func (h *Handler) debugProfile(w http.ResponseWriter, r *http.Request) {
+	closeUnread(w, r) // a profile request carries no body
 	id, err := h.authenticate(r)
 	if err != nil {
 		writeErr(w, err)

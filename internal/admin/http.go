@@ -225,11 +225,19 @@ type Handler struct {
 	svc  *Service
 	keys *iam.Keyring
 	mux  *http.ServeMux
+	// cold bounds the key lookups that read the catalog (see lookup).
+	cold chan struct{}
 }
+
+// maxColdLookups is how many admin requests at once may have their
+// access key read from the catalog: a handful, as admin calls are few.
+const maxColdLookups = 4
+
+var errSlowDown = newErr(http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate.")
 
 // NewHandler returns the admin API's handler for paths under Prefix.
 func NewHandler(svc *Service, keys *iam.Keyring) *Handler {
-	h := &Handler{svc: svc, keys: keys, mux: http.NewServeMux()}
+	h := &Handler{svc: svc, keys: keys, mux: http.NewServeMux(), cold: make(chan struct{}, maxColdLookups)}
 	for _, rt := range routes {
 		h.mux.HandleFunc(rt.method+" "+Prefix+rt.pattern, func(w http.ResponseWriter, r *http.Request) {
 			id, err := h.authenticate(r)
@@ -237,6 +245,8 @@ func NewHandler(svc *Service, keys *iam.Keyring) *Handler {
 			status := 0
 			if err == nil {
 				body, status, err = rt.serve(svc, r, id)
+			} else {
+				closeUnread(w, r)
 			}
 			if err != nil {
 				status = writeErr(w, err)
@@ -247,14 +257,26 @@ func NewHandler(svc *Service, keys *iam.Keyring) *Handler {
 		})
 	}
 	h.mux.HandleFunc("GET "+Prefix+"/openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
+		closeUnread(w, r)
 		w.Header().Set("Content-Type", "application/yaml")
 		w.Write(openAPI)
 	})
 	h.mux.HandleFunc("GET "+debugPrefix+"{profile}", h.debugProfile)
 	h.mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {
+		closeUnread(w, r)
 		writeErr(w, newErr(http.StatusNotFound, "NoSuchRoute", "No admin API call at %s %s", r.Method, r.URL.Path))
 	})
 	return h
+}
+
+// closeUnread closes the connection after the answer to a request whose
+// body is left unread (refused, or served without one): net/http would
+// otherwise wait for a body declared and never sent before it answered,
+// so a client could hold the connection for nothing.
+func closeUnread(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -289,7 +311,19 @@ func (h *Handler) authenticate(r *http.Request) (*iam.Identity, error) {
 	return id, nil
 }
 
+// lookup gives sigv4 the secret of an access key. One not in the cache
+// costs catalog reads before the caller is known; those are bounded, so
+// that a flood of made-up keys gets SlowDown rather than the catalog's
+// connections (the S3 endpoint bounds its own the same way).
 func (h *Handler) lookup(ctx context.Context, accessKey string) (string, error) {
+	if !h.keys.Cached(accessKey) {
+		select {
+		case h.cold <- struct{}{}:
+			defer func() { <-h.cold }()
+		default:
+			return "", errSlowDown
+		}
+	}
 	secret, _, err := h.keys.Lookup(ctx, accessKey)
 	if errors.Is(err, iam.ErrUnknownKey) {
 		return "", sigv4.ErrUnknownKey

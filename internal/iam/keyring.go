@@ -148,6 +148,13 @@ func (k *Keyring) Lookup(ctx context.Context, accessKey string) (string, *Identi
 	return c.secret, &id, nil
 }
 
+// Cached tells whether Lookup can answer for accessKey (known or known
+// to be unknown) without reading the catalog.
+func (k *Keyring) Cached(accessKey string) bool {
+	_, ok := cached(k, &k.keys, accessKey, time.Now())
+	return ok
+}
+
 // load reads a key from the catalog and caches what it found; misses
 // only briefly.
 func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (cachedKey, error) {

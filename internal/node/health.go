@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"sync"
 	"time"
+
+	"github.com/ostiumio/ostium/internal/catalog"
 )
 
 // healthPrefix is where the load balancer's checks go: /health/live
@@ -29,6 +32,12 @@ func newNodeID() string {
 // precise 503 with Retry-After from a node rather than the balancer's
 // bare one.
 func (n *Node) health(w http.ResponseWriter, r *http.Request) {
+	// A check carries no body, and none is read: close the connection, or
+	// net/http would wait, with no deadline, for a body declared and
+	// never sent before it answered.
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
@@ -41,8 +50,6 @@ func (n *Node) health(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		return
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
 	out := struct {
 		Node      string            `json:"node"`
 		Catalog   string            `json:"catalog"`
@@ -57,8 +64,10 @@ func (n *Node) health(w http.ResponseWriter, r *http.Request) {
 	if n.S3.Saturated() {
 		out.Saturated, status = true, http.StatusServiceUnavailable
 	}
-	if _, err := n.Catalog.IdentityGeneration(ctx); err != nil {
-		out.Catalog, status = err.Error(), http.StatusServiceUnavailable
+	var catalogErr error
+	out.Jobs, catalogErr = n.ready.read(r.Context(), n.Catalog)
+	if catalogErr != nil {
+		out.Catalog, status = catalogErr.Error(), http.StatusServiceUnavailable
 	}
 	for name, err := range n.Platforms.Health() {
 		out.Platforms[name] = "ok"
@@ -66,14 +75,43 @@ func (n *Node) health(w http.ResponseWriter, r *http.Request) {
 			out.Platforms[name] = err.Error()
 		}
 	}
-	if leases, err := n.Catalog.ListLeases(ctx); err == nil {
-		for _, l := range leases {
-			if l.Expires.After(time.Now()) {
-				out.Jobs[l.Name] = l.Holder
-			}
-		}
-	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(out)
+}
+
+// readyCache keeps what the readiness check reads from the catalog for a
+// second. Anyone may ask, so each check reading the catalog itself would
+// let a flood of checks queue catalog reads ahead of the tenants'; one
+// check at a time reads, the others take its answer.
+type readyCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	err  error
+	jobs map[string]string
+}
+
+// readyMaxAge is how long the catalog's answer stands: the balancer
+// checks every few seconds.
+const readyMaxAge = time.Second
+
+func (c *readyCache) read(ctx context.Context, cat catalog.Store) (map[string]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.at) < readyMaxAge {
+		return c.jobs, c.err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	c.jobs = map[string]string{}
+	_, c.err = cat.IdentityGeneration(ctx)
+	if leases, err := cat.ListLeases(ctx); err == nil {
+		for _, l := range leases {
+			if l.Expires.After(time.Now()) {
+				c.jobs[l.Name] = l.Holder
+			}
+		}
+	}
+	c.at = time.Now()
+	return c.jobs, c.err
 }

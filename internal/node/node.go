@@ -255,6 +255,7 @@ type Node struct {
 	cfg    Config
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	ready  readyCache
 }
 
 // Open builds a node and starts its background jobs.
@@ -407,6 +408,9 @@ func (n *Node) route(s3h *s3.Server, adminh http.Handler) http.Handler {
 			n.health(w, r)
 			return
 		case r.URL.Path == metricsPath:
+			if r.ContentLength != 0 { // as for health checks: no body is read
+				w.Header().Set("Connection", "close")
+			}
 			metricsh.ServeHTTP(w, r)
 			return
 		}

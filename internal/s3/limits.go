@@ -80,6 +80,54 @@ func (s *slots) give(id *iam.Identity) {
 	}
 }
 
+// coldKeys bounds the access key lookups that read the catalog, which
+// come before the caller is known: at most cap(budget) keys at once
+// (apart from the anonymous slots, so that an anonymous flood does not
+// refuse tenants whose keys left the cache), and one lookup per key, which
+// the other requests signed with it wait for (a tenant's burst is one).
+type coldKeys struct {
+	budget  chan struct{}
+	mu      sync.Mutex
+	loading map[string]chan struct{}
+}
+
+func newColdKeys(n int) *coldKeys {
+	return &coldKeys{budget: make(chan struct{}, max(n, 1)), loading: map[string]chan struct{}{}}
+}
+
+// load runs fill for key, or waits for the request already running it;
+// with the budget spent it returns SlowDown.
+func (c *coldKeys) load(ctx context.Context, key string, fill func()) error {
+	c.mu.Lock()
+	if done, ok := c.loading[key]; ok {
+		c.mu.Unlock()
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	select {
+	case c.budget <- struct{}{}:
+	default:
+		c.mu.Unlock()
+		return &errSlowDown
+	}
+	done := make(chan struct{})
+	c.loading[key] = done
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.loading, key)
+		c.mu.Unlock()
+		close(done)
+		<-c.budget
+	}()
+	fill()
+	return nil
+}
+
 // Load reports the requests being served and the most the node serves at
 // once.
 func (s *Server) Load() (inUse, max int) {

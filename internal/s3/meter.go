@@ -35,19 +35,33 @@ type meteredWriter struct {
 	http.ResponseWriter
 	status int
 	n      int64
+	// unread tells whether the request's body is not read to its end.
+	unread func() bool
+}
+
+// begin records the status of a response about to start. One that starts
+// with the request's body not read to its end (a GET or a DELETE that
+// declares a body, an ACL stated in headers with a document too) closes
+// the connection: net/http would otherwise wait for up to 256 KiB of that
+// body before sending a byte, so a client that declares one and never
+// sends it would hold the request's slot.
+func (w *meteredWriter) begin(status int) {
+	if w.status != 0 {
+		return
+	}
+	w.status = status
+	if w.unread != nil && w.unread() {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 func (w *meteredWriter) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
+	w.begin(status)
 	w.ResponseWriter.WriteHeader(status)
 }
 
 func (w *meteredWriter) Write(p []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
+	w.begin(http.StatusOK)
 	n, err := w.ResponseWriter.Write(p)
 	w.n += int64(n)
 	return n, err
@@ -55,9 +69,7 @@ func (w *meteredWriter) Write(p []byte) (int, error) {
 
 // ReadFrom keeps the server's own copy path (sendfile for files).
 func (w *meteredWriter) ReadFrom(r io.Reader) (int64, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
+	w.begin(http.StatusOK)
 	var n int64
 	var err error
 	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {

@@ -41,6 +41,7 @@ type Server struct {
 	metrics   *metrics.S3
 	logLevel  slog.Level // of the line logged per request
 	auditLog  *audit.Log
+	coldKeys  *coldKeys
 }
 
 // Options tune the endpoint.
@@ -98,9 +99,11 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		}
 		return def
 	}
+	anon := orInt(o.MaxAnonymous, o.MaxRequests/10)
 	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, proxies: o.TrustedProxies,
 		v2MaxAge: o.PresignV2MaxAge,
-		slots:    newSlots(o.MaxRequests, orInt(o.MaxAnonymous, o.MaxRequests/10), orInt(o.MaxPerTenant, o.MaxRequests/2)),
+		coldKeys: newColdKeys(anon),
+		slots:    newSlots(o.MaxRequests, anon, orInt(o.MaxPerTenant, o.MaxRequests/2)),
 		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
 		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level}
 }
@@ -255,16 +258,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.audit(r, c, mw.status, err)
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, c *call) (err error) {
+func (s *Server) serve(w *meteredWriter, r *http.Request, c *call) (err error) {
 	body := &clientBody{r: r.Body}
 	r.Body = body
-	defer func() {
-		// Refused before its body was read: close the connection rather
-		// than read (net/http would, up to 256 KiB) what nobody needs.
-		if err != nil && !body.done && r.ContentLength != 0 {
-			w.Header().Set("Connection", "close")
-		}
-	}()
+	// Refused, or answered, before its body was read: the response closes
+	// the connection rather than read (net/http would, up to 256 KiB)
+	// what nobody needs.
+	w.unread = func() bool { return r.ContentLength != 0 && !body.done }
 	rt, err := parseRoute(r, s.domains)
 	c.Route = rt
 	if err != nil {
@@ -311,8 +311,17 @@ func (s *Server) authenticate(r *http.Request, c *call) error {
 	return nil
 }
 
-// lookup gives sigv4 the secret of an access key.
+// lookup gives sigv4 the secret of an access key. A key the node has not
+// met lately costs catalog reads before anyone is known: such lookups
+// have a budget of their own (coldKeys), so that a flood of made-up keys
+// gets SlowDown rather than the catalog's connections.
 func (s *Server) lookup(ctx context.Context, accessKey string) (string, error) {
+	if !s.keys.Cached(accessKey) {
+		err := s.coldKeys.load(ctx, accessKey, func() { _, _, _ = s.keys.Lookup(ctx, accessKey) })
+		if err != nil {
+			return "", err
+		}
+	}
 	secret, _, err := s.keys.Lookup(ctx, accessKey)
 	if errors.Is(err, iam.ErrUnknownKey) {
 		return "", fmt.Errorf("%w: %s", sigv4.ErrUnknownKey, accessKey)
