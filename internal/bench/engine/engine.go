@@ -137,6 +137,10 @@ type Result struct {
 
 const fineMax = 600
 
+// stopGrace bounds how long operations in flight at a work's stop may
+// take to finish.
+const stopGrace = 30 * time.Second
+
 // Run runs w until a limit is reached or ctx ends.
 func Run(ctx context.Context, w Work) (*Result, error) {
 	if w.Workers <= 0 {
@@ -163,12 +167,30 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 	for _, op := range w.Ops {
 		res.Stats = append(res.Stats, &Stats{Kind: op.Kind, Latency: histogram.New(), TTFB: histogram.New()})
 	}
+	// Operations in flight when the work stops (its runtime, byte total or
+	// first failure) finish, as COSBench's workers finish theirs: a write
+	// cut off by the client may still be committed by the server after the
+	// next stage has begun, behind a cleanup that already passed its key,
+	// and the dispose then finds the bucket not empty. Only the caller's
+	// ctx, or stopGrace after the stop, cuts them.
+	opCtx, opCancel := context.WithCancel(ctx)
+	defer opCancel()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if w.Runtime > 0 {
 		ctx, cancel = context.WithTimeout(ctx, w.Runtime)
 		defer cancel()
 	}
+	go func() {
+		<-ctx.Done()
+		t := time.NewTimer(stopGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			opCancel()
+		case <-opCtx.Done():
+		}
+	}()
 	var issued, moved atomic.Int64
 	var wg sync.WaitGroup
 	for i := range w.Workers {
@@ -184,7 +206,7 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 				st := res.Stats[k]
 				wk.Seq++
 				t0 := time.Now()
-				out, err := w.Ops[k].Do(ctx, wk)
+				out, err := w.Ops[k].Do(opCtx, wk)
 				lat := time.Since(t0)
 				if err != nil {
 					if ctx.Err() != nil || errors.Is(err, ErrWorkerDone) {

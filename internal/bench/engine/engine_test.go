@@ -88,3 +88,24 @@ func TestBadWorks(t *testing.T) {
 		}
 	}
 }
+
+// Operations in flight when the runtime ends finish and count, as
+// COSBench's do: a write cut off by the client could still be committed
+// by the server after the next stage (a cleanup) has begun.
+func TestRuntimeLetsInFlightOperationsFinish(t *testing.T) {
+	res, err := Run(context.Background(), Work{Workers: 3, Runtime: 50 * time.Millisecond,
+		Ops: []Op{{Kind: "write", Ratio: 100, Do: func(ctx context.Context, w *Worker) (Outcome, error) {
+			select {
+			case <-time.After(200 * time.Millisecond):
+				return Outcome{Bytes: 1}, nil
+			case <-ctx.Done():
+				return Outcome{}, ctx.Err()
+			}
+		}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := res.Stats[0]; st.Ops() != 3 || st.Errors() != 0 {
+		t.Fatalf("%d finished, %d failed of the 3 in flight at the stop", st.Ops(), st.Errors())
+	}
+}
