@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/jobs"
 )
 
 // Defaults of the bounds.
@@ -124,21 +125,5 @@ func (l *Logger) keep(es []Entry) {
 // Run flushes every interval until ctx ends, and once more then, so a
 // node stopped in order loses nothing.
 func (l *Logger) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if err := l.Flush(fctx); err != nil {
-				slog.Warn("final access log flush failed", "err", err)
-			}
-			cancel()
-			return
-		case <-t.C:
-			if err := l.Flush(ctx); err != nil && ctx.Err() == nil {
-				slog.Warn("access log flush failed", "err", err)
-			}
-		}
-	}
+	jobs.FlushEvery(ctx, every, "access log", l.Flush)
 }

@@ -9,12 +9,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/jobs"
 )
 
 type bucketHour struct {
@@ -106,21 +106,5 @@ func (m *Meter) keep(counts map[bucketHour]catalog.Traffic) {
 
 // Run flushes every interval until ctx ends, and once more then.
 func (m *Meter) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			if err := m.Flush(fctx); err != nil {
-				slog.Warn("final metering flush failed", "err", err)
-			}
-			cancel()
-			return
-		case <-t.C:
-			if err := m.Flush(ctx); err != nil && ctx.Err() == nil {
-				slog.Warn("metering flush failed", "err", err)
-			}
-		}
-	}
+	jobs.FlushEvery(ctx, every, "metering", m.Flush)
 }
