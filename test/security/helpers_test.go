@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
@@ -137,4 +139,29 @@ func exists(t *testing.T, srv *nodetest.Server, bucket, key string) bool {
 		t.Fatalf("HEAD %s/%s: %d %s", bucket, key, st, b)
 	}
 	return st == 200
+}
+
+// lockTable holds table in ACCESS EXCLUSIVE mode from a session of its
+// own on srv's PostgreSQL catalog, so that every catalog call needing it
+// stalls, until the returned release (also run when the test ends).
+func lockTable(t *testing.T, srv *nodetest.Server, table string) (release func()) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.Catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release = sync.OnceFunc(func() {
+		tx.Rollback(ctx)
+		conn.Close(ctx)
+	})
+	t.Cleanup(release)
+	if _, err := tx.Exec(ctx, "LOCK TABLE "+table+" IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	return release
 }

@@ -114,20 +114,7 @@ func TestUnknownKeysHaveABudget(t *testing.T) {
 	if !strings.HasPrefix(srv.Catalog, "postgres") {
 		t.Skip("needs a PostgreSQL catalog (OSTIUM_TEST_CATALOG=postgres)")
 	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, srv.Catalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "LOCK TABLE access_keys IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	release := lockTable(t, srv, "access_keys")
 	// Made-up keys at once on path (the S3 endpoint or the admin API,
 	// which looks keys up the same way) with the catalog stalled: all but
 	// budget get SlowDown before the request timeout.
@@ -172,9 +159,7 @@ func TestUnknownKeysHaveABudget(t *testing.T) {
 	}
 	flood("/any/key", 8, 2)
 	flood("/admin/v1/tenants", 12, 4)
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	st, b := do(t, srv, signed(t, srv, creds{"OSMADEUPAFTER0000000", "x"}, "GET", "/any/key", nil, nil))
 	wantError(t, st, b, 403, "InvalidAccessKeyId")
 }
@@ -191,20 +176,8 @@ func TestReadinessChecksShareCatalogReads(t *testing.T) {
 		t.Skip("needs a PostgreSQL catalog (OSTIUM_TEST_CATALOG=postgres)")
 	}
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, srv.Catalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
 	time.Sleep(1100 * time.Millisecond) // past the answer the node's start may have left
-	if _, err := tx.Exec(ctx, "LOCK TABLE identity_generation IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	release := lockTable(t, srv, "identity_generation")
 	var wg sync.WaitGroup
 	for range 20 {
 		wg.Add(1)
@@ -229,9 +202,7 @@ func TestReadinessChecksShareCatalogReads(t *testing.T) {
 	if waiting > 1 {
 		t.Fatalf("%d catalog queries of readiness checks waiting, want at most 1", waiting)
 	}
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	wg.Wait()
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/ostiumio/ostium/internal/blob/s3blob"
 	"github.com/ostiumio/ostium/internal/node"
@@ -453,19 +452,7 @@ func TestStalledCatalogGets503(t *testing.T) {
 		t.Skip("needs a PostgreSQL catalog (OSTIUM_TEST_CATALOG=postgres)")
 	}
 	u := tenantWithObject(t, srv, "acme")
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, srv.Catalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, "LOCK TABLE objects IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	release := lockTable(t, srv, "objects")
 	begin := time.Now()
 	resp, err := srv.Client().Do(signed(t, srv, u, "GET", "/acme-data/k", nil, nil))
 	if err != nil {
@@ -481,9 +468,7 @@ func TestStalledCatalogGets503(t *testing.T) {
 	if d < limit || d > limit+5*time.Second {
 		t.Fatalf("answered after %v, want about the request timeout %v", d, limit)
 	}
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	if st, b := do(t, srv, signed(t, srv, u, "GET", "/acme-data/k", nil, nil)); st != 200 || string(b) != "hello" {
 		t.Fatalf("GET once the lock is gone: %d %s", st, b)
 	}
