@@ -41,6 +41,15 @@ func ops(list ...Op) opSet {
 
 func (s opSet) has(o Op) bool { return s&(1<<o) != 0 }
 
+// documentOps are the operations whose body is a document (xmlio.go).
+func documentOps() opSet {
+	var s opSet
+	for o := range documents {
+		s |= ops(o)
+	}
+	return s
+}
+
 // field is one row: a header (or, with query, a query parameter) on some
 // operations, optionally only with some values.
 type field struct {
@@ -78,8 +87,7 @@ var (
 	// bodyChecksums are the writes whose payload may carry checksums.
 	bodyChecksums = ops(OpPutObject, OpUploadPart)
 	// xmlWrites are the operations whose body is a document.
-	xmlWrites = ops(OpCreateBucket, OpDeleteObjects, OpCompleteMultipartUpload, OpPutBucketPolicy,
-		OpPutBucketAcl, OpPutObjectAcl, OpPutBucketOwnershipControls, OpPutPublicAccessBlock, OpPutBucketLogging)
+	xmlWrites = documentOps()
 	// sseCReaders take SSE-C keys to read or extend an encrypted object
 	// or upload; none exists here.
 	sseCReaders = objectReads | ops(OpUploadPart, OpUploadPartCopy, OpListParts, OpCompleteMultipartUpload)

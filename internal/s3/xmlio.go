@@ -47,17 +47,24 @@ const (
 	maxSmallBody    = 16 << 10 // configurations of a few elements
 )
 
-// bodyLimits is each document-carrying operation's cap.
-var bodyLimits = map[Op]int64{
-	OpCreateBucket:               maxSmallBody,
-	OpDeleteObjects:              maxXMLBody,
-	OpCompleteMultipartUpload:    maxCompleteBody,
-	OpPutBucketPolicy:            bucketpolicy.MaxSize,
-	OpPutBucketAcl:               maxACLBody,
-	OpPutObjectAcl:               maxACLBody,
-	OpPutBucketOwnershipControls: maxSmallBody,
-	OpPutPublicAccessBlock:       maxSmallBody,
-	OpPutBucketLogging:           maxSmallBody,
+// documents are the operations whose body is a document: its cap, and
+// the action the service will authorize (whether on the route's key),
+// which admission decides before the body is read. A new document-carrying
+// operation is one line here.
+var documents = map[Op]struct {
+	limit  int64
+	action iam.Action
+	onKey  bool
+}{
+	OpCreateBucket:               {maxSmallBody, iam.ActionCreateBucket, false},
+	OpDeleteObjects:              {maxXMLBody, "s3:DeleteObject", false},
+	OpCompleteMultipartUpload:    {maxCompleteBody, "s3:PutObject", true},
+	OpPutBucketPolicy:            {bucketpolicy.MaxSize, "s3:PutBucketPolicy", false},
+	OpPutBucketAcl:               {maxACLBody, "s3:PutBucketAcl", false},
+	OpPutObjectAcl:               {maxACLBody, "s3:PutObjectAcl", true},
+	OpPutBucketOwnershipControls: {maxSmallBody, "s3:PutBucketOwnershipControls", false},
+	OpPutPublicAccessBlock:       {maxSmallBody, "s3:PutBucketPublicAccessBlock", false},
+	OpPutBucketLogging:           {maxSmallBody, "s3:PutBucketLogging", false},
 }
 
 var (
@@ -79,7 +86,8 @@ func tooLarge(op Op) error {
 // Content-MD5 and x-amz-checksum-* the client sent with it. A body that
 // declares more than the cap is refused before a byte is read.
 func readBody(r *http.Request, c *call) ([]byte, error) {
-	limit, ok := bodyLimits[c.Op]
+	doc, ok := documents[c.Op]
+	limit := doc.limit
 	if !ok {
 		limit = maxSmallBody
 	}
@@ -178,23 +186,6 @@ func readXML(r *http.Request, c *call, v any) error {
 	return nil
 }
 
-// admission names, for each operation with a document, the action the
-// service will authorize, and whether it acts on the key of the route.
-var admission = map[Op]struct {
-	action iam.Action
-	onKey  bool
-}{
-	OpCreateBucket:               {iam.ActionCreateBucket, false},
-	OpDeleteObjects:              {"s3:DeleteObject", false},
-	OpCompleteMultipartUpload:    {"s3:PutObject", true},
-	OpPutBucketPolicy:            {"s3:PutBucketPolicy", false},
-	OpPutBucketAcl:               {"s3:PutBucketAcl", false},
-	OpPutObjectAcl:               {"s3:PutObjectAcl", true},
-	OpPutBucketOwnershipControls: {"s3:PutBucketOwnershipControls", false},
-	OpPutPublicAccessBlock:       {"s3:PutBucketPublicAccessBlock", false},
-	OpPutBucketLogging:           {"s3:PutBucketLogging", false},
-}
-
 // admit decides what can be decided before the body is read: whether
 // the caller could be allowed an operation whose document it sends (so
 // that nobody makes the node read what it may not write), and whether
@@ -209,7 +200,7 @@ func (s *Server) admit(r *http.Request, c *call) error {
 	// A signed DeleteObjects is answered key by key, as AWS answers it
 	// even to a caller who may delete nothing; only an anonymous one,
 	// which no policy lets delete, is refused before its body is read.
-	if a, ok := admission[c.Op]; ok && (c.Op != OpDeleteObjects || c.id == nil) {
+	if a, ok := documents[c.Op]; ok && (c.Op != OpDeleteObjects || c.id == nil) {
 		in := objects.Admission{ID: c.id, Action: a.action}
 		if c.Op != OpCreateBucket {
 			in.Bucket, in.ExpectedOwner, expected = c.Bucket, expected, ""
