@@ -52,6 +52,11 @@ type Settings struct {
 	PublicAccessBlock string
 	Platform          string // where new blobs go; "" = the tenant's default
 	Logging           string // server access logging, as package objects encodes it
+	Versioning        string // "", Enabled or Suspended
+	ObjectLock        string // object lock configuration, as package objects encodes it
+	Tagging           string // the bucket's tags, as package objects encodes them
+	CORS              string // CORS rules, as package objects encodes them
+	Lifecycle         string // lifecycle rules, as package objects encodes them
 }
 
 // Setting names one of Settings for SetBucketSetting.
@@ -64,6 +69,11 @@ const (
 	SettingPublicAccessBlock
 	SettingPlatform
 	SettingLogging
+	SettingVersioning
+	SettingObjectLock
+	SettingTagging
+	SettingCORS
+	SettingLifecycle
 )
 
 // Meta is what S3 stores with an object besides its bytes.
@@ -80,6 +90,8 @@ type Meta struct {
 	// to its base64 value as S3 returns it.
 	Checksums    map[string]string `json:"ck,omitempty"`
 	ChecksumType string            `json:"cty,omitempty"` // FULL_OBJECT or COMPOSITE
+	// Tags are the version's object tags (x-amz-tagging).
+	Tags map[string]string `json:"tg,omitempty"`
 }
 
 // Part is one contiguous piece of an object's bytes, held in one blob. A

@@ -302,8 +302,15 @@ func testSettings(t *testing.T, s catalog.Store) {
 	must(t, s.SetBucketSetting(ctx, "b", catalog.SettingOwnership, ""))
 	must(t, s.SetBucketSetting(ctx, "b", catalog.SettingPublicAccessBlock, "pab1"))
 	must(t, s.SetBucketSetting(ctx, "b", catalog.SettingPlatform, "ceph"))
+	for which, v := range map[catalog.Setting]string{
+		catalog.SettingLogging: "log", catalog.SettingVersioning: "Enabled", catalog.SettingObjectLock: "lock",
+		catalog.SettingTagging: "tags", catalog.SettingCORS: "cors", catalog.SettingLifecycle: "rules",
+	} {
+		must(t, s.SetBucketSetting(ctx, "b", which, v))
+	}
 	b, _ = s.GetBucket(ctx, "b")
-	if b.Settings != (catalog.Settings{ACL: "acl1", Policy: `{"Statement":[]}`, PublicAccessBlock: "pab1", Platform: "ceph"}) {
+	if b.Settings != (catalog.Settings{ACL: "acl1", Policy: `{"Statement":[]}`, PublicAccessBlock: "pab1", Platform: "ceph",
+		Logging: "log", Versioning: "Enabled", ObjectLock: "lock", Tagging: "tags", CORS: "cors", Lifecycle: "rules"}) {
 		t.Fatalf("settings after changes = %+v", b.Settings)
 	}
 	wantErr(t, s.SetBucketSetting(ctx, "nope", catalog.SettingACL, "x"), catalog.ErrNoSuchBucket)

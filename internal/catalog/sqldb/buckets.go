@@ -6,15 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 )
 
 func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 	return s.identityWrite(ctx, func(tx *sql.Tx) error {
-		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, acl, policy, ownership, public_access_block, platform, logging)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
-			[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt), b.ACL, b.Policy, b.Ownership, b.PublicAccessBlock, b.Platform, b.Logging)
+		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, `+settingCols+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+			append([]any{[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt)}, settingValues(&b.Settings)...)...)
 		if err != nil {
 			return fmt.Errorf("sqldb: create bucket: %w", err)
 		}
@@ -28,8 +29,8 @@ func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 func (s *Store) GetBucket(ctx context.Context, name string) (catalog.Bucket, error) {
 	b := catalog.Bucket{Name: name}
 	var created int64
-	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created, acl, policy, ownership, public_access_block, platform, logging FROM buckets WHERE name = ?`), []byte(name)).
-		Scan(&b.Owner, &b.Tenant, &b.Region, &created, &b.ACL, &b.Policy, &b.Ownership, &b.PublicAccessBlock, &b.Platform, &b.Logging)
+	err := s.row(ctx, nil, s.q(`SELECT owner, tenant, region, created, `+settingCols+` FROM buckets WHERE name = ?`), []byte(name)).
+		Scan(append([]any{&b.Owner, &b.Tenant, &b.Region, &created}, settingPointers(&b.Settings)...)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return b, catalog.ErrNoSuchBucket
 	}
@@ -210,17 +211,36 @@ func (s *Store) abortUploads(ctx context.Context, tx *sql.Tx, bucket string) (in
 	return len(uploads), nil
 }
 
-var settingColumns = map[catalog.Setting]string{
+// settingColumns are the columns of a bucket's Settings, in the order of
+// settingPointers.
+var settingColumns = []string{
 	catalog.SettingACL: "acl", catalog.SettingPolicy: "policy",
 	catalog.SettingOwnership: "ownership", catalog.SettingPublicAccessBlock: "public_access_block",
 	catalog.SettingPlatform: "platform", catalog.SettingLogging: "logging",
+	catalog.SettingVersioning: "versioning", catalog.SettingObjectLock: "object_lock",
+	catalog.SettingTagging: "tagging", catalog.SettingCORS: "cors", catalog.SettingLifecycle: "lifecycle",
+}
+
+var settingCols = strings.Join(settingColumns, ", ")
+
+func settingPointers(st *catalog.Settings) []any {
+	return []any{&st.ACL, &st.Policy, &st.Ownership, &st.PublicAccessBlock, &st.Platform, &st.Logging,
+		&st.Versioning, &st.ObjectLock, &st.Tagging, &st.CORS, &st.Lifecycle}
+}
+
+func settingValues(st *catalog.Settings) []any {
+	ps := settingPointers(st)
+	for i, p := range ps {
+		ps[i] = *p.(*string)
+	}
+	return ps
 }
 
 func (s *Store) SetBucketSetting(ctx context.Context, bucket string, which catalog.Setting, value string) error {
-	col, ok := settingColumns[which]
-	if !ok {
+	if which < 0 || int(which) >= len(settingColumns) {
 		return fmt.Errorf("sqldb: unknown bucket setting %d", which)
 	}
+	col := settingColumns[which]
 	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
 		res, err := s.exec(ctx, tx, s.q(`UPDATE buckets SET `+col+` = ? WHERE name = ?`), value, []byte(bucket))
 		return affected(res, err, catalog.ErrNoSuchBucket)
