@@ -53,6 +53,28 @@ const (
 	OpDeletePublicAccessBlock
 	OpGetBucketLogging
 	OpPutBucketLogging
+	OpPutBucketVersioning
+	OpGetObjectLockConfiguration
+	OpPutObjectLockConfiguration
+	OpGetObjectRetention
+	OpPutObjectRetention
+	OpGetObjectLegalHold
+	OpPutObjectLegalHold
+	OpGetObjectTagging
+	OpPutObjectTagging
+	OpDeleteObjectTagging
+	OpGetBucketTagging
+	OpPutBucketTagging
+	OpDeleteBucketTagging
+	OpGetBucketLifecycleConfiguration
+	OpPutBucketLifecycleConfiguration
+	OpDeleteBucketLifecycle
+	OpGetBucketCors
+	OpPutBucketCors
+	OpDeleteBucketCors
+	OpOptionsPreflight
+	OpPostObject
+	OpGetObjectAttributes
 	opCount
 )
 
@@ -67,7 +89,14 @@ var opNames = [opCount]string{
 	"GetBucketAcl", "PutBucketAcl", "GetObjectAcl", "PutObjectAcl",
 	"GetBucketOwnershipControls", "PutBucketOwnershipControls", "DeleteBucketOwnershipControls",
 	"GetPublicAccessBlock", "PutPublicAccessBlock", "DeletePublicAccessBlock",
-	"GetBucketLogging", "PutBucketLogging",
+	"GetBucketLogging", "PutBucketLogging", "PutBucketVersioning",
+	"GetObjectLockConfiguration", "PutObjectLockConfiguration",
+	"GetObjectRetention", "PutObjectRetention", "GetObjectLegalHold", "PutObjectLegalHold",
+	"GetObjectTagging", "PutObjectTagging", "DeleteObjectTagging",
+	"GetBucketTagging", "PutBucketTagging", "DeleteBucketTagging",
+	"GetBucketLifecycleConfiguration", "PutBucketLifecycleConfiguration", "DeleteBucketLifecycle",
+	"GetBucketCors", "PutBucketCors", "DeleteBucketCors", "OptionsPreflight", "PostObject",
+	"GetObjectAttributes",
 }
 
 func (o Op) String() string {
@@ -107,10 +136,9 @@ func (r Route) Resource() string {
 // for one gets NotImplemented rather than being mistaken for a plain
 // object or bucket request.
 var unimplemented = []string{
-	"cors", "lifecycle", "tagging", "website",
-	"notification", "replication", "encryption", "object-lock",
-	"retention", "legal-hold", "requestPayment", "accelerate", "analytics",
-	"inventory", "metrics", "intelligent-tiering", "torrent", "restore", "select", "attributes",
+	"website", "notification", "replication", "encryption",
+	"requestPayment", "accelerate", "analytics",
+	"inventory", "metrics", "intelligent-tiering", "torrent", "restore", "select",
 	"renameObject",
 }
 
@@ -141,14 +169,13 @@ func parseRoute(r *http.Request, domains []string) (Route, error) {
 			return rt, errNotImplemented
 		}
 	}
-	if _, ok := rt.Query["versioning"]; ok && r.Method == http.MethodPut {
-		// Reading the versioning state works (never enabled); changing it
-		// is the versioning issue's.
-		return rt, errNotImplemented
-	}
 	rt.Op = operation(r, rt)
-	if rt.Op == OpUnknown {
+	switch {
+	case rt.Op == OpUnknown:
 		return rt, errMethodNotAllowed
+	case handlers[rt.Op] == nil:
+		// Routed, not yet built.
+		return rt, errNotImplemented
 	}
 	return rt, nil
 }
@@ -179,9 +206,18 @@ var (
 		"ownershipControls": {http.MethodGet: OpGetBucketOwnershipControls, http.MethodPut: OpPutBucketOwnershipControls, http.MethodDelete: OpDeleteBucketOwnershipControls},
 		"publicAccessBlock": {http.MethodGet: OpGetPublicAccessBlock, http.MethodPut: OpPutPublicAccessBlock, http.MethodDelete: OpDeletePublicAccessBlock},
 		"logging":           {http.MethodGet: OpGetBucketLogging, http.MethodPut: OpPutBucketLogging},
+		"versioning":        {http.MethodGet: OpGetBucketVersioning, http.MethodPut: OpPutBucketVersioning},
+		"object-lock":       {http.MethodGet: OpGetObjectLockConfiguration, http.MethodPut: OpPutObjectLockConfiguration},
+		"tagging":           {http.MethodGet: OpGetBucketTagging, http.MethodPut: OpPutBucketTagging, http.MethodDelete: OpDeleteBucketTagging},
+		"lifecycle":         {http.MethodGet: OpGetBucketLifecycleConfiguration, http.MethodPut: OpPutBucketLifecycleConfiguration, http.MethodDelete: OpDeleteBucketLifecycle},
+		"cors":              {http.MethodGet: OpGetBucketCors, http.MethodPut: OpPutBucketCors, http.MethodDelete: OpDeleteBucketCors},
 	}
 	objectSubresources = subresources{
-		"acl": {http.MethodGet: OpGetObjectAcl, http.MethodPut: OpPutObjectAcl},
+		"acl":        {http.MethodGet: OpGetObjectAcl, http.MethodPut: OpPutObjectAcl},
+		"tagging":    {http.MethodGet: OpGetObjectTagging, http.MethodPut: OpPutObjectTagging, http.MethodDelete: OpDeleteObjectTagging},
+		"retention":  {http.MethodGet: OpGetObjectRetention, http.MethodPut: OpPutObjectRetention},
+		"legal-hold": {http.MethodGet: OpGetObjectLegalHold, http.MethodPut: OpPutObjectLegalHold},
+		"attributes": {http.MethodGet: OpGetObjectAttributes},
 	}
 )
 
@@ -204,6 +240,8 @@ func operation(r *http.Request, rt Route) Op {
 		if r.Method == http.MethodGet {
 			return OpListBuckets
 		}
+	case r.Method == http.MethodOptions:
+		return OpOptionsPreflight
 	case rt.Key == "":
 		if op, ok := bucketSubresources.find(q, r.Method); ok {
 			return op
@@ -219,12 +257,13 @@ func operation(r *http.Request, rt Route) Op {
 			if has("delete") {
 				return OpDeleteObjects
 			}
+			if strings.HasPrefix(strings.ToLower(r.Header.Get("Content-Type")), "multipart/form-data") {
+				return OpPostObject
+			}
 		case http.MethodGet:
 			switch {
 			case has("location"):
 				return OpGetBucketLocation
-			case has("versioning"):
-				return OpGetBucketVersioning
 			case has("versions"):
 				return OpListObjectVersions
 			case has("uploads"):
