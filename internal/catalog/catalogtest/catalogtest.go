@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 		{"DeleteBucketRacesWrites", testDeleteBucketRace},
+		{"ObjectTags", testObjectTags},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
