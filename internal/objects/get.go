@@ -47,23 +47,27 @@ type Reader struct {
 	// PartsCount is the number of parts of a multipart object read by part
 	// number, else 0.
 	PartsCount int
-	Body       io.ReadCloser
+	// TagCount is the number of the object's tags, when the caller may
+	// read them (x-amz-tagging-count), else 0.
+	TagCount int
+	Body     io.ReadCloser
 }
 
 // GetObject opens an object for reading; head skips opening the bytes.
 func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, head bool) (*Reader, error) {
 	req := iam.Request{ID: id, Action: "s3:GetObject", Key: in.Key}
-	if _, _, err := s.bucketFor(ctx, req, in.Bucket, in.VersionID); err != nil {
+	b, a, t, err := s.bucketTarget(ctx, req, in.Bucket, in.VersionID)
+	if err != nil {
 		return nil, err
 	}
-	obj, err := s.lookup(ctx, in.Bucket, in.Key, in.VersionID)
+	obj, err := s.lookup(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	if err := in.Cond.check(obj, true); err != nil {
 		return &Reader{Object: obj}, err
 	}
-	r := &Reader{Object: obj, Ranged: in.Range != nil}
+	r := &Reader{Object: obj, Ranged: in.Range != nil, TagCount: s.tagCount(ctx, id, b, a, t)}
 	if in.PartNumber > 0 {
 		if in.Range != nil {
 			return r, errorf(ErrInvalidRequest, "Cannot specify both Range header and partNumber query parameter")
@@ -108,17 +112,17 @@ func partRange(obj catalog.Object, n int) (start, length int64, count int, err e
 	return 0, 0, 0, ErrInvalidPartNumber
 }
 
-// lookup reads a version from the catalog with S3's error for its absence.
-func (s *Service) lookup(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
-	obj, err := s.cat.GetObject(ctx, bucket, key, versionID)
+// lookup reads a version (once) with S3's error for its absence.
+func (s *Service) lookup(ctx context.Context, t *target) (catalog.Object, error) {
+	obj, err := s.readTarget(ctx, t)
 	if errors.Is(err, catalog.ErrNoSuchObject) || err == nil && obj.DeleteMarker {
-		if versionID != "" && versionID != catalog.NullVersion {
+		if t.version != "" && t.version != catalog.NullVersion {
 			return obj, ErrNoSuchVersion
 		}
 		return obj, ErrNoSuchKey
 	}
 	if err != nil {
-		return obj, fmt.Errorf("objects: get %s/%s: %w", bucket, key, err)
+		return obj, fmt.Errorf("objects: get %s/%s: %w", t.bucket, t.key, err)
 	}
 	return obj, nil
 }

@@ -54,7 +54,7 @@ type PutInput struct {
 // PutObject stores an object: bytes to a fresh durable blob, then one
 // catalog commit.
 func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) (catalog.Object, error) {
-	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL)
+	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL, in.Meta.Tags)
 	if err != nil {
 		return catalog.Object{}, err
 	}

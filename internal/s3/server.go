@@ -212,6 +212,12 @@ func init() {
 		OpDeletePublicAccessBlock:       deletePublicAccessBlock,
 		OpGetBucketLogging:              getBucketLogging,
 		OpPutBucketLogging:              putBucketLogging,
+		OpGetObjectTagging:              getObjectTagging,
+		OpPutObjectTagging:              putObjectTagging,
+		OpDeleteObjectTagging:           deleteObjectTagging,
+		OpGetBucketTagging:              getBucketTagging,
+		OpPutBucketTagging:              putBucketTagging,
+		OpDeleteBucketTagging:           deleteBucketTagging,
 	}
 }
 

@@ -65,6 +65,8 @@ var documents = map[Op]struct {
 	OpPutBucketOwnershipControls: {maxSmallBody, "s3:PutBucketOwnershipControls", false},
 	OpPutPublicAccessBlock:       {maxSmallBody, "s3:PutBucketPublicAccessBlock", false},
 	OpPutBucketLogging:           {maxSmallBody, "s3:PutBucketLogging", false},
+	OpPutObjectTagging:           {maxObjectTaggingBody, "s3:PutObjectTagging", true},
+	OpPutBucketTagging:           {maxBucketTaggingBody, "s3:PutBucketTagging", false},
 }
 
 var (
