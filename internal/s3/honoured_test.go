@@ -87,6 +87,12 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 	case "PutBucketLogging":
 		doc := `<BucketLoggingStatus><LoggingEnabled><TargetBucket>tbl</TargetBucket><TargetPrefix>log/</TargetPrefix></LoggingEnabled></BucketLoggingStatus>`
 		return opRequest{"PUT", b + "?logging", []byte(doc), nil}, true
+	case "PutObjectTagging":
+		doc := `<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>`
+		return opRequest{"PUT", b + "/src?tagging", []byte(doc), nil}, true
+	case "PutBucketTagging":
+		doc := `<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>`
+		return opRequest{"PUT", b + "?tagging", []byte(doc), nil}, true
 	}
 	return opRequest{}, false
 }
