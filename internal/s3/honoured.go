@@ -159,6 +159,7 @@ var fields = []field{
 	{name: "X-Amz-Storage-Class", ops: objectWrites, how: honoured, note: "recorded and returned: TestStorageClassesHonoured"},
 	{name: "X-Amz-Tagging", ops: objectWrites, how: honoured, note: "TestObjectTaggingHeader, TestCopyTaggingDirective, TestMultipartTagging, TestTagConditions"},
 	{name: "X-Amz-Tagging-Directive", ops: ops(OpCopyObject), how: honoured, note: "TestCopyTaggingDirective"},
+	{name: "x-amz-tagging", query: true, ops: objectWrites, how: honoured, note: "where presigners hoist the header: TestPresignedTagging"},
 	{name: "X-Amz-Website-Redirect-Location", ops: objectWrites, how: refused, note: "website hosting"},
 	{name: "X-Amz-Object-Annotation-Directive", ops: ops(OpCopyObject), how: refused, note: "object annotations"},
 	{name: "X-Amz-Write-Offset-Bytes", ops: ops(OpPutObject), how: refused, note: "appends: AWS's directory buckets only"},

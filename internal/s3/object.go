@@ -81,7 +81,7 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 		return err
 	}
 	meta := metaFromHeaders(r.Header)
-	if meta.Tags, err = taggingHeader(r); err != nil {
+	if meta.Tags, err = taggingHeader(r, c); err != nil {
 		return err
 	}
 	obj, err := s.svc.PutObject(r.Context(), c.id, objects.PutInput{
@@ -207,7 +207,7 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	case "", "COPY":
 	case "REPLACE":
 		in.ReplaceTags = true
-		if in.Tags, err = taggingHeader(r); err != nil {
+		if in.Tags, err = taggingHeader(r, c); err != nil {
 			return err
 		}
 	default:

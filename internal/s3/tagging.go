@@ -77,9 +77,15 @@ func writeTagging(w http.ResponseWriter, ns string, tags []objects.Tag) {
 	writeXML(w, http.StatusOK, out)
 }
 
-// taggingHeader reads x-amz-tagging, the tags a write sets.
-func taggingHeader(r *http.Request) (map[string]string, error) {
-	return objects.ParseTagging(r.Header.Get("x-amz-tagging"))
+// taggingHeader reads x-amz-tagging, the tags a write sets: the header,
+// or the query parameter a presigner hoisted it into (signed with the
+// rest of the query, so as much the signer's as a header).
+func taggingHeader(r *http.Request, c *call) (map[string]string, error) {
+	v := r.Header.Get("x-amz-tagging")
+	if _, ok := r.Header["X-Amz-Tagging"]; !ok {
+		v = c.Query.Get("x-amz-tagging")
+	}
+	return objects.ParseTagging(v)
 }
 
 // setTaggingCount answers x-amz-tagging-count on GET and HEAD, when the
