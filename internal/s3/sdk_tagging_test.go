@@ -457,6 +457,16 @@ func TestTagConditions(t *testing.T) {
 	}
 	_, err = carl.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(b), Key: aws.String("public")})
 	wantCode(t, err, "AccessDenied")
+	// A copy source is read as GetObject reads it, tags included.
+	_, err = carl.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("beta-carl"), Key: aws.String("copy"), CopySource: aws.String(b + "/private")})
+	if err != nil {
+		t.Fatalf("carl copies the private-tagged object: %v", err)
+	}
+	if got := objectTags(t, carl, "beta-carl", "copy"); got != "Class=private" {
+		t.Fatalf("the copy's tags: %q", got)
+	}
+	_, err = carl.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("beta-carl"), Key: aws.String("copy2"), CopySource: aws.String(b + "/public")})
+	wantCode(t, err, "AccessDenied")
 
 	// s3:RequestObjectTag/<key> and s3:RequestObjectTagKeys.
 	policy(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::beta:root"},"Action":["s3:PutObject","s3:PutObjectTagging"],"Resource":"arn:aws:s3:::acme-bob/*",
