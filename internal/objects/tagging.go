@@ -164,10 +164,21 @@ func (s *Service) objectTags() (catalog.ObjectTags, error) {
 	return ot, nil
 }
 
+// TaggingAction is the action a tagging call on an object is authorized
+// as: its Version form (s3:GetObjectVersionTagging, ...) when the call
+// names a version, "null" included, as AWS.
+func TaggingAction(action iam.Action, version string) iam.Action {
+	if version == "" {
+		return action
+	}
+	return iam.Action(strings.Replace(string(action), "ObjectTagging", "ObjectVersionTagging", 1))
+}
+
 // GetObjectTagging returns an object version ("" = current) for its
 // tags (Meta.Tags) and version id.
 func (s *Service) GetObjectTagging(ctx context.Context, id *iam.Identity, bucket, key, version string) (catalog.Object, error) {
-	_, _, t, err := s.bucketTarget(ctx, iam.Request{ID: id, Action: "s3:GetObjectTagging", Key: key}, bucket, version)
+	r := iam.Request{ID: id, Action: TaggingAction("s3:GetObjectTagging", version), Key: key}
+	_, _, t, err := s.bucketTarget(ctx, r, bucket, version)
 	if err != nil {
 		return catalog.Object{}, err
 	}
@@ -183,13 +194,15 @@ func (s *Service) PutObjectTagging(ctx context.Context, id *iam.Identity, bucket
 	if err != nil {
 		return "", err
 	}
-	return s.setObjectTags(ctx, iam.Request{ID: id, Action: "s3:PutObjectTagging", Key: key, RequestTags: m}, bucket, version, m)
+	r := iam.Request{ID: id, Action: TaggingAction("s3:PutObjectTagging", version), Key: key, RequestTags: m}
+	return s.setObjectTags(ctx, r, bucket, version, m)
 }
 
 // DeleteObjectTagging removes the tags of an object version ("" =
 // current) and returns the version changed.
 func (s *Service) DeleteObjectTagging(ctx context.Context, id *iam.Identity, bucket, key, version string) (string, error) {
-	return s.setObjectTags(ctx, iam.Request{ID: id, Action: "s3:DeleteObjectTagging", Key: key}, bucket, version, nil)
+	r := iam.Request{ID: id, Action: TaggingAction("s3:DeleteObjectTagging", version), Key: key}
+	return s.setObjectTags(ctx, r, bucket, version, nil)
 }
 
 func (s *Service) setObjectTags(ctx context.Context, r iam.Request, bucket, version string, tags map[string]string) (string, error) {

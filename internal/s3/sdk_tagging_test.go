@@ -457,6 +457,14 @@ func TestTagConditions(t *testing.T) {
 	}
 	_, err = carl.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(b), Key: aws.String("public")})
 	wantCode(t, err, "AccessDenied")
+	// Naming a version, even "null", is s3:GetObjectVersionTagging, as AWS.
+	_, err = carl.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(b), Key: aws.String("private"), VersionId: aws.String("null")})
+	wantCode(t, err, "AccessDenied")
+	policy(`{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::beta:root"},"Action":["s3:GetObject","s3:GetObjectVersionTagging"],"Resource":"arn:aws:s3:::acme-bob/*",
+		"Condition":{"StringEquals":{"s3:ExistingObjectTag/Class":"private"}}}`)
+	if _, err := carl.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: aws.String(b), Key: aws.String("private"), VersionId: aws.String("null")}); err != nil {
+		t.Fatalf("GetObjectTagging of a version with s3:GetObjectVersionTagging: %v", err)
+	}
 	// A copy source is read as GetObject reads it, tags included.
 	_, err = carl.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("beta-carl"), Key: aws.String("copy"), CopySource: aws.String(b + "/private")})
 	if err != nil {
@@ -486,6 +494,9 @@ func TestTagConditions(t *testing.T) {
 	}
 	wantCode(t, putTags(carl, b, "by-carl", tagSet("Project", "blue", "Owner", "carl")), "")
 	wantCode(t, putTags(carl, b, "by-carl", tagSet("Project", "green")), "AccessDenied")
+	_, err = carl.PutObjectTagging(ctx, &s3.PutObjectTaggingInput{Bucket: aws.String(b), Key: aws.String("by-carl"), VersionId: aws.String("null"),
+		Tagging: &types.Tagging{TagSet: tagSet("Project", "blue")}})
+	wantCode(t, err, "AccessDenied") // s3:PutObjectVersionTagging is not granted
 	wantCode(t, putTags(carl, b, "by-carl", tagSet("Project", "blue", "Cost", "1")), "AccessDenied")
 	if got := objectTags(t, bob, b, "by-carl"); got != "Owner=carl,Project=blue" {
 		t.Fatalf("by-carl's tags: %q", got)
