@@ -3,6 +3,7 @@ package objects
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
@@ -18,6 +19,9 @@ type CopyInput struct {
 	StorageClass                  string
 	Cond                          catalog.PutOptions // on the destination
 	ACL                           iam.ACLSpec        // the copy's; it never inherits the source's
+	// Lock is the copy's object lock (x-amz-object-lock-*); as on AWS
+	// it never inherits the source's.
+	Lock *LockRequest
 }
 
 // CopyObject copies an object's bytes into a fresh blob of the destination.
@@ -31,6 +35,10 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	}
 	if in.Bucket == in.SrcBucket && in.Key == in.SrcKey && in.SrcVersion == "" && !in.ReplaceMeta && in.StorageClass == "" {
 		return src, dst, errorf(ErrInvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
+	}
+	lock, err := newLock(b, in.Lock, time.Now())
+	if err != nil {
+		return src, dst, err
 	}
 	src, r, err := s.openSource(ctx, id, in.SrcBucket, in.SrcKey, in.SrcVersion, in.SrcCond, nil)
 	if err != nil {
@@ -61,7 +69,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	dst = catalog.Object{
 		Bucket: in.Bucket, Key: in.Key, VersionID: catalog.NullVersion,
 		Size: part.Size, ETag: part.ETag, LastModified: part.LastModified,
-		Owner: owner, StorageClass: storageClass(sc), Meta: meta,
+		Owner: owner, StorageClass: storageClass(sc), Meta: meta, Lock: lock,
 	}
 	dst.Parts, dst.Inline = st.layout()
 	if err := s.commit(ctx, b, dst, in.Cond); err != nil {

@@ -10,18 +10,29 @@ import (
 )
 
 // DeleteObject removes a key (or one version of it). As in S3, deleting a
-// key that does not exist succeeds.
-func (s *Service) DeleteObject(ctx context.Context, id *iam.Identity, bucket, key, versionID string) (catalog.Object, error) {
-	if _, err := s.bucket(ctx, id, bucket, key, "s3:DeleteObject"); err != nil {
+// key that does not exist succeeds. A version its object lock protects is
+// refused with AccessDenied, to everyone; bypass (the caller's
+// x-amz-bypass-governance-retention) lifts a GOVERNANCE retention if the
+// caller also has s3:BypassGovernanceRetention.
+func (s *Service) DeleteObject(ctx context.Context, id *iam.Identity, bucket, key, versionID string, bypass bool) (catalog.Object, error) {
+	b, a, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:DeleteObject", Key: key}, bucket, "")
+	if err != nil {
 		return catalog.Object{}, err
 	}
-	return s.deleteObject(ctx, bucket, key, versionID)
+	opt, err := s.mayBypass(ctx, id, b, a, key, bypass)
+	if err != nil {
+		return catalog.Object{}, err
+	}
+	return s.deleteObject(ctx, bucket, key, versionID, opt)
 }
 
-func (s *Service) deleteObject(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
-	obj, err := s.cat.DeleteObject(ctx, bucket, key, versionID)
+func (s *Service) deleteObject(ctx context.Context, bucket, key, versionID string, opt catalog.DeleteOptions) (catalog.Object, error) {
+	obj, err := s.cat.DeleteObject(ctx, bucket, key, versionID, opt)
 	if errors.Is(err, catalog.ErrNoSuchObject) {
 		return catalog.Object{Bucket: bucket, Key: key, VersionID: versionID}, nil
+	}
+	if errors.Is(err, catalog.ErrObjectLocked) {
+		return obj, errLocked
 	}
 	if err != nil {
 		return obj, fmt.Errorf("objects: delete %s/%s: %w", bucket, key, err)
@@ -46,8 +57,9 @@ const MaxDeleteKeys = 1000
 // bucket/key), exactly as DeleteObject would be: a key the caller may not
 // delete gets AccessDenied in its result and the others are still
 // deleted. The bucket is read once, so every key is judged under the same
-// settings.
-func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket string, targets []DeleteTarget) ([]DeleteResult, error) {
+// settings. A locked version gets AccessDenied in its result, as
+// DeleteObject would answer; bypass is asked for the whole request.
+func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket string, targets []DeleteTarget, bypass bool) ([]DeleteResult, error) {
 	b, a, err := s.getBucket(ctx, bucket)
 	if err != nil {
 		return nil, err
@@ -58,8 +70,12 @@ func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket st
 	out := make([]DeleteResult, len(targets))
 	for i, t := range targets {
 		err := s.decide(ctx, iam.Request{ID: id, Action: "s3:DeleteObject", Key: t.Key}, b, a, t.VersionID)
+		var opt catalog.DeleteOptions
 		if err == nil {
-			_, err = s.deleteObject(ctx, bucket, t.Key, t.VersionID)
+			opt, err = s.mayBypass(ctx, id, b, a, t.Key, bypass)
+		}
+		if err == nil {
+			_, err = s.deleteObject(ctx, bucket, t.Key, t.VersionID, opt)
 		}
 		out[i] = DeleteResult{DeleteTarget: t, Err: err}
 	}
