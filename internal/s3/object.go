@@ -80,9 +80,16 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
+	lock, err := lockRequest(r.Header)
+	if err != nil {
+		return err
+	}
+	if lock != nil && !hasIntegrity(r) {
+		return errIntegrityRequired
+	}
 	obj, err := s.svc.PutObject(r.Context(), c.id, objects.PutInput{
 		Bucket: c.Bucket, Key: c.Key, Payload: p, Meta: metaFromHeaders(r.Header),
-		StorageClass: sc, Cond: cond, ACL: acl,
+		StorageClass: sc, Cond: cond, ACL: acl, Lock: lock,
 	})
 	if err != nil {
 		return err
@@ -121,6 +128,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	h := w.Header()
 	whole := !rd.Ranged
 	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
+	setLockHeaders(h, rd.Object.Lock)
 	for q, hn := range responseOverrides {
 		if v := c.Query.Get(q); v != "" {
 			h.Set(hn, v)
@@ -150,7 +158,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 }
 
 func deleteObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	if _, err := s.svc.DeleteObject(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("versionId")); err != nil {
+	if _, err := s.svc.DeleteObject(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("versionId"), bypassGovernance(r)); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -207,6 +215,9 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	if in.ACL, err = aclHeaders(r); err != nil {
 		return err
 	}
+	if in.Lock, err = lockRequest(r.Header); err != nil {
+		return err
+	}
 	src, dst, err := s.svc.CopyObject(r.Context(), c.id, in)
 	if err != nil {
 		return err
@@ -245,7 +256,7 @@ func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 		}
 		targets[i] = objects.DeleteTarget{Key: o.Key, VersionID: o.VersionID}
 	}
-	results, err := s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets)
+	results, err := s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets, bypassGovernance(r))
 	if err != nil {
 		return err
 	}

@@ -212,6 +212,13 @@ func init() {
 		OpDeletePublicAccessBlock:       deletePublicAccessBlock,
 		OpGetBucketLogging:              getBucketLogging,
 		OpPutBucketLogging:              putBucketLogging,
+
+		OpGetObjectLockConfiguration: getObjectLockConfiguration,
+		OpPutObjectLockConfiguration: putObjectLockConfiguration,
+		OpGetObjectRetention:         getObjectRetention,
+		OpPutObjectRetention:         putObjectRetention,
+		OpGetObjectLegalHold:         getObjectLegalHold,
+		OpPutObjectLegalHold:         putObjectLegalHold,
 	}
 }
 
