@@ -99,7 +99,10 @@ func (s *Store) SetLegalHold(ctx context.Context, bucket, key, versionID string,
 
 func (s *Store) HoldsLocked(ctx context.Context, bucket string, now time.Time) (bool, error) {
 	var one int
-	err := s.row(ctx, nil, s.q(`SELECT 1 FROM objects WHERE bucket = ? AND (legal_hold = 1 OR retain_until > ?) LIMIT 1`),
+	// The index objects_locked's own condition, repeated, lets both
+	// engines use it: only locked rows are read, however large the bucket.
+	err := s.row(ctx, nil, s.q(`SELECT 1 FROM objects WHERE bucket = ? AND (retain_until > 0 OR legal_hold = 1)
+		AND (legal_hold = 1 OR retain_until > ?) LIMIT 1`),
 		[]byte(bucket), nanos(now)).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
