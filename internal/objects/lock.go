@@ -241,3 +241,27 @@ func (s *Service) lockChangeErr(err error, bucket, key, versionID string) error 
 	}
 	return fmt.Errorf("objects: object lock of %s/%s: %w", bucket, key, err)
 }
+
+// VisibleLock is the part of a version's lock that GET and HEAD may
+// report to id: as AWS, its retention only to a caller allowed
+// s3:GetObjectRetention, its legal hold only to one allowed
+// s3:GetObjectLegalHold. An unlocked version costs no decision.
+func (s *Service) VisibleLock(ctx context.Context, id *iam.Identity, bucket, key string, l catalog.Lock) catalog.Lock {
+	if l == (catalog.Lock{}) {
+		return l
+	}
+	b, a, err := s.getBucket(ctx, bucket)
+	if err != nil {
+		return catalog.Lock{}
+	}
+	may := func(action iam.Action) bool {
+		return s.decide(ctx, iam.Request{ID: id, Action: action, Key: key}, b, a, "") == nil
+	}
+	if l.Mode != "" && !may("s3:GetObjectRetention") {
+		l.Mode, l.RetainUntil = "", time.Time{}
+	}
+	if l.LegalHold && !may("s3:GetObjectLegalHold") {
+		l.LegalHold = false
+	}
+	return l
+}

@@ -128,7 +128,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	h := w.Header()
 	whole := !rd.Ranged
 	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
-	setLockHeaders(h, rd.Object.Lock)
+	setLockHeaders(h, s.svc.VisibleLock(r.Context(), c.id, c.Bucket, c.Key, rd.Object.Lock))
 	for q, hn := range responseOverrides {
 		if v := c.Query.Get(q); v != "" {
 			h.Set(hn, v)

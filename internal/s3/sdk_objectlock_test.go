@@ -463,6 +463,20 @@ func TestLegalHold(t *testing.T) {
 	for _, who := range []string{"bob", "ann", "root"} {
 		wantCode(t, deleteKey(ten.clients[who], "acme-held", "doc", true), "AccessDenied")
 	}
+	// As AWS, GET and HEAD tell the hold only to who may read it.
+	cy := ten.clients["cy"]
+	for _, tc := range []struct {
+		actions string
+		want    types.ObjectLockLegalHoldStatus
+	}{{`"s3:GetObject"`, ""}, {`"s3:GetObject","s3:GetObjectLegalHold"`, types.ObjectLockLegalHoldStatusOn}} {
+		doc := `{"Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},"Action":[` + tc.actions + `],"Resource":"arn:aws:s3:::acme-held/*"}]}`
+		if err := putPolicy(t, bob, "acme-held", doc); err != nil {
+			t.Fatal(err)
+		}
+		if h := headLock(t, cy, "acme-held", "doc"); h.ObjectLockLegalHoldStatus != tc.want {
+			t.Fatalf("cy allowed %s sees legal hold %q, want %q", tc.actions, h.ObjectLockLegalHoldStatus, tc.want)
+		}
+	}
 	_, err := bob.PutObjectLegalHold(ctx, &s3.PutObjectLegalHoldInput{Bucket: aws.String("acme-held"), Key: aws.String("missing"),
 		LegalHold: &types.ObjectLockLegalHold{Status: types.ObjectLockLegalHoldStatusOn}})
 	wantCode(t, err, "NoSuchKey")
