@@ -2,6 +2,7 @@ package objects
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -24,7 +25,9 @@ type CopyInput struct {
 	Lock *LockRequest
 }
 
-// CopyObject copies an object's bytes into a fresh blob of the destination.
+// CopyObject copies an object's bytes (of its current version, or of
+// in.SrcVersion) into a fresh blob of the destination. Both versions come
+// back as a response reports them (reported).
 func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput) (src, dst catalog.Object, err error) {
 	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL)
 	if err != nil {
@@ -67,7 +70,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		sc = src.StorageClass
 	}
 	dst = catalog.Object{
-		Bucket: in.Bucket, Key: in.Key, VersionID: catalog.NullVersion,
+		Bucket: in.Bucket, Key: in.Key, VersionID: versionFor(b),
 		Size: part.Size, ETag: part.ETag, LastModified: part.LastModified,
 		Owner: owner, StorageClass: storageClass(sc), Meta: meta, Lock: lock,
 	}
@@ -76,7 +79,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		s.deleteBlobs(ctx, part.BlobID)
 		return src, catalog.Object{}, err
 	}
-	return src, dst, nil
+	return src, reported(b, dst), nil
 }
 
 // MaxCopySize is the largest source CopyObject accepts, as S3.
@@ -85,13 +88,18 @@ const MaxCopySize = 5 << 30
 // openSource authorizes reading a copy source, checks its conditions and
 // opens the (ranged) bytes.
 func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange) (catalog.Object, *Reader, error) {
-	if _, _, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version); err != nil {
+	b, _, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version)
+	if err != nil {
 		return catalog.Object{}, nil, err
 	}
 	src, err := s.lookup(ctx, bucket, key, version)
+	if errors.Is(err, ErrMethodNotAllowed) {
+		return src, nil, errorf(ErrInvalidRequest, "The source of a copy request may not specifically refer to a delete marker by version id.")
+	}
 	if err != nil {
 		return src, nil, err
 	}
+	src = reported(b, src)
 	if err := cond.check(src, false); err != nil {
 		return src, nil, err
 	}

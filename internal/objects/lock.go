@@ -22,10 +22,6 @@ var (
 // besides the header that asks for it.
 const ActionBypassGovernance = iam.ActionBypassGovernanceRetention
 
-// VersioningEnabled is the versioning state of a bucket with object
-// lock, which it keeps for good.
-const VersioningEnabled = "Enabled"
-
 // errLocked is AWS's answer to a removal a lock refuses: to everyone,
 // the bucket's owner and the provider included.
 var errLocked = errorf(ErrAccessDenied, "Access Denied because object protected by object lock.")

@@ -95,6 +95,9 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 		return opRequest{"PUT", b + "/src?retention", []byte(doc), nil}, true
 	case "PutObjectLegalHold":
 		return opRequest{"PUT", b + "/src?legal-hold", []byte(`<LegalHold><Status>ON</Status></LegalHold>`), nil}, true
+	case "PutBucketVersioning":
+		doc := `<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`
+		return opRequest{"PUT", b + "?versioning", []byte(doc), nil}, true
 	}
 	return opRequest{}, false
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/base64"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -43,8 +44,11 @@ func putLocked(t *testing.T, c *s3.Client, bucket, key string, mode types.Object
 	return out
 }
 
-func deleteKey(c *s3.Client, bucket, key string, bypass bool) error {
-	in := &s3.DeleteObjectInput{Bucket: &bucket, Key: &key}
+// deleteVersion deletes one version for good: in a bucket with lock
+// (so versioning), DeleteObject without a version id only writes a
+// delete marker, which no lock stops, as on AWS.
+func deleteVersion(c *s3.Client, bucket, key, version string, bypass bool) error {
+	in := &s3.DeleteObjectInput{Bucket: &bucket, Key: &key, VersionId: &version}
 	if bypass {
 		in.BypassGovernanceRetention = aws.Bool(true)
 	}
@@ -76,6 +80,14 @@ func TestObjectLockBucket(t *testing.T) {
 	}
 	_, err = c.GetObjectLockConfiguration(ctx, &s3.GetObjectLockConfigurationInput{Bucket: aws.String("plain")})
 	wantCode(t, err, "ObjectLockConfigurationNotFoundError")
+	// Lock turns versioning on for good, as AWS.
+	v, err := c.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String("vault")})
+	if err != nil || v.Status != types.BucketVersioningStatusEnabled {
+		t.Fatalf("versioning of a locked bucket = %+v, %v", v, err)
+	}
+	_, err = c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String("vault"),
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusSuspended}})
+	wantCode(t, err, "InvalidBucketState")
 
 	conf := func(mode types.ObjectLockRetentionMode, days, years *int32) *types.ObjectLockConfiguration {
 		return &types.ObjectLockConfiguration{ObjectLockEnabled: types.ObjectLockEnabledEnabled,
@@ -87,6 +99,19 @@ func TestObjectLockBucket(t *testing.T) {
 	}
 	// As AWS: lock on an existing bucket needs its versioning Enabled.
 	wantCode(t, putConf("plain", &types.ObjectLockConfiguration{ObjectLockEnabled: types.ObjectLockEnabledEnabled}), "InvalidBucketState")
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("later")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String("later"),
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := putConf("later", &types.ObjectLockConfiguration{ObjectLockEnabled: types.ObjectLockEnabledEnabled}); err != nil {
+		t.Fatalf("lock on a bucket whose versioning is Enabled: %v", err)
+	}
+	_, err = c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String("later"),
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusSuspended}})
+	wantCode(t, err, "InvalidBucketState")
 	wantCode(t, putConf("vault", conf(types.ObjectLockRetentionModeGovernance, aws.Int32(1), aws.Int32(1))), "MalformedXML")
 	wantCode(t, putConf("vault", conf(types.ObjectLockRetentionModeGovernance, nil, nil)), "MalformedXML")
 	wantCode(t, putConf("vault", conf(types.ObjectLockRetentionModeGovernance, aws.Int32(0), nil)), "InvalidArgument")
@@ -214,7 +239,7 @@ func TestObjectLockHeaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String("vault"), Key: aws.String("mp"), UploadId: cu.UploadId,
+	done, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String("vault"), Key: aws.String("mp"), UploadId: cu.UploadId,
 		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: part.ETag}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +247,7 @@ func TestObjectLockHeaders(t *testing.T) {
 	if h := headLock(t, c, "vault", "mp"); h.ObjectLockMode != types.ObjectLockModeCompliance || !h.ObjectLockRetainUntilDate.Equal(until) {
 		t.Fatalf("completed upload's lock = %s %v", h.ObjectLockMode, h.ObjectLockRetainUntilDate)
 	}
-	wantCode(t, deleteKey(c, "vault", "mp", true), "AccessDenied")
+	wantCode(t, deleteVersion(c, "vault", "mp", *done.VersionId, true), "AccessDenied")
 	_, err = c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("vault"), Key: aws.String("mp2"),
 		ObjectLockMode: types.ObjectLockModeCompliance})
 	wantCode(t, err, "InvalidArgument")
@@ -242,7 +267,7 @@ func TestObjectLockDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	put(t, c, "vault", "after", []byte("x"))
+	after := put(t, c, "vault", "after", []byte("x"))
 	h := headLock(t, c, "vault", "after")
 	want := start.Add(48 * time.Hour)
 	if h.ObjectLockMode != types.ObjectLockModeGovernance || h.ObjectLockRetainUntilDate == nil ||
@@ -252,7 +277,7 @@ func TestObjectLockDefaults(t *testing.T) {
 	if h := headLock(t, c, "vault", "before"); h.ObjectLockMode != "" {
 		t.Fatalf("a default reached an older version: %s", h.ObjectLockMode)
 	}
-	wantCode(t, deleteKey(c, "vault", "after", false), "AccessDenied")
+	wantCode(t, deleteVersion(c, "vault", "after", *after.VersionId, false), "AccessDenied")
 	until := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
 	putLocked(t, c, "vault", "explicit", types.ObjectLockModeCompliance, until, false)
 	if h := headLock(t, c, "vault", "explicit"); h.ObjectLockMode != types.ObjectLockModeCompliance || !h.ObjectLockRetainUntilDate.Equal(until) {
@@ -279,27 +304,34 @@ func TestComplianceBindsEveryone(t *testing.T) {
 	bob := ten.clients["bob"]
 	lockedBucket(t, bob, "acme-vault")
 	until := time.Now().Add(time.Hour)
-	putLocked(t, bob, "acme-vault", "deed", types.ObjectLockModeCompliance, until, false)
+	deed := *putLocked(t, bob, "acme-vault", "deed", types.ObjectLockModeCompliance, until, false).VersionId
 	briefUntil := time.Now().Add(2 * time.Second)
-	putLocked(t, bob, "acme-vault", "brief", types.ObjectLockModeCompliance, briefUntil, false)
+	brief := *putLocked(t, bob, "acme-vault", "brief", types.ObjectLockModeCompliance, briefUntil, false).VersionId
 
 	for _, who := range []string{"bob", "ann", "root"} {
 		c := ten.clients[who]
-		wantCode(t, deleteKey(c, "acme-vault", "deed", false), "AccessDenied")
-		wantCode(t, deleteKey(c, "acme-vault", "deed", true), "AccessDenied")
-		_, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-vault"), Key: aws.String("deed"), VersionId: aws.String("null"),
-			BypassGovernanceRetention: aws.Bool(true)})
-		wantCode(t, err, "AccessDenied")
+		wantCode(t, deleteVersion(c, "acme-vault", "deed", deed, false), "AccessDenied")
+		wantCode(t, deleteVersion(c, "acme-vault", "deed", deed, true), "AccessDenied")
 		out, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String("acme-vault"), BypassGovernanceRetention: aws.Bool(true),
-			Delete: &types.Delete{Objects: []types.ObjectIdentifier{{Key: aws.String("deed")}}}})
+			Delete: &types.Delete{Objects: []types.ObjectIdentifier{{Key: aws.String("deed"), VersionId: &deed}}}})
 		if err != nil || len(out.Errors) != 1 || *out.Errors[0].Code != "AccessDenied" || len(out.Deleted) != 0 {
 			t.Fatalf("%s: DeleteObjects of a locked version = %+v, %v", who, out, err)
 		}
 		_, err = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String("acme-vault")})
 		wantCode(t, err, "BucketNotEmpty")
 		_, err = c.PutObjectRetention(ctx, &s3.PutObjectRetentionInput{Bucket: aws.String("acme-vault"), Key: aws.String("deed"),
-			BypassGovernanceRetention: aws.Bool(true), Retention: &types.ObjectLockRetention{Mode: types.ObjectLockRetentionModeGovernance, RetainUntilDate: &until}})
+			VersionId: &deed, BypassGovernanceRetention: aws.Bool(true), Retention: &types.ObjectLockRetention{Mode: types.ObjectLockRetentionModeGovernance, RetainUntilDate: &until}})
 		wantCode(t, err, "AccessDenied")
+	}
+	// As AWS: a delete without a version id writes a delete marker, which
+	// no lock stops, and an overwrite a new version; the locked version
+	// stays, readable by its id.
+	if _, err := bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-vault"), Key: aws.String("deed")}); err != nil {
+		t.Fatalf("delete marker over a locked version: %v", err)
+	}
+	put(t, bob, "acme-vault", "deed", []byte("overwritten"))
+	if string(get(t, bob, "acme-vault", "deed")) != "overwritten" {
+		t.Fatal("overwrite of a locked key not current")
 	}
 	// The provider cannot purge the tenant either: refused, and left as
 	// it was (not even suspended).
@@ -307,14 +339,20 @@ func TestComplianceBindsEveryone(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ObjectLocked") {
 		t.Fatalf("purge of a tenant holding a locked version: %v", err)
 	}
-	if string(get(t, bob, "acme-vault", "deed")) != "locked deed" {
-		t.Fatal("the locked version changed")
+	old, err := bob.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("acme-vault"), Key: aws.String("deed"), VersionId: &deed})
+	if err != nil {
+		t.Fatalf("the locked version: %v", err)
+	}
+	b, _ := io.ReadAll(old.Body)
+	old.Body.Close()
+	if string(b) != "locked deed" || old.ObjectLockMode != types.ObjectLockModeCompliance {
+		t.Fatalf("the locked version changed: %q %s", b, old.ObjectLockMode)
 	}
 	put(t, bob, "acme-bob", "still-active", []byte("x"))
 
-	wantCode(t, deleteKey(bob, "acme-vault", "brief", false), "AccessDenied")
+	wantCode(t, deleteVersion(bob, "acme-vault", "brief", brief, false), "AccessDenied")
 	time.Sleep(time.Until(briefUntil) + 100*time.Millisecond)
-	if err := deleteKey(bob, "acme-vault", "brief", false); err != nil {
+	if err := deleteVersion(bob, "acme-vault", "brief", brief, false); err != nil {
 		t.Fatalf("delete after retention ended: %v", err)
 	}
 }
@@ -329,10 +367,12 @@ func TestGovernanceBypass(t *testing.T) {
 	bob, cy, ann := ten.clients["bob"], ten.clients["cy"], ten.clients["ann"]
 	lockedBucket(t, bob, "acme-gov")
 	until := time.Now().Add(time.Hour)
+	v := map[string]string{}
 	for _, k := range []string{"a", "b", "c", "d", "e"} {
-		putLocked(t, bob, "acme-gov", k, types.ObjectLockModeGovernance, until, false)
+		v[k] = *putLocked(t, bob, "acme-gov", k, types.ObjectLockModeGovernance, until, false).VersionId
 	}
-	putLocked(t, bob, "acme-gov", "comp", types.ObjectLockModeCompliance, until, false)
+	v["comp"] = *putLocked(t, bob, "acme-gov", "comp", types.ObjectLockModeCompliance, until, false).VersionId
+	del := func(c *s3.Client, key string, bypass bool) error { return deleteVersion(c, "acme-gov", key, v[key], bypass) }
 
 	grant := func(actions string) {
 		t.Helper()
@@ -343,32 +383,32 @@ func TestGovernanceBypass(t *testing.T) {
 	}
 	grant(`"s3:DeleteObject","s3:PutObjectRetention"`)
 	// The header without the permission, the permission without the header.
-	wantCode(t, deleteKey(cy, "acme-gov", "a", true), "AccessDenied")
-	wantCode(t, deleteKey(bob, "acme-gov", "a", false), "AccessDenied")
-	wantCode(t, deleteKey(ann, "acme-gov", "a", false), "AccessDenied")
+	wantCode(t, del(cy, "a", true), "AccessDenied")
+	wantCode(t, del(bob, "a", false), "AccessDenied")
+	wantCode(t, del(ann, "a", false), "AccessDenied")
 	grant(`"s3:DeleteObject","s3:PutObjectRetention","s3:BypassGovernanceRetention"`)
-	wantCode(t, deleteKey(cy, "acme-gov", "a", false), "AccessDenied")
-	if err := deleteKey(cy, "acme-gov", "a", true); err != nil {
+	wantCode(t, del(cy, "a", false), "AccessDenied")
+	if err := del(cy, "a", true); err != nil {
 		t.Fatalf("cy, granted the bypass, with the header: %v", err)
 	}
-	if err := deleteKey(bob, "acme-gov", "b", true); err != nil {
+	if err := del(bob, "b", true); err != nil {
 		t.Fatalf("the owner with the header: %v", err)
 	}
-	if err := deleteKey(ann, "acme-gov", "c", true); err != nil {
+	if err := del(ann, "c", true); err != nil {
 		t.Fatalf("the tenant admin with the header: %v", err)
 	}
 	// DeleteObjects answers each key: governance bypassed, compliance not.
 	out, err := bob.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String("acme-gov"), BypassGovernanceRetention: aws.Bool(true),
-		Delete: &types.Delete{Objects: []types.ObjectIdentifier{{Key: aws.String("d")}, {Key: aws.String("comp")}}}})
+		Delete: &types.Delete{Objects: []types.ObjectIdentifier{{Key: aws.String("d"), VersionId: aws.String(v["d"])}, {Key: aws.String("comp"), VersionId: aws.String(v["comp"])}}}})
 	if err != nil || len(out.Deleted) != 1 || *out.Deleted[0].Key != "d" || len(out.Errors) != 1 || *out.Errors[0].Key != "comp" || *out.Errors[0].Code != "AccessDenied" {
 		t.Fatalf("DeleteObjects = %+v, %v", out, err)
 	}
 	out, err = bob.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String("acme-gov"),
-		Delete: &types.Delete{Objects: []types.ObjectIdentifier{{Key: aws.String("e")}}}})
+		Delete: &types.Delete{Objects: []types.ObjectIdentifier{{Key: aws.String("e"), VersionId: aws.String(v["e"])}}}})
 	if err != nil || len(out.Errors) != 1 || *out.Errors[0].Code != "AccessDenied" {
 		t.Fatalf("DeleteObjects without the bypass = %+v, %v", out, err)
 	}
-	if _, err := bob.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("acme-gov"), Key: aws.String("e")}); err != nil {
+	if _, err := bob.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("acme-gov"), Key: aws.String("e"), VersionId: aws.String(v["e"])}); err != nil {
 		t.Fatalf("e gone: %v", err)
 	}
 }
@@ -383,12 +423,14 @@ func TestRetentionChanges(t *testing.T) {
 	lockedBucket(t, c, "vault")
 	now := time.Now().UTC().Truncate(time.Second)
 	soon, later, latest := now.Add(time.Hour), now.Add(2*time.Hour), now.Add(3*time.Hour)
-	putLocked(t, c, "vault", "gov", types.ObjectLockModeGovernance, later, false)
-	putLocked(t, c, "vault", "comp", types.ObjectLockModeCompliance, later, false)
-	put(t, c, "vault", "free", []byte("x"))
+	v := map[string]string{
+		"gov":  *putLocked(t, c, "vault", "gov", types.ObjectLockModeGovernance, later, false).VersionId,
+		"comp": *putLocked(t, c, "vault", "comp", types.ObjectLockModeCompliance, later, false).VersionId,
+		"free": *put(t, c, "vault", "free", []byte("x")).VersionId,
+	}
 
 	set := func(key string, mode types.ObjectLockRetentionMode, until *time.Time, bypass bool) error {
-		in := &s3.PutObjectRetentionInput{Bucket: aws.String("vault"), Key: &key, VersionId: aws.String("null"),
+		in := &s3.PutObjectRetentionInput{Bucket: aws.String("vault"), Key: &key, VersionId: aws.String(v[key]),
 			Retention: &types.ObjectLockRetention{Mode: mode, RetainUntilDate: until}}
 		if bypass {
 			in.BypassGovernanceRetention = aws.Bool(true)
@@ -398,7 +440,7 @@ func TestRetentionChanges(t *testing.T) {
 	}
 	retention := func(key string) *types.ObjectLockRetention {
 		t.Helper()
-		r, err := c.GetObjectRetention(ctx, &s3.GetObjectRetentionInput{Bucket: aws.String("vault"), Key: &key, VersionId: aws.String("null")})
+		r, err := c.GetObjectRetention(ctx, &s3.GetObjectRetentionInput{Bucket: aws.String("vault"), Key: &key, VersionId: aws.String(v[key])})
 		if err != nil {
 			t.Fatalf("GetObjectRetention %s: %v", key, err)
 		}
@@ -433,7 +475,7 @@ func TestRetentionChanges(t *testing.T) {
 	if err := set("free", types.ObjectLockRetentionModeGovernance, &soon, false); err != nil {
 		t.Fatalf("retention on a free version: %v", err)
 	}
-	wantCode(t, deleteKey(c, "vault", "free", false), "AccessDenied")
+	wantCode(t, deleteVersion(c, "vault", "free", v["free"], false), "AccessDenied")
 }
 
 // A legal hold keeps a version from everyone, bypass or not, whatever
@@ -443,11 +485,11 @@ func TestLegalHold(t *testing.T) {
 	ctx := context.Background()
 	bob := ten.clients["bob"]
 	lockedBucket(t, bob, "acme-held")
-	put(t, bob, "acme-held", "doc", []byte("x"))
+	doc := *put(t, bob, "acme-held", "doc", []byte("x")).VersionId
 	hold := func(status types.ObjectLockLegalHoldStatus) {
 		t.Helper()
 		_, err := bob.PutObjectLegalHold(ctx, &s3.PutObjectLegalHoldInput{Bucket: aws.String("acme-held"), Key: aws.String("doc"),
-			VersionId: aws.String("null"), LegalHold: &types.ObjectLockLegalHold{Status: status}})
+			VersionId: &doc, LegalHold: &types.ObjectLockLegalHold{Status: status}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,7 +503,7 @@ func TestLegalHold(t *testing.T) {
 		t.Fatalf("HEAD legal hold = %q", h.ObjectLockLegalHoldStatus)
 	}
 	for _, who := range []string{"bob", "ann", "root"} {
-		wantCode(t, deleteKey(ten.clients[who], "acme-held", "doc", true), "AccessDenied")
+		wantCode(t, deleteVersion(ten.clients[who], "acme-held", "doc", doc, true), "AccessDenied")
 	}
 	// As AWS, GET and HEAD tell the hold only to who may read it.
 	cy := ten.clients["cy"]
@@ -488,7 +530,7 @@ func TestLegalHold(t *testing.T) {
 	if h := headLock(t, bob, "acme-held", "doc"); h.ObjectLockLegalHoldStatus == types.ObjectLockLegalHoldStatusOn {
 		t.Fatal("HEAD still reports the hold")
 	}
-	if err := deleteKey(bob, "acme-held", "doc", false); err != nil {
+	if err := deleteVersion(bob, "acme-held", "doc", doc, false); err != nil {
 		t.Fatalf("delete after the hold was lifted: %v", err)
 	}
 }

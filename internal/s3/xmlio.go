@@ -65,6 +65,7 @@ var documents = map[Op]struct {
 	OpPutBucketOwnershipControls: {maxSmallBody, "s3:PutBucketOwnershipControls", false},
 	OpPutPublicAccessBlock:       {maxSmallBody, "s3:PutBucketPublicAccessBlock", false},
 	OpPutBucketLogging:           {maxSmallBody, "s3:PutBucketLogging", false},
+	OpPutBucketVersioning:        {maxSmallBody, "s3:PutBucketVersioning", false},
 	OpPutObjectLockConfiguration: {maxSmallBody, "s3:PutBucketObjectLockConfiguration", false},
 	OpPutObjectRetention:         {maxSmallBody, "s3:PutObjectRetention", true},
 	OpPutObjectLegalHold:         {maxSmallBody, "s3:PutObjectLegalHold", true},

@@ -47,7 +47,7 @@ def test_lock_configuration(s3, locked_bucket, bucket):
         "ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": {"Mode": "GOVERNANCE", "Days": 1}}})
     conf = s3.get_object_lock_configuration(Bucket=locked_bucket)["ObjectLockConfiguration"]
     assert conf["Rule"]["DefaultRetention"] == {"Mode": "GOVERNANCE", "Days": 1}
-    s3.put_object(Bucket=locked_bucket, Key="defaulted", Body=b"x")
+    vid = s3.put_object(Bucket=locked_bucket, Key="defaulted", Body=b"x")["VersionId"]
     head = s3.head_object(Bucket=locked_bucket, Key="defaulted")
     assert head["ObjectLockMode"] == "GOVERNANCE"
     left = head["ObjectLockRetainUntilDate"] - datetime.datetime.now(datetime.timezone.utc)
@@ -57,12 +57,13 @@ def test_lock_configuration(s3, locked_bucket, bucket):
             "ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": {"Mode": "GOVERNANCE", "Days": 1, "Years": 1}}})
     assert error_code(e) == (400, "MalformedXML")
     # The root has s3:BypassGovernanceRetention: with the header it may go.
-    s3.delete_object(Bucket=locked_bucket, Key="defaulted", BypassGovernanceRetention=True)
+    s3.delete_object(Bucket=locked_bucket, Key="defaulted", VersionId=vid, BypassGovernanceRetention=True)
 
 
 def test_compliance_binds_the_provider(s3, locked_bucket):
     end = until(4)
-    s3.put_object(Bucket=locked_bucket, Key="deed", Body=b"signed", ObjectLockMode="COMPLIANCE", ObjectLockRetainUntilDate=end)
+    vid = s3.put_object(Bucket=locked_bucket, Key="deed", Body=b"signed", ObjectLockMode="COMPLIANCE",
+                        ObjectLockRetainUntilDate=end)["VersionId"]
     head = s3.head_object(Bucket=locked_bucket, Key="deed")
     assert head["ObjectLockMode"] == "COMPLIANCE"
     r = s3.get_object_retention(Bucket=locked_bucket, Key="deed")["Retention"]
@@ -70,58 +71,62 @@ def test_compliance_binds_the_provider(s3, locked_bucket):
 
     for bypass in (False, True):
         with pytest.raises(ClientError) as e:
-            s3.delete_object(Bucket=locked_bucket, Key="deed", BypassGovernanceRetention=bypass)
+            s3.delete_object(Bucket=locked_bucket, Key="deed", VersionId=vid, BypassGovernanceRetention=bypass)
         assert error_code(e) == (403, "AccessDenied")
-    out = s3.delete_objects(Bucket=locked_bucket, BypassGovernanceRetention=True, Delete={"Objects": [{"Key": "deed"}]})
+    out = s3.delete_objects(Bucket=locked_bucket, BypassGovernanceRetention=True, Delete={"Objects": [{"Key": "deed", "VersionId": vid}]})
     assert [x["Code"] for x in out.get("Errors", [])] == ["AccessDenied"]
     with pytest.raises(ClientError) as e:
         s3.delete_bucket(Bucket=locked_bucket)
     assert error_code(e) == (409, "BucketNotEmpty")
     with pytest.raises(ClientError) as e:
-        s3.put_object_retention(Bucket=locked_bucket, Key="deed", BypassGovernanceRetention=True,
+        s3.put_object_retention(Bucket=locked_bucket, Key="deed", VersionId=vid, BypassGovernanceRetention=True,
                                 Retention={"Mode": "COMPLIANCE", "RetainUntilDate": until(1)})
     assert error_code(e) == (403, "AccessDenied")
-    assert s3.get_object(Bucket=locked_bucket, Key="deed")["Body"].read() == b"signed"
+    # A delete without a version id writes a delete marker (no lock stops
+    # it, as on AWS); the locked version stays, readable by its id.
+    assert s3.delete_object(Bucket=locked_bucket, Key="deed")["DeleteMarker"] is True
+    assert s3.get_object(Bucket=locked_bucket, Key="deed", VersionId=vid)["Body"].read() == b"signed"
 
     wait_past(end)
-    s3.delete_object(Bucket=locked_bucket, Key="deed")
+    s3.delete_object(Bucket=locked_bucket, Key="deed", VersionId=vid)
 
 
 def test_governance_and_legal_hold(s3, locked_bucket):
-    s3.put_object(Bucket=locked_bucket, Key="gov", Body=b"x", ObjectLockMode="GOVERNANCE", ObjectLockRetainUntilDate=until(3600))
+    gov = s3.put_object(Bucket=locked_bucket, Key="gov", Body=b"x", ObjectLockMode="GOVERNANCE",
+                        ObjectLockRetainUntilDate=until(3600))["VersionId"]
     with pytest.raises(ClientError) as e:
-        s3.delete_object(Bucket=locked_bucket, Key="gov")
+        s3.delete_object(Bucket=locked_bucket, Key="gov", VersionId=gov)
     assert error_code(e) == (403, "AccessDenied")
     with pytest.raises(ClientError) as e:
         s3.put_object_retention(Bucket=locked_bucket, Key="gov", Retention={"Mode": "GOVERNANCE", "RetainUntilDate": until(60)})
     assert error_code(e) == (403, "AccessDenied")
     s3.put_object_retention(Bucket=locked_bucket, Key="gov", BypassGovernanceRetention=True,
                             Retention={"Mode": "GOVERNANCE", "RetainUntilDate": until(60)})
-    s3.delete_object(Bucket=locked_bucket, Key="gov", BypassGovernanceRetention=True)
+    s3.delete_object(Bucket=locked_bucket, Key="gov", VersionId=gov, BypassGovernanceRetention=True)
 
-    s3.put_object(Bucket=locked_bucket, Key="held", Body=b"x")
+    held = s3.put_object(Bucket=locked_bucket, Key="held", Body=b"x")["VersionId"]
     s3.put_object_legal_hold(Bucket=locked_bucket, Key="held", LegalHold={"Status": "ON"})
     assert s3.get_object_legal_hold(Bucket=locked_bucket, Key="held")["LegalHold"]["Status"] == "ON"
     assert s3.head_object(Bucket=locked_bucket, Key="held")["ObjectLockLegalHoldStatus"] == "ON"
     with pytest.raises(ClientError) as e:
-        s3.delete_object(Bucket=locked_bucket, Key="held", BypassGovernanceRetention=True)
+        s3.delete_object(Bucket=locked_bucket, Key="held", VersionId=held, BypassGovernanceRetention=True)
     assert error_code(e) == (403, "AccessDenied")
-    s3.put_object_legal_hold(Bucket=locked_bucket, Key="held", LegalHold={"Status": "OFF"})
-    s3.delete_object(Bucket=locked_bucket, Key="held")
+    s3.put_object_legal_hold(Bucket=locked_bucket, Key="held", VersionId=held, LegalHold={"Status": "OFF"})
+    s3.delete_object(Bucket=locked_bucket, Key="held", VersionId=held)
 
 
 def test_multipart_and_copy_carry_lock_headers(s3, locked_bucket):
     end = until(3)
     mp = s3.create_multipart_upload(Bucket=locked_bucket, Key="mp", ObjectLockMode="COMPLIANCE", ObjectLockRetainUntilDate=end)
     part = s3.upload_part(Bucket=locked_bucket, Key="mp", UploadId=mp["UploadId"], PartNumber=1, Body=b"part")
-    s3.complete_multipart_upload(Bucket=locked_bucket, Key="mp", UploadId=mp["UploadId"],
-                                 MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": part["ETag"]}]})
+    vid = s3.complete_multipart_upload(Bucket=locked_bucket, Key="mp", UploadId=mp["UploadId"],
+                                       MultipartUpload={"Parts": [{"PartNumber": 1, "ETag": part["ETag"]}]})["VersionId"]
     assert s3.head_object(Bucket=locked_bucket, Key="mp")["ObjectLockMode"] == "COMPLIANCE"
     s3.copy_object(Bucket=locked_bucket, Key="copy", CopySource={"Bucket": locked_bucket, "Key": "mp"}, ObjectLockLegalHoldStatus="ON")
     head = s3.head_object(Bucket=locked_bucket, Key="copy")
     assert head["ObjectLockLegalHoldStatus"] == "ON" and "ObjectLockMode" not in head
     with pytest.raises(ClientError) as e:
-        s3.delete_object(Bucket=locked_bucket, Key="mp")
+        s3.delete_object(Bucket=locked_bucket, Key="mp", VersionId=vid)
     assert error_code(e) == (403, "AccessDenied")
     s3.put_object_legal_hold(Bucket=locked_bucket, Key="copy", LegalHold={"Status": "OFF"})
     wait_past(end)
