@@ -372,7 +372,9 @@ func TestGovernanceBypass(t *testing.T) {
 		v[k] = *putLocked(t, bob, "acme-gov", k, types.ObjectLockModeGovernance, until, false).VersionId
 	}
 	v["comp"] = *putLocked(t, bob, "acme-gov", "comp", types.ObjectLockModeCompliance, until, false).VersionId
-	del := func(c *s3.Client, key string, bypass bool) error { return deleteVersion(c, "acme-gov", key, v[key], bypass) }
+	del := func(c *s3.Client, key string, bypass bool) error {
+		return deleteVersion(c, "acme-gov", key, v[key], bypass)
+	}
 
 	grant := func(actions string) {
 		t.Helper()
