@@ -87,6 +87,10 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 	case "PutBucketLogging":
 		doc := `<BucketLoggingStatus><LoggingEnabled><TargetBucket>tbl</TargetBucket><TargetPrefix>log/</TargetPrefix></LoggingEnabled></BucketLoggingStatus>`
 		return opRequest{"PUT", b + "?logging", []byte(doc), nil}, true
+	case "PutBucketCors":
+		doc := []byte(`<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>`)
+		sum := md5.Sum(doc)
+		return opRequest{"PUT", b + "?cors", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
 	}
 	return opRequest{}, false
 }

@@ -152,8 +152,30 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) error
 	if !s.slots.take(c.id) {
 		return &errSlowDown
 	}
-	defer s.slots.give(c.id)
+	c.slot, c.slotHeld = c.id, true
+	defer func() {
+		if c.slotHeld {
+			s.slots.give(c.slot)
+		}
+	}()
+	s.corsHeaders(w, r, c, false)
 	return handlers[c.Op](s, w, r, c)
+}
+
+// moveSlot moves a request's slot to id's budget, once it turns out who
+// is asking after its handler began (a form upload's signature is in its
+// body): SlowDown if id's budget is spent, and the request then holds
+// none.
+func (s *Server) moveSlot(c *call, id *iam.Identity) error {
+	if c.slotHeld {
+		s.slots.give(c.slot)
+		c.slotHeld = false
+	}
+	if !s.slots.take(id) {
+		return &errSlowDown
+	}
+	c.slot, c.slotHeld = id, true
+	return nil
 }
 
 // Default timeouts of a request in flight (node.Config can change them).
