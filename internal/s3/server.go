@@ -223,6 +223,7 @@ func init() {
 		OpPutBucketCors:                 putBucketCors,
 		OpDeleteBucketCors:              deleteBucketCors,
 		OpOptionsPreflight:              preflight,
+		OpPostObject:                    postObject,
 	}
 }
 
