@@ -203,14 +203,13 @@ func postObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 			file2.min, file2.max = pol.MinSize, pol.MaxSize
 		}
 	}
-	if id != nil {
-		// The request took an anonymous slot to read its form; it is
-		// the signer's request now.
-		if err := s.moveSlot(c, id); err != nil {
-			return err
-		}
-		c.id = id
+	// Its fields read, the request is its signer's (or anonymous): it
+	// takes a slot of that budget before anything is stored.
+	if err := s.takeSlot(c, id); err != nil {
+		return err
 	}
+	c.id = id
+	s.corsHeaders(w, r, c, false)
 	in, err := postInput(r, c, fields)
 	if err != nil {
 		return err

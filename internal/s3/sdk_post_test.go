@@ -24,7 +24,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
+	"github.com/ostiumio/ostium/internal/node"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
@@ -492,4 +494,56 @@ func (p *pattern) Read(b []byte) (int, error) {
 		b[i] = byte(p.n >> 24)
 	}
 	return len(b), nil
+}
+
+// While anonymous requests hold every anonymous slot, a preflight and an
+// anonymous form upload are told to slow down (a preflight is an
+// anonymous request), but a signed form upload is served: it reads its
+// fields, as others' headers are read, before it takes a slot, and
+// takes its signer's.
+func TestPostObjectSlots(t *testing.T) {
+	c, srv := nodeWithBucket(t, nodetest.Options{Config: func(c *node.Config) { c.MaxRequests = 20 }}, "slots") // anonymous: 2
+	ctx := context.Background()
+	if _, err := c.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: aws.String("slots")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := putPolicy(t, c, "slots", `{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:PutObject","Resource":"arn:aws:s3:::slots/drop/*"}]}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := putCors(c, "slots", types.CORSRule{AllowedOrigins: []string{"*"}, AllowedMethods: []string{"POST"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Two anonymous PUTs whose bodies stop after a byte hold both slots.
+	for i := range 2 {
+		pr, pw := io.Pipe()
+		t.Cleanup(func() { pw.CloseWithError(io.ErrClosedPipe) })
+		req, _ := http.NewRequest("PUT", fmt.Sprintf("%s/slots/drop/stall-%d", srv.URL, i), pr)
+		req.ContentLength = 1 << 20
+		cl := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		go func() {
+			if resp, err := cl.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		go pw.Write([]byte{'x'})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for n, _ := srv.Node.S3.Load(); n != 2; n, _ = srv.Node.S3.Load() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests in flight, want 2", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	resp, body := options(t, srv, "/slots/drop/k", map[string]string{"Origin": "https://a.example", "Access-Control-Request-Method": "POST"})
+	if code, _ := errCode([]byte(body)); resp.StatusCode != 503 || code != "SlowDown" {
+		t.Errorf("preflight: %d %s", resp.StatusCode, body)
+	}
+	r, b := postForm(t, srv, srv.URL+"/slots", []field{{"key", "drop/anon"}}, "f", strings.NewReader("x"))
+	if code, _ := errCode(b); r.StatusCode != 503 || code != "SlowDown" {
+		t.Errorf("anonymous form: %d %s", r.StatusCode, b)
+	}
+	fields := append(signedV4(map[string]string{"key": "drop/signed"}), field{"key", "drop/signed"})
+	if r, b := postForm(t, srv, srv.URL+"/slots", fields, "f", strings.NewReader("x")); r.StatusCode != 204 {
+		t.Errorf("signed form: %d %s", r.StatusCode, b)
+	}
 }
