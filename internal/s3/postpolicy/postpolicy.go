@@ -92,7 +92,7 @@ func parseTime(v string) (time.Time, error) {
 
 func (p *Policy) add(c json.RawMessage) error {
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(c, &obj) == nil {
+	if json.Unmarshal(c, &obj) == nil && obj != nil {
 		for k, v := range obj {
 			var s string
 			if json.Unmarshal(v, &s) != nil {

@@ -99,3 +99,16 @@ func TestCheck(t *testing.T) {
 		t.Errorf("credential: %s", got)
 	}
 }
+
+// No policy document, however malformed, panics the checker.
+func FuzzParseCheck(f *testing.F) {
+	f.Add(`{"expiration":"2026-12-01T00:00:00Z","conditions":[{"bucket":"b"},["starts-with","$key",""],["content-length-range",1,2]]}`, "key", "v")
+	f.Add(`{"expiration":"2026-12-01T00:00:00Z","conditions":[["eq","$a"],[1,2,3],{"k":1},null,"x"]}`, "a", "")
+	f.Fuzz(func(t *testing.T, doc, name, value string) {
+		p, err := Parse(b64(doc))
+		if err != nil {
+			return
+		}
+		_ = p.Check(map[string]string{name: value}, "b", now)
+	})
+}
