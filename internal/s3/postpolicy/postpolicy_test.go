@@ -112,3 +112,26 @@ func FuzzParseCheck(f *testing.F) {
 		_ = p.Check(map[string]string{name: value}, "b", now)
 	})
 }
+
+// The form of AWS's worked SigV4 example ("Example: Browser-Based Upload
+// using HTTP POST (Using AWS Signature Version 4)") meets its policy,
+// and the policy expires when the page says.
+func TestAWSExample(t *testing.T) {
+	p, err := Parse("eyAiZXhwaXJhdGlvbiI6ICIyMDE1LTEyLTMwVDEyOjAwOjAwLjAwMFoiLA0KICAiY29uZGl0aW9ucyI6IFsNCiAgICB7ImJ1Y2tldCI6ICJzaWd2NGV4YW1wbGVidWNrZXQifSwNCiAgICBbInN0YXJ0cy13aXRoIiwgIiRrZXkiLCAidXNlci91c2VyMS8iXSwNCiAgICB7ImFjbCI6ICJwdWJsaWMtcmVhZCJ9LA0KICAgIHsic3VjY2Vzc19hY3Rpb25fcmVkaXJlY3QiOiAiaHR0cDovL3NpZ3Y0ZXhhbXBsZWJ1Y2tldC5zMy5hbWF6b25hd3MuY29tL3N1Y2Nlc3NmdWxfdXBsb2FkLmh0bWwifSwNCiAgICBbInN0YXJ0cy13aXRoIiwgIiRDb250ZW50LVR5cGUiLCAiaW1hZ2UvIl0sDQogICAgeyJ4LWFtei1tZXRhLXV1aWQiOiAiMTQzNjUxMjM2NTEyNzQifSwNCiAgICB7IngtYW16LXNlcnZlci1zaWRlLWVuY3J5cHRpb24iOiAiQUVTMjU2In0sDQogICAgWyJzdGFydHMtd2l0aCIsICIkeC1hbXotbWV0YS10YWciLCAiIl0sDQoNCiAgICB7IngtYW16LWNyZWRlbnRpYWwiOiAiQUtJQUlPU0ZPRE5ON0VYQU1QTEUvMjAxNTEyMjkvdXMtZWFzdC0xL3MzL2F3czRfcmVxdWVzdCJ9LA0KICAgIHsieC1hbXotYWxnb3JpdGhtIjogIkFXUzQtSE1BQy1TSEEyNTYifSwNCiAgICB7IngtYW16LWRhdGUiOiAiMjAxNTEyMjlUMDAwMDAwWiIgfQ0KICBdDQp9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := map[string]string{
+		"key": "user/user1/${filename}", "acl": "public-read",
+		"success_action_redirect": "http://sigv4examplebucket.s3.amazonaws.com/successful_upload.html",
+		"content-type":            "image/jpeg", "x-amz-meta-uuid": "14365123651274", "x-amz-server-side-encryption": "AES256",
+		"x-amz-credential": "AKIAIOSFODNN7EXAMPLE/20151229/us-east-1/s3/aws4_request", "x-amz-algorithm": "AWS4-HMAC-SHA256",
+		"x-amz-date": "20151229T000000Z", "x-amz-meta-tag": "", "policy": "p", "x-amz-signature": "s",
+	}
+	if err := p.Check(fields, "sigv4examplebucket", time.Date(2015, 12, 29, 12, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Check(fields, "sigv4examplebucket", time.Date(2015, 12, 30, 12, 0, 0, 0, time.UTC)); code(err) != "AccessDenied: Invalid according to Policy: Policy expired." {
+		t.Fatalf("at expiration: %v", err)
+	}
+}
