@@ -547,3 +547,31 @@ func TestPostObjectSlots(t *testing.T) {
 		t.Errorf("signed form: %d %s", r.StatusCode, b)
 	}
 }
+
+// x-amz-checksum-* fields are verified as the PutObject headers they
+// stand for: a right one is stored and returned, a wrong one is 400
+// BadDigest and nothing is stored.
+func TestPostObjectChecksumFields(t *testing.T) {
+	c, bucket, srv := setup(t)
+	data := []byte("checksummed form upload")
+	sum := sha256.Sum256(data)
+	good := base64.StdEncoding.EncodeToString(sum[:])
+	for _, tc := range []struct {
+		key, value string
+		status     int
+	}{{"ck/good", good, 204}, {"ck/bad", base64.StdEncoding.EncodeToString(make([]byte, 32)), 400}} {
+		fields := append(signedV4(map[string]string{"key": tc.key}, []any{"starts-with", "$x-amz-checksum-sha256", ""}),
+			field{"key", tc.key}, field{"x-amz-checksum-sha256", tc.value})
+		resp, body := postForm(t, srv, srv.URL+"/"+bucket, fields, "f", bytes.NewReader(data))
+		if code, _ := errCode(body); resp.StatusCode != tc.status || tc.status == 400 && code != "BadDigest" {
+			t.Fatalf("%s: %d %s", tc.key, resp.StatusCode, body)
+		}
+	}
+	h, err := c.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String("ck/good"), ChecksumMode: "ENABLED"})
+	if err != nil || aws.ToString(h.ChecksumSHA256) != good {
+		t.Fatalf("head: %v %v", h, err)
+	}
+	if _, err := c.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String("ck/bad")}); err == nil {
+		t.Fatal("a form with a wrong checksum stored its file")
+	}
+}
