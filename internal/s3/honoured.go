@@ -253,7 +253,7 @@ var fields = []field{
 	{name: "Origin", ops: allOps, how: honoured, note: "TestCorsPreflight, TestCorsActualRequests"},
 	{name: "Access-Control-Request-Method", ops: allOps, how: honoured, note: "TestCorsPreflight, TestCorsActualRequests"},
 	{name: "Access-Control-Request-Headers", ops: allOps, how: honoured, note: "TestCorsPreflight"},
-	{name: "Content-Type", ops: ops(OpPostObject), how: honoured, note: "multipart/form-data and its boundary; the form's fields are held to this table as PutObject's headers: TestPostObjectSigV4BySDK, TestPostObjectBadForms"},
+	{name: "Content-Type", ops: ops(OpPostObject), how: honoured, note: "multipart/form-data and its boundary; the form's fields are held to this table as PutObject's headers: TestPostObjectSigV4BySDK, TestPostObjectBadForms, TestPostObjectChecksumFields"},
 }
 
 // byOp holds, for each operation, the rows that apply to it.
