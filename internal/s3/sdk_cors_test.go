@@ -1,15 +1,19 @@
 package s3_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/xml"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -311,4 +315,33 @@ func TestCorsActualRequests(t *testing.T) {
 func md5b64(b []byte) string {
 	s := md5.Sum(b)
 	return base64.StdEncoding.EncodeToString(s[:])
+}
+
+// A preflight is answered at once without reading a body it declares:
+// a client that never sends it holds nothing, and the connection is
+// closed after the answer rather than drained.
+func TestCorsPreflightReadsNoBody(t *testing.T) {
+	c, srv := nodeWithBucket(t, nodetest.Options{}, "nobody")
+	if err := putCors(c, "nobody", types.CORSRule{AllowedOrigins: []string{"*"}, AllowedMethods: []string{"GET"}}); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(conn, "OPTIONS /nobody/k HTTP/1.1\r\nHost: %s\r\nOrigin: https://a.example\r\nAccess-Control-Request-Method: GET\r\nContent-Length: 100000\r\n\r\n", srv.Listener.Addr())
+	start := time.Now()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || !resp.Close {
+		t.Fatalf("%d %v close=%v", resp.StatusCode, resp.Header, resp.Close)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("answered after %v", d)
+	}
 }
