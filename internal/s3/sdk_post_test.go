@@ -37,6 +37,13 @@ type field struct{ name, value string }
 // (streamed from file), then after it fields AWS ignores.
 func postForm(t *testing.T, srv *nodetest.Server, u string, fields []field, filename string, file io.Reader, after ...field) (*http.Response, []byte) {
 	t.Helper()
+	return postFormHost(t, srv, u, "", fields, filename, file, after...)
+}
+
+// postFormHost is postForm with the Host header given (virtual-hosted
+// style), the connection still to srv.
+func postFormHost(t *testing.T, srv *nodetest.Server, u, host string, fields []field, filename string, file io.Reader, after ...field) (*http.Response, []byte) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
@@ -63,6 +70,9 @@ func postForm(t *testing.T, srv *nodetest.Server, u string, fields []field, file
 	}()
 	req, _ := http.NewRequest("POST", u, pr)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if host != "" {
+		req.Host = host
+	}
 	cl := *srv.Client()
 	cl.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := cl.Do(req)
@@ -573,5 +583,30 @@ func TestPostObjectChecksumFields(t *testing.T) {
 	}
 	if _, err := c.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String("ck/bad")}); err == nil {
 		t.Fatal("a form with a wrong checksum stored its file")
+	}
+}
+
+// Forms are accepted wherever the endpoint answers: under /api/v1/s3 and
+// virtual-hosted, and the Location they answer names the object there.
+func TestPostObjectAddressing(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{TLS: true, Domains: []string{"example.com"}})
+	c := client(t, srv, srv.URL, false)
+	if _, err := c.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String("forms")}); err != nil {
+		t.Fatal(err)
+	}
+	port := srv.URL[strings.LastIndexByte(srv.URL, ':'):]
+	for _, tc := range []struct{ url, host, key, loc string }{
+		{srv.URL + "/api/v1/s3/forms", "", "a/root", srv.URL + "/api/v1/s3/forms/a/root"},
+		{srv.URL + "/", "forms.example.com" + port, "a/virtual host", "https://forms.example.com" + port + "/a/virtual%20host"},
+	} {
+		fields := append(signedV4(map[string]string{"key": tc.key}, map[string]string{"success_action_status": "201"}),
+			field{"key", tc.key}, field{"success_action_status", "201"})
+		resp, body := postFormHost(t, srv, tc.url, tc.host, fields, "f", strings.NewReader("x"))
+		if resp.StatusCode != 201 || resp.Header.Get("Location") != tc.loc {
+			t.Errorf("%s %s: %d %q %s", tc.url, tc.host, resp.StatusCode, resp.Header.Get("Location"), body)
+		}
+		if got := get(t, c, "forms", tc.key); string(got) != "x" {
+			t.Errorf("%s: stored %q", tc.key, got)
+		}
 	}
 }
