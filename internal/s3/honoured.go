@@ -249,6 +249,12 @@ var fields = []field{
 	{name: "max-buckets", query: true, ops: ops(OpListBuckets), how: honoured, note: "TestListBucketsPaging"},
 	{name: "bucket-region", query: true, ops: ops(OpListBuckets), how: honoured, note: "TestListBucketsPaging"},
 	{name: "X-Amz-Optional-Object-Attributes", ops: lists, how: ignored, note: "RestoreStatus: no object is ever archived, so AWS's answer would carry nothing more"},
+
+	// Browsers: CORS and form uploads.
+	{name: "Origin", ops: allOps, how: honoured, note: "TestCorsPreflight, TestCorsActualRequests"},
+	{name: "Access-Control-Request-Method", ops: allOps, how: honoured, note: "TestCorsPreflight, TestCorsActualRequests"},
+	{name: "Access-Control-Request-Headers", ops: allOps, how: honoured, note: "TestCorsPreflight"},
+	{name: "Content-Type", ops: ops(OpPostObject), how: honoured, note: "multipart/form-data and its boundary; the form's fields are held to this table as PutObject's headers: TestPostObjectSigV4BySDK, TestPostObjectBadForms, TestPostObjectChecksumFields"},
 }
 
 // byOp holds, for each operation, the rows that apply to it.

@@ -104,6 +104,10 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 	case "PutBucketTagging":
 		doc := `<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>`
 		return opRequest{"PUT", b + "?tagging", []byte(doc), nil}, true
+	case "PutBucketCors":
+		doc := []byte(`<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>`)
+		sum := md5.Sum(doc)
+		return opRequest{"PUT", b + "?cors", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
 	}
 	return opRequest{}, false
 }

@@ -56,6 +56,11 @@ func readTagging(r *http.Request, c *call) ([]objects.Tag, error) {
 	if err := readXML(r, c, &doc); err != nil {
 		return nil, err
 	}
+	return doc.tags()
+}
+
+// tags returns the document's tags, unchecked against S3's limits.
+func (doc taggingIn) tags() ([]objects.Tag, error) {
 	if doc.TagSet == nil {
 		return nil, errMalformedXML
 	}

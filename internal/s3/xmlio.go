@@ -71,6 +71,7 @@ var documents = map[Op]struct {
 	OpPutObjectLockConfiguration: {maxSmallBody, "s3:PutBucketObjectLockConfiguration", false},
 	OpPutObjectRetention:         {maxSmallBody, "s3:PutObjectRetention", true},
 	OpPutObjectLegalHold:         {maxSmallBody, "s3:PutObjectLegalHold", true},
+	OpPutBucketCors:              {maxCORSBody, "s3:PutBucketCORS", false},
 }
 
 var (
