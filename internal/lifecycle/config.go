@@ -42,7 +42,7 @@ type Error struct {
 
 func (e *Error) Error() string { return "lifecycle: " + e.Code + ": " + e.Message }
 
-func malformed(msg string) error { return &Error{"MalformedXML", msg} }
+func malformed(msg string) error  { return &Error{"MalformedXML", msg} }
 func invalidArg(msg string) error { return &Error{"InvalidArgument", msg} }
 func invalidReq(msg string) error { return &Error{"InvalidRequest", msg} }
 

@@ -92,7 +92,9 @@ func TestParseAWSExamples(t *testing.T) {
 
 // TestParseRefusals: each refused configuration gets AWS's code.
 func TestParseRefusals(t *testing.T) {
-	rule := func(body string) string { return `<Rule><ID>r</ID><Filter/><Status>Enabled</Status>` + body + `</Rule>` }
+	rule := func(body string) string {
+		return `<Rule><ID>r</ID><Filter/><Status>Enabled</Status>` + body + `</Rule>`
+	}
 	exp := `<Expiration><Days>1</Days></Expiration>`
 	many := make([]string, MaxRules+1)
 	for i := range many {
