@@ -90,6 +90,7 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	h := w.Header()
 	h.Set("ETag", obj.ETag)
 	setChecksumHeaders(h, obj.Meta.Checksums, obj.Meta.ChecksumType)
+	s.setExpiration(r.Context(), h, obj)
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -121,6 +122,9 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	h := w.Header()
 	whole := !rd.Ranged
 	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
+	if rd.Object.IsLatest {
+		s.setExpiration(r.Context(), h, rd.Object)
+	}
 	for q, hn := range responseOverrides {
 		if v := c.Query.Get(q); v != "" {
 			h.Set(hn, v)

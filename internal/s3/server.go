@@ -212,6 +212,10 @@ func init() {
 		OpDeletePublicAccessBlock:       deletePublicAccessBlock,
 		OpGetBucketLogging:              getBucketLogging,
 		OpPutBucketLogging:              putBucketLogging,
+
+		OpGetBucketLifecycleConfiguration: getBucketLifecycle,
+		OpPutBucketLifecycleConfiguration: putBucketLifecycle,
+		OpDeleteBucketLifecycle:           deleteBucketLifecycle,
 	}
 }
 
