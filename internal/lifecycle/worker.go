@@ -29,6 +29,7 @@ var ErrLocked = errors.New("lifecycle: the version is locked")
 // Store is what the worker reads of the catalog (catalog.Store).
 type Store interface {
 	ListBuckets(ctx context.Context, f catalog.BucketFilter) ([]catalog.Bucket, error)
+	GetBucket(ctx context.Context, name string) (catalog.Bucket, error)
 	ListVersions(ctx context.Context, bucket string, q catalog.VersionQuery) ([]catalog.Object, error)
 	GetObject(ctx context.Context, bucket, key, versionID string) (catalog.Object, error)
 	ListUploads(ctx context.Context, bucket string, q catalog.UploadQuery) ([]catalog.Upload, error)
@@ -137,8 +138,14 @@ func (w *Worker) RunOnce(ctx context.Context) (Stats, error) {
 		return st, fmt.Errorf("lifecycle: list buckets: %w", err)
 	}
 	for _, b := range buckets {
-		if b.Name < at.Bucket || b.Lifecycle == "" {
+		if b.Name < at.Bucket {
 			continue
+		}
+		// A listing leaves settings out: read them.
+		if b, err = w.store.GetBucket(ctx, b.Name); errors.Is(err, catalog.ErrNoSuchBucket) || err == nil && b.Lifecycle == "" {
+			continue
+		} else if err != nil {
+			return st, fmt.Errorf("lifecycle: read bucket: %w", err)
 		}
 		cfg, err := Decode(b.Lifecycle)
 		if err != nil {

@@ -19,6 +19,9 @@ var audited = [opCount]bool{
 	OpDeleteBucketOwnershipControls: true,
 	OpPutPublicAccessBlock:          true,
 	OpDeletePublicAccessBlock:       true,
+	// Lifecycle rules delete data.
+	OpPutBucketLifecycleConfiguration: true,
+	OpDeleteBucketLifecycle:           true,
 }
 
 // audit records c in the audit log if its operation is audited, after
