@@ -117,5 +117,5 @@ func (s *Service) Expiration(ctx context.Context, o catalog.Object) string {
 // version id does (a delete marker in a versioned bucket); else that
 // version, for good. The catalog refuses a locked version.
 func (s *Service) LifecycleRemove(ctx context.Context, b catalog.Bucket, key, versionID string) (catalog.Object, error) {
-	return s.deleteObject(ctx, b.Name, key, versionID)
+	return s.removeObject(ctx, b, key, versionID)
 }

@@ -87,6 +87,9 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 	case "PutBucketLogging":
 		doc := `<BucketLoggingStatus><LoggingEnabled><TargetBucket>tbl</TargetBucket><TargetPrefix>log/</TargetPrefix></LoggingEnabled></BucketLoggingStatus>`
 		return opRequest{"PUT", b + "?logging", []byte(doc), nil}, true
+	case "PutBucketVersioning":
+		doc := `<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`
+		return opRequest{"PUT", b + "?versioning", []byte(doc), nil}, true
 	case "PutBucketLifecycleConfiguration":
 		doc := []byte(`<LifecycleConfiguration><Rule><ID>r</ID><Filter/><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`)
 		sum := md5.Sum(doc)
