@@ -188,7 +188,7 @@ func signedDo(t *testing.T, srv *nodetest.Server, method, path, body string, hea
 // and HEAD say when an object expires (x-amz-expiration), as AWS does.
 func TestLifecycleExpiration(t *testing.T) {
 	const bucket = "lc-expire"
-	c, _ := lifecycleNode(t, bucket)
+	c, srv := lifecycleNode(t, bucket)
 	ctx := context.Background()
 	putLifecycle(t, c, bucket,
 		prefixRule("tmp", "tmp/", 1),
@@ -231,6 +231,9 @@ func TestLifecycleExpiration(t *testing.T) {
 		if !exists(t, c, bucket, k) {
 			t.Errorf("%s expired", k)
 		}
+	}
+	if n := lifecycleCount(t, srv, "expired"); n != 2 {
+		t.Errorf("ostium_lifecycle_actions_total{outcome=expired} = %v, want 2", n)
 	}
 
 	t.Run("tag filter", func(t *testing.T) {
@@ -380,4 +383,27 @@ func TestLifecycleVersioned(t *testing.T) {
 func md5b64(s string) string {
 	sum := md5.Sum([]byte(s))
 	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// lifecycleCount reads the node's lifecycle counter of an outcome.
+func lifecycleCount(t *testing.T, srv *nodetest.Server, outcome string) float64 {
+	t.Helper()
+	fams, err := srv.Node.Metrics.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() != "ostium_lifecycle_actions_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" && l.GetValue() == outcome {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatal("no ostium_lifecycle_actions_total")
+	return 0
 }
