@@ -101,8 +101,21 @@ func (s *Service) Expiration(ctx context.Context, o catalog.Object) string {
 	if o.DeleteMarker {
 		return ""
 	}
-	b, _, err := s.getBucket(ctx, o.Bucket)
-	if err != nil || b.Lifecycle == "" {
+	// The request has just looked the bucket up: peek at the cache, so
+	// that the cache's hit count stays one per request.
+	c := &s.buckets
+	epoch := s.tenants.Epoch()
+	c.mu.RLock()
+	e, ok := c.m[o.Bucket]
+	c.mu.RUnlock()
+	b := e.b
+	if !ok || e.epoch != epoch {
+		var err error
+		if b, _, err = s.getBucket(ctx, o.Bucket); err != nil {
+			return ""
+		}
+	}
+	if b.Lifecycle == "" {
 		return ""
 	}
 	at, id, ok := s.lc.config(b.Lifecycle).Expiry(o.Key, o.Size, o.Meta.Tags, o.LastModified, s.LifecycleDay())

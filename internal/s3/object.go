@@ -231,6 +231,7 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 		w.Header().Set("x-amz-copy-source-version-id", src.VersionID)
 	}
 	setVersionHeader(w.Header(), dst)
+	s.setExpiration(r.Context(), w.Header(), dst)
 	writeXML(w, http.StatusOK, copyResult("CopyObjectResult", dst.ETag, dst.LastModified, dst.Meta.Checksums))
 	return nil
 }

@@ -184,8 +184,9 @@ func signedDo(t *testing.T, srv *nodetest.Server, method, path, body string, hea
 }
 
 // TestLifecycleExpiration: with a day of a second, current objects
-// expire by prefix and by size, a disabled rule does nothing, and PUT
-// and HEAD say when an object expires (x-amz-expiration), as AWS does.
+// expire by prefix and by size, a disabled rule does nothing, and PUT,
+// HEAD, CopyObject and CompleteMultipartUpload say when an object expires (x-amz-expiration), as
+// AWS does.
 func TestLifecycleExpiration(t *testing.T) {
 	const bucket = "lc-expire"
 	c, srv := lifecycleNode(t, bucket)
@@ -215,6 +216,24 @@ func TestLifecycleExpiration(t *testing.T) {
 	if err == nil && (head.Expiration == nil || *head.Expiration != v) {
 		t.Errorf("HEAD x-amz-expiration = %v, want %s", aws.ToString(head.Expiration), v)
 	}
+	cp, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("tmp/b"), CopySource: aws.String(bucket + "/tmp/a")})
+	if err != nil || cp.Expiration == nil || !strings.Contains(*cp.Expiration, `rule-id="tmp"`) {
+		t.Errorf("CopyObject x-amz-expiration: %v, %v", cp, err)
+	}
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("tmp/mp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String("tmp/mp"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), Body: strings.NewReader("part")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("tmp/mp"), UploadId: up.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: part.ETag}}}})
+	if err != nil || done.Expiration == nil || !strings.Contains(*done.Expiration, `rule-id="tmp"`) {
+		t.Errorf("CompleteMultipartUpload x-amz-expiration: %v, %v", done, err)
+	}
 	if out := put(t, c, bucket, "keep/a", []byte("a")); out.Expiration != nil {
 		t.Errorf("a disabled rule gave x-amz-expiration %s", *out.Expiration)
 	}
@@ -222,8 +241,8 @@ func TestLifecycleExpiration(t *testing.T) {
 	put(t, c, bucket, "size/large", bytes.Repeat([]byte("l"), 101))
 	put(t, c, bucket, "other", []byte("o"))
 
-	eventually(t, "tmp/a and size/large expire", func() bool {
-		return !exists(t, c, bucket, "tmp/a") && !exists(t, c, bucket, "size/large")
+	eventually(t, "tmp/a, tmp/b and size/large expire", func() bool {
+		return !exists(t, c, bucket, "tmp/a") && !exists(t, c, bucket, "tmp/b") && !exists(t, c, bucket, "tmp/mp") && !exists(t, c, bucket, "size/large")
 	})
 	// Two more passes, then what no rule covers is still there.
 	time.Sleep(time.Second)
@@ -232,8 +251,8 @@ func TestLifecycleExpiration(t *testing.T) {
 			t.Errorf("%s expired", k)
 		}
 	}
-	if n := lifecycleCount(t, srv, "expired"); n != 2 {
-		t.Errorf("ostium_lifecycle_actions_total{outcome=expired} = %v, want 2", n)
+	if n := lifecycleCount(t, srv, "expired"); n != 4 {
+		t.Errorf("ostium_lifecycle_actions_total{outcome=expired} = %v, want 4", n)
 	}
 
 	t.Run("tag filter", func(t *testing.T) {
