@@ -343,7 +343,8 @@ func versionsOf(t *testing.T, c *s3.Client, bucket, key string) (versions []type
 // version writes a delete marker (AWS); noncurrent versions go
 // NoncurrentDays after they became noncurrent, but the
 // NewerNoncurrentVersions newest stay; an expired object delete marker
-// (a key's only version) is removed.
+// (a key's only version) is removed, by ExpiredObjectDeleteMarker or
+// by an expiration of days once the marker is old enough.
 func TestLifecycleVersioned(t *testing.T) {
 	const bucket = "lc-versions"
 	c, _ := lifecycleNode(t, bucket)
@@ -375,6 +376,16 @@ func TestLifecycleVersioned(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, c, bucket, "cur/a", []byte("x"))
+	// cur/lone: a lone delete marker under a rule of days goes once it
+	// is old enough (AWS: "when the delete markers are old enough to
+	// satisfy the age criteria").
+	v = put(t, c, bucket, "cur/lone", []byte("x")).VersionId
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("cur/lone")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("cur/lone"), VersionId: v}); err != nil {
+		t.Fatal(err)
+	}
 
 	eventually(t, "noncurrent versions beyond the 2 newest go", func() bool {
 		vs, _ := versionsOf(t, c, bucket, "nc/k")
@@ -393,6 +404,10 @@ func TestLifecycleVersioned(t *testing.T) {
 	if vs, ms := versionsOf(t, c, bucket, "dm/kept"); len(vs) != 1 || len(ms) != 1 {
 		t.Errorf("dm/kept: %d versions, %d markers; want 1 and 1", len(vs), len(ms))
 	}
+	eventually(t, "the lone delete marker of cur/lone goes", func() bool {
+		vs, ms := versionsOf(t, c, bucket, "cur/lone")
+		return len(vs) == 0 && len(ms) == 0
+	})
 	eventually(t, "cur/a expires behind a delete marker", func() bool {
 		vs, ms := versionsOf(t, c, bucket, "cur/a")
 		return len(vs) == 1 && len(ms) == 1 && *ms[0].IsLatest
