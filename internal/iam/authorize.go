@@ -75,6 +75,14 @@ type Request struct {
 	// ObjectACL is the ACL of the object acted on, when the caller has
 	// loaded it: Authorize asks for it with ErrNeedObjectACL.
 	ObjectACL *ACL
+	// ObjectTags are the tags of the object acted on, for the policy's
+	// s3:ExistingObjectTag/<key>: read by the caller when
+	// BucketAccess.ReadsObjectTags says the decision may need them.
+	ObjectTags map[string]string
+	// RequestTags are the tags the request sets (x-amz-tagging, or
+	// PutObjectTagging's document), for s3:RequestObjectTag/<key> and
+	// s3:RequestObjectTagKeys.
+	RequestTags map[string]string
 }
 
 // ErrNeedObjectACL is Authorize's answer when only the object's ACL can

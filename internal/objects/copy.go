@@ -19,13 +19,21 @@ type CopyInput struct {
 	StorageClass                  string
 	Cond                          catalog.PutOptions // on the destination
 	ACL                           iam.ACLSpec        // the copy's; it never inherits the source's
+	// ReplaceTags (tagging directive REPLACE) gives the copy Tags rather
+	// than the source's.
+	ReplaceTags bool
+	Tags        map[string]string
 }
 
 // CopyObject copies an object's bytes (of its current version, or of
 // in.SrcVersion) into a fresh blob of the destination. Both versions come
 // back as a response reports them (reported).
 func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput) (src, dst catalog.Object, err error) {
-	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL)
+	var setTags map[string]string // the tags this request states
+	if in.ReplaceTags {
+		setTags = in.Tags
+	}
+	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL, setTags)
 	if err != nil {
 		return src, dst, err
 	}
@@ -43,6 +51,10 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	meta := src.Meta
 	if in.ReplaceMeta {
 		meta = in.Meta
+	}
+	meta.Tags = src.Meta.Tags
+	if in.ReplaceTags {
+		meta.Tags = in.Tags
 	}
 	if err := validMeta(meta); err != nil {
 		return src, dst, err
@@ -80,11 +92,11 @@ const MaxCopySize = 5 << 30
 // openSource authorizes reading a copy source, checks its conditions and
 // opens the (ranged) bytes.
 func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange) (catalog.Object, *Reader, error) {
-	b, _, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version)
+	b, _, t, err := s.bucketTarget(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version)
 	if err != nil {
 		return catalog.Object{}, nil, err
 	}
-	src, err := s.lookup(ctx, bucket, key, version)
+	src, err := s.lookup(ctx, t)
 	if errors.Is(err, ErrMethodNotAllowed) {
 		return src, nil, errorf(ErrInvalidRequest, "The source of a copy request may not specifically refer to a delete marker by version id.")
 	}

@@ -24,7 +24,7 @@ const (
 
 // CreateUpload starts a multipart upload and returns its id.
 func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.Upload, acl iam.ACLSpec) (catalog.Upload, error) {
-	_, owner, stored, err := s.writeAccess(ctx, id, u.Bucket, u.Key, acl)
+	_, owner, stored, err := s.writeAccess(ctx, id, u.Bucket, u.Key, acl, u.Meta.Tags)
 	if err != nil {
 		return u, err
 	}

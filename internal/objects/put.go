@@ -55,7 +55,7 @@ type PutInput struct {
 // catalog commit. It returns the version written, as a response reports
 // it (reported).
 func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) (catalog.Object, error) {
-	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL)
+	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL, in.Meta.Tags)
 	if err != nil {
 		return catalog.Object{}, err
 	}

@@ -153,15 +153,30 @@ func (s *Service) bucketFor(ctx context.Context, r iam.Request, name, version st
 }
 
 // decide decides r on bucket b (with its access settings a), reading the
-// object's ACL (version; "" = current) when only it can still allow r.
-// Every object action passes its key in r, so that statements on
-// bucket/prefix/* and the object's ACL count: a batch (DeleteObjects)
-// calls it once per object.
+// object (version; "" = current) when only its ACL can still allow r, or
+// when the policy tests its tags. Every object action passes its key in
+// r, so that statements on bucket/prefix/* and the object's ACL count: a
+// batch (DeleteObjects) calls it once per object.
 func (s *Service) decide(ctx context.Context, r iam.Request, b catalog.Bucket, a *iam.BucketAccess, version string) error {
+	return s.decideOn(ctx, r, b, a, &target{bucket: b.Name, key: r.Key, version: version})
+}
+
+// decideOn is decide on a target that the caller may read in turn (or
+// has read), so that the object is read at most once.
+func (s *Service) decideOn(ctx context.Context, r iam.Request, b catalog.Bucket, a *iam.BucketAccess, t *target) error {
 	r.Bucket, r.Access, r.Origin = &b, a, iam.OriginOf(ctx)
+	if r.Key != "" && r.ObjectTags == nil && a.ReadsObjectTags(r.Action) {
+		o, err := s.readTarget(ctx, t)
+		if err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
+			return fmt.Errorf("objects: tags of %s/%s: %w", b.Name, r.Key, err)
+		}
+		if err == nil && !o.DeleteMarker {
+			r.ObjectTags = o.Meta.Tags
+		}
+	}
 	err := s.authorize(ctx, r)
 	if errors.Is(err, iam.ErrNeedObjectACL) {
-		o, oerr := s.cat.GetObject(ctx, b.Name, r.Key, version)
+		o, oerr := s.readTarget(ctx, t)
 		switch {
 		case errors.Is(oerr, catalog.ErrNoSuchObject) || oerr == nil && o.DeleteMarker:
 			return ErrAccessDenied // no more is told to who may not read

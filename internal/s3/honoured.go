@@ -157,8 +157,9 @@ var fields = []field{
 	{name: "X-Amz-Storage-Class", ops: objectWrites, values: []string{"GLACIER", "DEEP_ARCHIVE"}, how: refused, err: errArchiveClass, note: "archive classes: AWS refuses reads until restored, and nothing here restores"},
 	{name: "X-Amz-Storage-Class", ops: objectWrites, values: []string{"OUTPOSTS", "SNOW", "EXPRESS_ONEZONE"}, how: refused, err: errArchiveClass, note: "as AWS on a general purpose bucket"},
 	{name: "X-Amz-Storage-Class", ops: objectWrites, how: honoured, note: "recorded and returned: TestStorageClassesHonoured"},
-	{name: "X-Amz-Tagging", ops: objectWrites, how: refused, note: "object tags"},
-	{name: "X-Amz-Tagging-Directive", ops: ops(OpCopyObject), how: refused, note: "object tags"},
+	{name: "X-Amz-Tagging", ops: objectWrites, how: honoured, note: "TestObjectTaggingHeader, TestCopyTaggingDirective, TestMultipartTagging, TestTagConditions"},
+	{name: "X-Amz-Tagging-Directive", ops: ops(OpCopyObject), how: honoured, note: "TestCopyTaggingDirective"},
+	{name: "x-amz-tagging", query: true, ops: objectWrites, how: honoured, note: "where presigners hoist the header: TestPresignedTagging"},
 	{name: "X-Amz-Website-Redirect-Location", ops: objectWrites, how: refused, note: "website hosting"},
 	{name: "X-Amz-Object-Annotation-Directive", ops: ops(OpCopyObject), how: refused, note: "object annotations"},
 	{name: "X-Amz-Write-Offset-Bytes", ops: ops(OpPutObject), how: refused, note: "appends: AWS's directory buckets only"},
@@ -227,6 +228,7 @@ var fields = []field{
 
 	// Query parameters.
 	{name: "versionId", query: true, ops: ops(OpGetObject, OpHeadObject, OpDeleteObject, OpGetObjectAcl, OpPutObjectAcl), how: honoured, check: checkVersionID, note: "any version or delete marker: TestVersionedWrites, TestDeleteMarkers, TestVersionACLs, TestBadVersionID"},
+	{name: "versionId", query: true, ops: ops(OpGetObjectTagging, OpPutObjectTagging, OpDeleteObjectTagging), how: honoured, check: checkVersionID, note: "TestObjectTagging"},
 	{name: "partNumber", query: true, ops: objectReads | ops(OpUploadPart, OpUploadPartCopy), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "uploadId", query: true, ops: ops(OpUploadPart, OpUploadPartCopy, OpCompleteMultipartUpload, OpAbortMultipartUpload, OpListParts), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "response-*", query: true, ops: objectReads, how: honoured, check: checkResponseOverrides, note: "TestAnonymousResponseOverrides; e2e test_presigned_response_overrides"},

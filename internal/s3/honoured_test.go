@@ -90,6 +90,12 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 	case "PutBucketVersioning":
 		doc := `<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`
 		return opRequest{"PUT", b + "?versioning", []byte(doc), nil}, true
+	case "PutObjectTagging":
+		doc := `<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>`
+		return opRequest{"PUT", b + "/src?tagging", []byte(doc), nil}, true
+	case "PutBucketTagging":
+		doc := `<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>`
+		return opRequest{"PUT", b + "?tagging", []byte(doc), nil}, true
 	case "PutBucketLifecycleConfiguration":
 		doc := []byte(`<LifecycleConfiguration><Rule><ID>r</ID><Filter/><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`)
 		sum := md5.Sum(doc)

@@ -35,6 +35,9 @@ func createUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 		return err
 	}
 	u := catalog.Upload{Bucket: c.Bucket, Key: c.Key, Meta: metaFromHeaders(r.Header), StorageClass: sc}
+	if u.Meta.Tags, err = taggingHeader(r, c); err != nil {
+		return err
+	}
 	if v := r.Header.Get("x-amz-checksum-algorithm"); v != "" {
 		a, ok := objects.ChecksumAlgorithm(v)
 		if !ok {

@@ -80,8 +80,12 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
+	meta := metaFromHeaders(r.Header)
+	if meta.Tags, err = taggingHeader(r, c); err != nil {
+		return err
+	}
 	obj, err := s.svc.PutObject(r.Context(), c.id, objects.PutInput{
-		Bucket: c.Bucket, Key: c.Key, Payload: p, Meta: metaFromHeaders(r.Header),
+		Bucket: c.Bucket, Key: c.Key, Payload: p, Meta: meta,
 		StorageClass: sc, Cond: cond, ACL: acl,
 	})
 	if err != nil {
@@ -141,6 +145,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 		}
 	}
 	h.Set("Accept-Ranges", "bytes")
+	setTaggingCount(h, rd.TagCount)
 	if rd.PartsCount > 0 {
 		h.Set("x-amz-mp-parts-count", strconv.Itoa(rd.PartsCount))
 	}
@@ -213,6 +218,16 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 		in.ReplaceMeta, in.Meta = true, metaFromHeaders(r.Header)
 	default:
 		return &apiError{400, "InvalidArgument", "Unknown metadata directive."}
+	}
+	switch d := r.Header.Get("x-amz-tagging-directive"); d {
+	case "", "COPY":
+	case "REPLACE":
+		in.ReplaceTags = true
+		if in.Tags, err = taggingHeader(r, c); err != nil {
+			return err
+		}
+	default:
+		return &apiError{400, "InvalidArgument", "Unknown tagging directive."}
 	}
 	if in.StorageClass, err = storageClass(r.Header); err != nil {
 		return err

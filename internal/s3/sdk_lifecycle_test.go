@@ -256,13 +256,17 @@ func TestLifecycleExpiration(t *testing.T) {
 	}
 
 	t.Run("tag filter", func(t *testing.T) {
-		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("tagged"), Body: strings.NewReader("t"),
+		out, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("tagged"), Body: strings.NewReader("t"),
 			Tagging: aws.String("class=scratch")})
 		if apiCode(err) == "NotImplemented" {
 			t.Skip("object tags are not in this build")
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The expiry follows the object's tags.
+		if out.Expiration == nil || !strings.Contains(*out.Expiration, `rule-id="tagged"`) {
+			t.Errorf("x-amz-expiration of a tagged object = %v", aws.ToString(out.Expiration))
 		}
 		eventually(t, "the tagged object expires", func() bool { return !exists(t, c, bucket, "tagged") })
 		if !exists(t, c, bucket, "other") {

@@ -213,6 +213,12 @@ func init() {
 		OpGetBucketLogging:              getBucketLogging,
 		OpPutBucketLogging:              putBucketLogging,
 		OpPutBucketVersioning:           putBucketVersioning,
+		OpGetObjectTagging:              getObjectTagging,
+		OpPutObjectTagging:              putObjectTagging,
+		OpDeleteObjectTagging:           deleteObjectTagging,
+		OpGetBucketTagging:              getBucketTagging,
+		OpPutBucketTagging:              putBucketTagging,
+		OpDeleteBucketTagging:           deleteBucketTagging,
 
 		OpGetBucketLifecycleConfiguration: getBucketLifecycle,
 		OpPutBucketLifecycleConfiguration: putBucketLifecycle,

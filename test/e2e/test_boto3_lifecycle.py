@@ -104,6 +104,7 @@ def test_expiration(lc):
         {"ID": "tmp", "Status": "Enabled", "Filter": {"Prefix": "tmp/"}, "Expiration": {"Days": 1}},
         {"ID": "big", "Status": "Enabled", "Filter": {"ObjectSizeGreaterThan": 100}, "Expiration": {"Days": 1}},
         {"ID": "off", "Status": "Disabled", "Filter": {"Prefix": "keep/"}, "Expiration": {"Days": 1}},
+        {"ID": "tagged", "Status": "Enabled", "Filter": {"Tag": {"Key": "class", "Value": "scratch"}}, "Expiration": {"Days": 1}},
     ]})
     put = s3.put_object(Bucket=bucket, Key="tmp/a", Body=b"a")
     exp = put["Expiration"]
@@ -114,8 +115,10 @@ def test_expiration(lc):
     assert "Expiration" not in s3.put_object(Bucket=bucket, Key="keep/a", Body=b"a")
     s3.put_object(Bucket=bucket, Key="large", Body=b"x" * 101)
     s3.put_object(Bucket=bucket, Key="small", Body=b"x")
+    tagged = s3.put_object(Bucket=bucket, Key="tagged", Body=b"x", Tagging="class=scratch")
+    assert 'rule-id="tagged"' in tagged["Expiration"]
 
-    eventually("tmp/a and large expire", lambda: not exists(s3, bucket, "tmp/a") and not exists(s3, bucket, "large"))
+    eventually("tmp/a, large and tagged expire", lambda: not any(exists(s3, bucket, k) for k in ("tmp/a", "large", "tagged")))
     time.sleep(1)
     assert exists(s3, bucket, "keep/a") and exists(s3, bucket, "small")
 

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 		{"DeleteBucketRacesWrites", testDeleteBucketRace},
+		{"ObjectTags", testObjectTags},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {

@@ -232,7 +232,14 @@ func (s *Store) DeleteObject(ctx context.Context, bucket, key, versionID string)
 }
 
 func (s *Store) SetObjectACL(ctx context.Context, bucket, key, versionID, acl string) error {
-	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+	return wrap("set object acl", s.updateMeta(ctx, bucket, key, versionID, func(m *catalog.Meta) { m.ACL = acl }))
+}
+
+// updateMeta changes the meta of one version (versionID "" = the
+// current) with the key held, so that it never races a write of the
+// key: ErrNoSuchObject for an absent version or a delete marker.
+func (s *Store) updateMeta(ctx context.Context, bucket, key, versionID string, change func(*catalog.Meta)) error {
+	return s.w.Write(ctx, func(tx *sql.Tx) error {
 		if err := s.lockKey(ctx, tx, bucket, key); err != nil {
 			return err
 		}
@@ -244,7 +251,7 @@ func (s *Store) SetObjectACL(ctx context.Context, bucket, key, versionID, acl st
 		if err != nil {
 			return err
 		}
-		o.Meta.ACL = acl
+		change(&o.Meta)
 		meta, err := json.Marshal(o.Meta)
 		if err != nil {
 			return err
@@ -253,7 +260,6 @@ func (s *Store) SetObjectACL(ctx context.Context, bucket, key, versionID, acl st
 			string(meta), []byte(bucket), []byte(key), o.VersionID)
 		return err
 	})
-	return wrap("set object acl", err)
 }
 
 func (s *Store) ListObjects(ctx context.Context, bucket string, q catalog.ListQuery) ([]catalog.Object, error) {
