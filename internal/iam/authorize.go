@@ -20,6 +20,11 @@ const (
 	ActionCreateBucket     Action = "s3:CreateBucket"
 	ActionDeleteBucket     Action = "s3:DeleteBucket"
 	ActionListAllMyBuckets Action = "s3:ListAllMyBuckets"
+	// ActionBypassGovernanceRetention lets a caller who asks for it
+	// (x-amz-bypass-governance-retention) remove or shorten a version's
+	// GOVERNANCE retention. A policy grants it like any action; a tenant
+	// admin and a bucket's owner have it, as an AWS account's root user.
+	ActionBypassGovernanceRetention Action = "s3:BypassGovernanceRetention"
 )
 
 // readOnly reports whether an action only reads: what a read-only

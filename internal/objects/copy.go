@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
@@ -23,6 +24,9 @@ type CopyInput struct {
 	// than the source's.
 	ReplaceTags bool
 	Tags        map[string]string
+	// Lock is the copy's object lock (x-amz-object-lock-*); as on AWS
+	// it never inherits the source's.
+	Lock *LockRequest
 }
 
 // CopyObject copies an object's bytes (of its current version, or of
@@ -42,6 +46,10 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	}
 	if in.Bucket == in.SrcBucket && in.Key == in.SrcKey && in.SrcVersion == "" && !in.ReplaceMeta && in.StorageClass == "" {
 		return src, dst, errorf(ErrInvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
+	}
+	lock, err := newLock(b, in.Lock, time.Now())
+	if err != nil {
+		return src, dst, err
 	}
 	src, r, err := s.openSource(ctx, id, in.SrcBucket, in.SrcKey, in.SrcVersion, in.SrcCond, nil)
 	if err != nil {
@@ -76,7 +84,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	dst = catalog.Object{
 		Bucket: in.Bucket, Key: in.Key, VersionID: versionFor(b),
 		Size: part.Size, ETag: part.ETag, LastModified: part.LastModified,
-		Owner: owner, StorageClass: storageClass(sc), Meta: meta,
+		Owner: owner, StorageClass: storageClass(sc), Meta: meta, Lock: lock,
 	}
 	dst.Parts, dst.Inline = st.layout()
 	if err := s.commit(ctx, b, dst, in.Cond); err != nil {

@@ -130,10 +130,9 @@ func (s *Service) Expiration(ctx context.Context, o catalog.Object) string {
 // version id does (a delete marker in a versioned bucket); else that
 // version, for good. The catalog refuses a locked version.
 func (s *Service) LifecycleRemove(ctx context.Context, b catalog.Bucket, key, versionID string) (catalog.Object, error) {
-	obj, err := s.removeObject(ctx, b, key, versionID)
-	if errors.Is(err, ErrAccessDenied) {
-		// The one refusal of a removal by the service itself: an object
-		// lock protects the version.
+	// No governance bypass: lifecycle never removes a locked version.
+	obj, err := s.removeObject(ctx, b, key, versionID, catalog.DeleteOptions{})
+	if err == errLocked || errors.Is(err, catalog.ErrObjectLocked) {
 		return obj, fmt.Errorf("%w: %w", lifecycle.ErrLocked, err)
 	}
 	return obj, err

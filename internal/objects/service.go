@@ -19,6 +19,7 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/metrics"
+	"github.com/ostiumio/ostium/internal/objectlock"
 )
 
 // Service implements S3 semantics. Its methods authorize the caller
@@ -222,6 +223,9 @@ type BucketInput struct {
 	ACL          iam.ACLSpec
 	// Ownership is the object ownership asked for; "" = BucketOwnerEnforced.
 	Ownership string
+	// ObjectLock creates the bucket with object lock, and so with
+	// versioning Enabled for good (x-amz-bucket-object-lock-enabled).
+	ObjectLock bool
 }
 
 // CreateBucket creates a bucket owned by id. As on AWS, a new bucket has
@@ -266,6 +270,9 @@ func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, in BucketI
 // block and ACL, refusing the ACLs those forbid as AWS does.
 func newBucketSettings(b *catalog.Bucket, in BucketInput) error {
 	b.Ownership, b.PublicAccessBlock = in.Ownership, iam.EncodePAB(iam.BlockAll)
+	if in.ObjectLock {
+		b.Versioning, b.ObjectLock = VersioningEnabled, objectlock.Config{Enabled: true}.Encode()
+	}
 	switch in.Ownership {
 	case "":
 		b.Ownership = iam.OwnerEnforced

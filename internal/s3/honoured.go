@@ -182,16 +182,14 @@ var fields = []field{
 	{name: "X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key-Md5", ops: copies, how: refused, err: errNotEncrypted, note: "as above"},
 
 	// Object lock.
-	{name: "X-Amz-Object-Lock-Mode", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-Retain-Until-Date", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-Legal-Hold", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-Event-Hold", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-Event-Hold-Duration-Days", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-Event-Hold-Duration-Years", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-*", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Bucket-Object-Lock-Enabled", ops: ops(OpCreateBucket), values: []string{"true"}, how: refused, note: "object lock"},
-	{name: "X-Amz-Bucket-Object-Lock-Enabled", ops: ops(OpCreateBucket), how: honoured, note: "false: what every bucket is; TestIgnoredAndValueRows"},
-	{name: "X-Amz-Bypass-Governance-Retention", ops: ops(OpDeleteObject, OpDeleteObjects), how: ignored, note: "no object is under retention; AWS ignores it then"},
+	{name: "X-Amz-Object-Lock-Mode", ops: objectWrites, how: honoured, note: "TestObjectLockHeaders, TestObjectLockDefaults"},
+	{name: "X-Amz-Object-Lock-Retain-Until-Date", ops: objectWrites, how: honoured, note: "TestObjectLockHeaders, TestObjectLockDefaults"},
+	{name: "X-Amz-Object-Lock-Legal-Hold", ops: objectWrites, how: honoured, note: "TestObjectLockHeaders, TestLegalHold"},
+	{name: "X-Amz-Object-Lock-Event-Hold", ops: objectWrites, how: refused, note: "object lock event holds"},
+	{name: "X-Amz-Object-Lock-Event-Hold-Duration-Days", ops: objectWrites, how: refused, note: "object lock event holds"},
+	{name: "X-Amz-Object-Lock-Event-Hold-Duration-Years", ops: objectWrites, how: refused, note: "object lock event holds"},
+	{name: "X-Amz-Bucket-Object-Lock-Enabled", ops: ops(OpCreateBucket), how: honoured, note: "TestObjectLockBucket; false: TestIgnoredAndValueRows"},
+	{name: "X-Amz-Bypass-Governance-Retention", ops: ops(OpDeleteObject, OpDeleteObjects, OpPutObjectRetention), how: honoured, note: "TestGovernanceBypass, TestRetentionChanges"},
 
 	// Access.
 	{name: "X-Amz-Acl", ops: objectWrites | ops(OpCreateBucket, OpPutBucketAcl, OpPutObjectAcl), how: honoured, note: "TestACLGrants, TestNewBucketDisablesACLs"},
@@ -229,6 +227,7 @@ var fields = []field{
 	// Query parameters.
 	{name: "versionId", query: true, ops: ops(OpGetObject, OpHeadObject, OpDeleteObject, OpGetObjectAcl, OpPutObjectAcl), how: honoured, check: checkVersionID, note: "any version or delete marker: TestVersionedWrites, TestDeleteMarkers, TestVersionACLs, TestBadVersionID"},
 	{name: "versionId", query: true, ops: ops(OpGetObjectTagging, OpPutObjectTagging, OpDeleteObjectTagging), how: honoured, check: checkVersionID, note: "TestObjectTagging"},
+	{name: "versionId", query: true, ops: ops(OpGetObjectRetention, OpPutObjectRetention, OpGetObjectLegalHold, OpPutObjectLegalHold), how: honoured, check: checkVersionID, note: "TestRetentionChanges, TestLegalHold"},
 	{name: "partNumber", query: true, ops: objectReads | ops(OpUploadPart, OpUploadPartCopy), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "uploadId", query: true, ops: ops(OpUploadPart, OpUploadPartCopy, OpCompleteMultipartUpload, OpAbortMultipartUpload, OpListParts), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "response-*", query: true, ops: objectReads, how: honoured, check: checkResponseOverrides, note: "TestAnonymousResponseOverrides; e2e test_presigned_response_overrides"},

@@ -87,6 +87,14 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 	case "PutBucketLogging":
 		doc := `<BucketLoggingStatus><LoggingEnabled><TargetBucket>tbl</TargetBucket><TargetPrefix>log/</TargetPrefix></LoggingEnabled></BucketLoggingStatus>`
 		return opRequest{"PUT", b + "?logging", []byte(doc), nil}, true
+	case "PutObjectLockConfiguration":
+		doc := `<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled></ObjectLockConfiguration>`
+		return opRequest{"PUT", b + "?object-lock", []byte(doc), nil}, true
+	case "PutObjectRetention":
+		doc := `<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>2099-01-01T00:00:00Z</RetainUntilDate></Retention>`
+		return opRequest{"PUT", b + "/src?retention", []byte(doc), nil}, true
+	case "PutObjectLegalHold":
+		return opRequest{"PUT", b + "/src?legal-hold", []byte(`<LegalHold><Status>ON</Status></LegalHold>`), nil}, true
 	case "PutBucketVersioning":
 		doc := `<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`
 		return opRequest{"PUT", b + "?versioning", []byte(doc), nil}, true

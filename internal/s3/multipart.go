@@ -61,7 +61,11 @@ func createUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
-	u, err = s.svc.CreateUpload(r.Context(), c.id, u, acl)
+	lock, err := lockRequest(r.Header)
+	if err != nil {
+		return err
+	}
+	u, err = s.svc.CreateUpload(r.Context(), c.id, u, acl, lock)
 	if err != nil {
 		return err
 	}

@@ -80,13 +80,20 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
+	lock, err := lockRequest(r.Header)
+	if err != nil {
+		return err
+	}
+	if lock != nil && !hasIntegrity(r) {
+		return errIntegrityRequired
+	}
 	meta := metaFromHeaders(r.Header)
 	if meta.Tags, err = taggingHeader(r, c); err != nil {
 		return err
 	}
 	obj, err := s.svc.PutObject(r.Context(), c.id, objects.PutInput{
 		Bucket: c.Bucket, Key: c.Key, Payload: p, Meta: meta,
-		StorageClass: sc, Cond: cond, ACL: acl,
+		StorageClass: sc, Cond: cond, ACL: acl, Lock: lock,
 	})
 	if err != nil {
 		return err
@@ -136,6 +143,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	whole := !rd.Ranged
 	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
 	setVersionHeader(h, rd.Object)
+	setLockHeaders(h, s.svc.VisibleLock(r.Context(), c.id, c.Bucket, c.Key, rd.Object.Lock))
 	if rd.Object.IsLatest {
 		s.setExpiration(r.Context(), h, rd.Object)
 	}
@@ -169,7 +177,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 }
 
 func deleteObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	obj, err := s.svc.DeleteObject(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("versionId"))
+	obj, err := s.svc.DeleteObject(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("versionId"), bypassGovernance(r))
 	if err != nil {
 		return err
 	}
@@ -238,6 +246,9 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	if in.ACL, err = aclHeaders(r); err != nil {
 		return err
 	}
+	if in.Lock, err = lockRequest(r.Header); err != nil {
+		return err
+	}
 	src, dst, err := s.svc.CopyObject(r.Context(), c.id, in)
 	if err != nil {
 		return err
@@ -278,7 +289,7 @@ func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 		}
 		targets[i] = objects.DeleteTarget{Key: o.Key, VersionID: o.VersionID}
 	}
-	results, err := s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets)
+	results, err := s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets, bypassGovernance(r))
 	if err != nil {
 		return err
 	}

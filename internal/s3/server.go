@@ -219,6 +219,12 @@ func init() {
 		OpGetBucketTagging:              getBucketTagging,
 		OpPutBucketTagging:              putBucketTagging,
 		OpDeleteBucketTagging:           deleteBucketTagging,
+		OpGetObjectLockConfiguration:    getObjectLockConfiguration,
+		OpPutObjectLockConfiguration:    putObjectLockConfiguration,
+		OpGetObjectRetention:            getObjectRetention,
+		OpPutObjectRetention:            putObjectRetention,
+		OpGetObjectLegalHold:            getObjectLegalHold,
+		OpPutObjectLegalHold:            putObjectLegalHold,
 
 		OpGetBucketLifecycleConfiguration: getBucketLifecycle,
 		OpPutBucketLifecycleConfiguration: putBucketLifecycle,

@@ -68,6 +68,9 @@ var documents = map[Op]struct {
 	OpPutBucketVersioning:        {maxSmallBody, "s3:PutBucketVersioning", false},
 	OpPutObjectTagging:           {maxObjectTaggingBody, "s3:PutObjectTagging", true},
 	OpPutBucketTagging:           {maxBucketTaggingBody, "s3:PutBucketTagging", false},
+	OpPutObjectLockConfiguration: {maxSmallBody, "s3:PutBucketObjectLockConfiguration", false},
+	OpPutObjectRetention:         {maxSmallBody, "s3:PutObjectRetention", true},
+	OpPutObjectLegalHold:         {maxSmallBody, "s3:PutObjectLegalHold", true},
 	// At most 1,000 rules of a few hundred bytes each.
 	OpPutBucketLifecycleConfiguration: {maxXMLBody, "s3:PutLifecycleConfiguration", false},
 }
