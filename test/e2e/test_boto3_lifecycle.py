@@ -160,3 +160,29 @@ def test_versioned(lc):
         return [x["VersionId"] for x in out.get("Versions", [])], [x["VersionId"] for x in out.get("DeleteMarkers", [])]
     eventually("nc/k keeps the current and one noncurrent version", lambda: versions("nc/k")[0] == [ids[3], ids[2]])
     eventually("the expired delete marker goes", lambda: versions("dm/k") == ([], []))
+
+
+def test_locked_version_is_kept(lc_server, request):
+    s3 = lc_server.client()
+    bucket = unique_bucket(request.node.name)
+    s3.create_bucket(Bucket=bucket, ObjectLockEnabledForBucket=True)
+    try:
+        s3.put_bucket_lifecycle_configuration(Bucket=bucket, LifecycleConfiguration={"Rules": [
+            {"ID": "nc", "Status": "Enabled", "Filter": {}, "NoncurrentVersionExpiration": {"NoncurrentDays": 1}}]})
+        until = datetime.now(timezone.utc).replace(microsecond=0).timestamp() + 120
+        locked = s3.put_object(Bucket=bucket, Key="k", Body=b"v1", ObjectLockMode="GOVERNANCE",
+                               ObjectLockRetainUntilDate=datetime.fromtimestamp(until, timezone.utc))["VersionId"]
+        s3.put_object(Bucket=bucket, Key="k", Body=b"v2")
+        free = s3.put_object(Bucket=bucket, Key="free", Body=b"v1")["VersionId"]
+        s3.put_object(Bucket=bucket, Key="free", Body=b"v2")
+
+        def versions(key):
+            return [v["VersionId"] for v in s3.list_object_versions(Bucket=bucket, Prefix=key).get("Versions", []) if v["Key"] == key]
+        eventually("the unlocked noncurrent version goes", lambda: free not in versions("free"))
+        time.sleep(1)
+        assert locked in versions("k")
+    finally:
+        for page in s3.get_paginator("list_object_versions").paginate(Bucket=bucket):
+            for v in page.get("Versions", []) + page.get("DeleteMarkers", []):
+                s3.delete_object(Bucket=bucket, Key=v["Key"], VersionId=v["VersionId"], BypassGovernanceRetention=True)
+        s3.delete_bucket(Bucket=bucket)
