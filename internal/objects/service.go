@@ -33,6 +33,7 @@ type Service struct {
 	block   iam.PublicAccessBlock
 	buckets bucketCache
 	hits    *metrics.Cache // of bucket lookups
+	lc      lifecycleState
 }
 
 // Tenants tells whether a tenant is suspended, where its blobs go and
@@ -114,11 +115,15 @@ type Options struct {
 	BlockPublicAccess bool
 	// BucketCache counts the bucket cache's hits (nil: none).
 	BucketCache *metrics.Cache
+	// LifecycleDay is how long a lifecycle day lasts (0 = 24 h; shorter
+	// only in tests).
+	LifecycleDay time.Duration
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
 func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
 	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache}
+	s.lc.day = o.LifecycleDay
 	if s.region == "" {
 		s.region = "us-east-1"
 	}

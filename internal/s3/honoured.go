@@ -248,6 +248,7 @@ var fields = []field{
 	{name: "part-number-marker", query: true, ops: ops(OpListParts), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "max-buckets", query: true, ops: ops(OpListBuckets), how: honoured, note: "TestListBucketsPaging"},
 	{name: "bucket-region", query: true, ops: ops(OpListBuckets), how: honoured, note: "TestListBucketsPaging"},
+	{name: "X-Amz-Transition-Default-Minimum-Object-Size", ops: ops(OpPutBucketLifecycleConfiguration), how: ignored, note: "no transitions here: the smallest object a transition moves bounds nothing"},
 	{name: "X-Amz-Optional-Object-Attributes", ops: lists, how: ignored, note: "RestoreStatus: no object is ever archived, so AWS's answer would carry nothing more"},
 
 	// Browsers: CORS and form uploads.

@@ -108,6 +108,10 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 		doc := []byte(`<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>`)
 		sum := md5.Sum(doc)
 		return opRequest{"PUT", b + "?cors", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
+	case "PutBucketLifecycleConfiguration":
+		doc := []byte(`<LifecycleConfiguration><Rule><ID>r</ID><Filter/><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`)
+		sum := md5.Sum(doc)
+		return opRequest{"PUT", b + "?lifecycle", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
 	}
 	return opRequest{}, false
 }

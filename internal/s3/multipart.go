@@ -188,6 +188,7 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	res.ChecksumCRC32, res.ChecksumCRC32C, res.ChecksumCRC64NVME = sums["CRC32"], sums["CRC32C"], sums["CRC64NVME"]
 	res.ChecksumSHA1, res.ChecksumSHA256, res.ChecksumType = sums["SHA1"], sums["SHA256"], obj.Meta.ChecksumType
 	setVersionHeader(w.Header(), obj)
+	s.setExpiration(r.Context(), w.Header(), obj)
 	writeXML(w, http.StatusOK, res)
 	return nil
 }

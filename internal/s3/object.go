@@ -102,6 +102,7 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	h.Set("ETag", obj.ETag)
 	setVersionHeader(h, obj)
 	setChecksumHeaders(h, obj.Meta.Checksums, obj.Meta.ChecksumType)
+	s.setExpiration(r.Context(), h, obj)
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -143,6 +144,9 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
 	setVersionHeader(h, rd.Object)
 	setLockHeaders(h, s.svc.VisibleLock(r.Context(), c.id, c.Bucket, c.Key, rd.Object.Lock))
+	if rd.Object.IsLatest {
+		s.setExpiration(r.Context(), h, rd.Object)
+	}
 	for q, hn := range responseOverrides {
 		if v := c.Query.Get(q); v != "" {
 			h.Set(hn, v)
@@ -253,6 +257,7 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 		w.Header().Set("x-amz-copy-source-version-id", src.VersionID)
 	}
 	setVersionHeader(w.Header(), dst)
+	s.setExpiration(r.Context(), w.Header(), dst)
 	writeXML(w, http.StatusOK, copyResult("CopyObjectResult", dst.ETag, dst.LastModified, dst.Meta.Checksums))
 	return nil
 }

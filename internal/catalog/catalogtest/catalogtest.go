@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Metering", testMetering},
 		{"BucketSettings", testSettings},
 		{"Leases", testLeases},
+		{"Cursors", testCursors},
 		{"AccessLogQueue", testAccessLogQueue},
 		{"AuditLog", testAudit},
 		{"AuditLogConcurrent", testAuditConcurrent},
