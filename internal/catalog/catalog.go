@@ -155,6 +155,10 @@ type PutOptions struct {
 	// IfMatch, when set, fails the write with ErrPreconditionFailed unless
 	// the current version exists and has this quoted ETag.
 	IfMatch string
+	// IfLatest, when set, fails the write with ErrPreconditionFailed
+	// unless this version is still the key's current one (see
+	// DeleteOptions.IfLatest).
+	IfLatest *Object
 	// Limits, checked in the write's transaction, fail a write that would
 	// grow usage past a quota with ErrQuotaExceeded.
 	Limits Limits

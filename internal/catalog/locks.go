@@ -24,6 +24,16 @@ type DeleteOptions struct {
 	// a legal hold): the caller asked to bypass it and is permitted to
 	// (s3:BypassGovernanceRetention).
 	BypassGovernance bool
+	// IfLatest removes the version only while it is still its key's
+	// current one as it was read (same id and modification time), else
+	// ErrPreconditionFailed: a removal decided on a listing must not take
+	// a version written since (lifecycle).
+	IfLatest *Object
+}
+
+// SameVersion tells whether cur is still the version v was read as.
+func SameVersion(cur *Object, v *Object) bool {
+	return cur != nil && cur.IsLatest && cur.VersionID == v.VersionID && cur.LastModified.Equal(v.LastModified)
 }
 
 // Locks is the catalog's part for object lock. The driver enforces

@@ -26,6 +26,10 @@ const (
 // the version: the worker skips it, as AWS's lifecycle does.
 var ErrLocked = errors.New("lifecycle: the version is locked")
 
+// ErrChanged is an expiry of a current version that another write
+// replaced since the listing: the worker leaves the key alone.
+var ErrChanged = errors.New("lifecycle: the version is no longer current")
+
 // Store is what the worker reads of the catalog (catalog.Store).
 type Store interface {
 	ListBuckets(ctx context.Context, f catalog.BucketFilter) ([]catalog.Bucket, error)
@@ -37,11 +41,12 @@ type Store interface {
 }
 
 // Remover removes what a rule made due (objects.Service.LifecycleRemove):
-// with versionID "", the current version as DeleteObject without a
-// version id does (a delete marker in a versioned bucket); else that
-// version for good. A locked version's removal fails with ErrLocked.
+// with current, version o as DeleteObject without a version id does (a
+// delete marker in a versioned bucket), failing with ErrChanged once
+// another version replaced it; else version o for good. A locked
+// version's removal fails with ErrLocked.
 type Remover interface {
-	LifecycleRemove(ctx context.Context, b catalog.Bucket, key, versionID string) (catalog.Object, error)
+	LifecycleRemove(ctx context.Context, b catalog.Bucket, o catalog.Object, current bool) (catalog.Object, error)
 }
 
 // Options tune the worker; zero values take the defaults.
@@ -296,26 +301,23 @@ func (w *Worker) judge(ctx context.Context, b catalog.Bucket, cfg *Configuration
 	due := cfg.Evaluate(v, now, w.o.Day)
 	switch due.Action {
 	case ExpireCurrent:
-		// The listing may be stale: expire only the version judged, not
-		// one written since.
-		cur, err := w.store.GetObject(ctx, b.Name, o.Key, "")
-		if err != nil || cur.VersionID != o.VersionID || !cur.LastModified.Equal(o.LastModified) || cur.DeleteMarker {
-			return ctx.Err()
-		}
-		return w.remove(ctx, b, o, "", due, st)
+		return w.remove(ctx, b, o, true, due, st)
 	case RemoveVersion:
-		return w.remove(ctx, b, o, o.VersionID, due, st)
+		return w.remove(ctx, b, o, false, due, st)
 	}
 	return nil
 }
 
-func (w *Worker) remove(ctx context.Context, b catalog.Bucket, o *catalog.Object, versionID string, due Due, st *Stats) error {
+func (w *Worker) remove(ctx context.Context, b catalog.Bucket, o *catalog.Object, current bool, due Due, st *Stats) error {
 	if err := w.pace(ctx); err != nil {
 		return err
 	}
-	_, err := w.rm.LifecycleRemove(ctx, b, o.Key, versionID)
+	_, err := w.rm.LifecycleRemove(ctx, b, *o, current)
 	switch {
-	case err == nil && versionID == "":
+	case errors.Is(err, ErrChanged):
+		// Written again since the listing: the new version is judged
+		// on a later pass.
+	case err == nil && current:
 		st.Expired++
 		w.o.Metrics.Count("expired", 1)
 	case err == nil:

@@ -75,11 +75,11 @@ type remover struct {
 	locked string
 }
 
-func (r *remover) LifecycleRemove(ctx context.Context, b catalog.Bucket, key, versionID string) (catalog.Object, error) {
-	if key == r.locked {
+func (r *remover) LifecycleRemove(ctx context.Context, b catalog.Bucket, v catalog.Object, current bool) (catalog.Object, error) {
+	if v.Key == r.locked {
 		return catalog.Object{}, fmt.Errorf("refused: %w", lifecycle.ErrLocked)
 	}
-	o, err := r.next.LifecycleRemove(ctx, b, key, versionID)
+	o, err := r.next.LifecycleRemove(ctx, b, v, current)
 	if r.n++; r.n == r.stopAt {
 		r.stop()
 	}

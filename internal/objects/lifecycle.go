@@ -126,14 +126,23 @@ func (s *Service) Expiration(ctx context.Context, o catalog.Object) string {
 }
 
 // LifecycleRemove removes what a lifecycle rule has made due: with
-// versionID "", the current version of key, as DeleteObject without a
-// version id does (a delete marker in a versioned bucket); else that
-// version, for good. The catalog refuses a locked version.
-func (s *Service) LifecycleRemove(ctx context.Context, b catalog.Bucket, key, versionID string) (catalog.Object, error) {
+// current, version o as DeleteObject without a version id does (a delete
+// marker in a versioned bucket), only while o is still current; else
+// version o for good. The catalog refuses a locked version.
+func (s *Service) LifecycleRemove(ctx context.Context, b catalog.Bucket, o catalog.Object, current bool) (catalog.Object, error) {
 	// No governance bypass: lifecycle never removes a locked version.
-	obj, err := s.removeObject(ctx, b, key, versionID, catalog.DeleteOptions{})
-	if err == errLocked || errors.Is(err, catalog.ErrObjectLocked) {
+	opt, version := catalog.DeleteOptions{}, o.VersionID
+	if current {
+		// The rule judged o from a listing; a version written since is
+		// not the one that expired.
+		opt.IfLatest, version = &o, ""
+	}
+	obj, err := s.removeObject(ctx, b, o.Key, version, opt)
+	switch {
+	case err == errLocked || errors.Is(err, catalog.ErrObjectLocked):
 		return obj, fmt.Errorf("%w: %w", lifecycle.ErrLocked, err)
+	case errors.Is(err, ErrPreconditionFailed):
+		return obj, fmt.Errorf("%w: %w", lifecycle.ErrChanged, err)
 	}
 	return obj, err
 }

@@ -114,7 +114,7 @@ func (s *Service) removeObject(ctx context.Context, b catalog.Bucket, key, versi
 		} else {
 			m := catalog.Object{Bucket: b.Name, Key: key, VersionID: versionFor(b), DeleteMarker: true,
 				LastModified: time.Now().UTC(), Owner: b.Owner}
-			if err := s.cat.PutObject(ctx, m, catalog.PutOptions{}); err != nil {
+			if err := s.cat.PutObject(ctx, m, catalog.PutOptions{IfLatest: opt.IfLatest}); err != nil {
 				return m, commitErr(err, "write delete marker", m)
 			}
 			m.IsLatest = true
@@ -127,6 +127,9 @@ func (s *Service) removeObject(ctx context.Context, b catalog.Bucket, key, versi
 	}
 	if errors.Is(err, catalog.ErrObjectLocked) {
 		return obj, errLocked
+	}
+	if errors.Is(err, catalog.ErrPreconditionFailed) {
+		return obj, ErrPreconditionFailed
 	}
 	if err != nil {
 		return obj, fmt.Errorf("objects: delete %s/%s: %w", b.Name, key, err)

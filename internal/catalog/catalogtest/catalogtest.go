@@ -30,6 +30,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"PutReplaceQueuesBlobs", testPutReplace},
 		{"InlineObjects", testInline},
 		{"Conditions", testConditions},
+		{"IfLatest", testIfLatest},
 		{"Delete", testDelete},
 		{"ListOrderIsBytewise", testListOrder},
 		{"ListPrefixAndStart", testListPrefix},

@@ -110,13 +110,14 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	if err := s.lockKey(ctx, tx, o.Bucket, o.Key); err != nil {
 		return fmt.Errorf("sqldb: lock key: %w", err)
 	}
-	if opt.IfNoneMatch || opt.IfMatch != "" {
+	if opt.IfNoneMatch || opt.IfMatch != "" || opt.IfLatest != nil {
 		cur, err := s.current(ctx, tx, o.Bucket, o.Key)
 		if err != nil {
 			return err
 		}
 		exists := cur != nil && !cur.DeleteMarker
-		if opt.IfNoneMatch && exists || opt.IfMatch != "" && (!exists || cur.ETag != opt.IfMatch) {
+		if opt.IfNoneMatch && exists || opt.IfMatch != "" && (!exists || cur.ETag != opt.IfMatch) ||
+			opt.IfLatest != nil && !catalog.SameVersion(cur, opt.IfLatest) {
 			return catalog.ErrPreconditionFailed
 		}
 	}
@@ -196,6 +197,9 @@ func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, vers
 	}
 	if err != nil {
 		return o, fmt.Errorf("sqldb: read version: %w", err)
+	}
+	if opt.IfLatest != nil && !catalog.SameVersion(&o, opt.IfLatest) {
+		return o, catalog.ErrPreconditionFailed
 	}
 	if err := mayRemove(o, opt); err != nil {
 		return o, err
