@@ -92,6 +92,25 @@ type Meta struct {
 	ChecksumType string            `json:"cty,omitempty"` // FULL_OBJECT or COMPOSITE
 	// Tags are the version's object tags (x-amz-tagging).
 	Tags map[string]string `json:"tg,omitempty"`
+	// Encryption says how the version's bytes (or an upload's parts) are
+	// encrypted at rest; nil for plaintext.
+	Encryption *Encryption `json:"enc,omitempty"`
+}
+
+// Encryption is what reading an encrypted version needs, besides a key
+// the catalog never holds: the kind S3 reports, the tenant key that wraps
+// the data key, and the wrapped data key (package kms).
+type Encryption struct {
+	Kind       string `json:"k"`            // AES256 (SSE-S3), aws:kms (SSE-KMS) or SSE-C
+	KeyID      string `json:"id,omitempty"` // the wrapping tenant key; "" for SSE-C
+	WrappedKey []byte `json:"w,omitempty"`  // the data key, wrapped; nil for SSE-C
+	// Context is SSE-KMS's encryption context as the client gave it
+	// (base64 JSON), bound to the wrapped key.
+	Context string `json:"cx,omitempty"`
+	// CustomerKeyMD5 is SSE-C's key digest (base64), which reads must
+	// present; the key itself is never stored.
+	CustomerKeyMD5 string `json:"c5,omitempty"`
+	BucketKey      bool   `json:"bk,omitempty"` // x-amz-server-side-encryption-bucket-key-enabled, as asked
 }
 
 // Part is one contiguous piece of an object's bytes, held in one blob. A
