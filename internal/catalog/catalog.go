@@ -103,7 +103,7 @@ type Meta struct {
 type Encryption struct {
 	Kind       string `json:"k"`            // AES256 (SSE-S3), aws:kms (SSE-KMS) or SSE-C
 	KeyID      string `json:"id,omitempty"` // the wrapping tenant key; "" for SSE-C
-	WrappedKey []byte `json:"w,omitempty"`  // the data key, wrapped; nil for SSE-C
+	WrappedKey []byte `json:"w,omitempty"`  // the data key, wrapped by that key (SSE-C: by the customer's key)
 	// Context is SSE-KMS's encryption context as the client gave it
 	// (base64 JSON), bound to the wrapped key.
 	Context string `json:"cx,omitempty"`
