@@ -232,7 +232,7 @@ var fields = []field{
 	{name: "response-*", query: true, ops: objectReads, how: honoured, check: checkResponseOverrides, note: "TestAnonymousResponseOverrides; e2e test_presigned_response_overrides"},
 	{name: "prefix", query: true, ops: lists | ops(OpListMultipartUploads, OpListBuckets), how: honoured, note: "TestListObjectsV2, TestListBucketsPaging"},
 	{name: "delimiter", query: true, ops: lists | ops(OpListMultipartUploads), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
-	{name: "encoding-type", query: true, ops: lists | ops(OpListMultipartUploads), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
+	{name: "encoding-type", query: true, ops: lists | ops(OpListMultipartUploads), how: honoured, note: "TestListEncodingURL, TestListObjectsV2; e2e test_list_objects_v1_prefix_roundtrip"},
 	{name: "max-keys", query: true, ops: lists, how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
 	{name: "marker", query: true, ops: ops(OpListObjects), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
 	{name: "list-type", query: true, ops: ops(OpListObjectsV2), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
