@@ -149,6 +149,10 @@ type PutOptions struct {
 	// IfMatch, when set, fails the write with ErrPreconditionFailed unless
 	// the current version exists and has this quoted ETag.
 	IfMatch string
+	// IfNoneMatchETags fails the write with ErrPreconditionFailed if the
+	// current version exists and has one of these quoted ETags
+	// (If-None-Match: "<etag>", as Ceph RGW and MinIO honour it).
+	IfNoneMatchETags []string
 	// Limits, checked in the write's transaction, fail a write that would
 	// grow usage past a quota with ErrQuotaExceeded.
 	Limits Limits

@@ -209,7 +209,7 @@ var fields = []field{
 
 	// Conditions.
 	{name: "If-Match", ops: objectReads | ops(OpPutObject, OpCopyObject, OpCompleteMultipartUpload), how: honoured, note: "TestRangeAndConditions"},
-	{name: "If-None-Match", ops: objectReads | ops(OpPutObject, OpCopyObject, OpCompleteMultipartUpload), how: honoured, note: "TestRangeAndConditions"},
+	{name: "If-None-Match", ops: objectReads | ops(OpPutObject, OpCopyObject, OpCompleteMultipartUpload), how: honoured, note: "TestRangeAndConditions; writes: \"*\" or entity tags, TestConditionalWriteETag"},
 	{name: "If-Modified-Since", ops: objectReads, how: honoured, note: "TestRangeAndConditions"},
 	{name: "If-Unmodified-Since", ops: objectReads, how: honoured, note: "TestRangeAndConditions"},
 	{name: "If-Match", ops: ops(OpDeleteObject), how: refused, note: "conditional deletes"},

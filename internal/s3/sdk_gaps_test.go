@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-	"github.com/aws/smithy-go"
 )
 
 // TestListEncodingURL pins what encoding-type=url returns, as AWS: form
@@ -103,6 +102,80 @@ func TestListEncodingURL(t *testing.T) {
 	}
 }
 
-var _ = errors.As
-var _ smithy.APIError
-var _ = strings.Contains
+// TestConditionalWriteETag: If-None-Match with entity tags on PutObject,
+// CompleteMultipartUpload and CopyObject fails with 412 when the current
+// version has one of them, as Ceph RGW and MinIO (AWS takes "*" only).
+func TestConditionalWriteETag(t *testing.T) {
+	c, bucket, srv := setup(t)
+	ctx := context.Background()
+	first := put(t, c, bucket, "k", []byte("first"))
+	putIf := func(key, inm string) error {
+		_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: strings.NewReader("next"), IfNoneMatch: &inm})
+		return err
+	}
+	bare := strings.Trim(*first.ETag, `"`)
+	for _, inm := range []string{*first.ETag, bare, `"0123", ` + *first.ETag, "W/" + *first.ETag} {
+		err := putIf("k", inm)
+		wantCode(t, err, "PreconditionFailed")
+		var re interface{ HTTPStatusCode() int }
+		if !errors.As(err, &re) || re.HTTPStatusCode() != http.StatusPreconditionFailed {
+			t.Fatalf("If-None-Match %s: want 412, got %v", inm, err)
+		}
+	}
+	if got := string(get(t, c, bucket, "k")); got != "first" {
+		t.Fatalf("refused write changed the object: %q", got)
+	}
+	// Another ETag, or no object: the write goes on.
+	if err := putIf("k", `"0123456789abcdef0123456789abcdef"`); err != nil {
+		t.Fatal(err)
+	}
+	if err := putIf("absent", *first.ETag); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(get(t, c, bucket, "k")); got != "next" {
+		t.Fatalf("after a write whose condition held: %q", got)
+	}
+	// A malformed list is the client's mistake.
+	status, code, _ := send(t, srv, signedRequest(t, srv, "PUT", "/"+bucket+"/k", []byte("x"), http.Header{"If-None-Match": {`"a b"`}}))
+	if status != http.StatusBadRequest || code != "InvalidArgument" {
+		t.Fatalf("malformed If-None-Match: %d %s", status, code)
+	}
+
+	// CompleteMultipartUpload: refused while the key's ETag matches; the
+	// upload stays, so the client can complete it otherwise.
+	cur, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cu, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: &bucket, Key: aws.String("k"), UploadId: cu.UploadId,
+		PartNumber: aws.Int32(1), Body: strings.NewReader("multipart")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	complete := func(inm string) error {
+		_, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &bucket, Key: aws.String("k"), UploadId: cu.UploadId,
+			IfNoneMatch: &inm, MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{
+				{PartNumber: aws.Int32(1), ETag: up.ETag, ChecksumCRC32: up.ChecksumCRC32}}}})
+		return err
+	}
+	wantCode(t, complete(*cur.ETag), "PreconditionFailed")
+	if err := complete(*first.ETag); err != nil {
+		t.Fatalf("complete with a stale ETag in If-None-Match: %v", err)
+	}
+	if got := string(get(t, c, bucket, "k")); got != "multipart" {
+		t.Fatalf("completed object %q", got)
+	}
+
+	// CopyObject takes the destination's condition the same way.
+	done, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: &bucket, Key: aws.String("k"), CopySource: aws.String(bucket + "/absent"),
+		IfNoneMatch: done.ETag})
+	wantCode(t, err, "PreconditionFailed")
+}
