@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/ostiumio/ostium/internal/node"
 )
 
 // TestListEncodingURL pins what encoding-type=url returns, as AWS: form
@@ -178,4 +180,77 @@ func TestConditionalWriteETag(t *testing.T) {
 	_, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: &bucket, Key: aws.String("k"), CopySource: aws.String(bucket + "/absent"),
 		IfNoneMatch: done.ETag})
 	wantCode(t, err, "PreconditionFailed")
+}
+
+// TestBucketDefaults: new buckets keep AWS's defaults unless the provider
+// chooses the older ones (bucket_defaults: legacy), under which a canned
+// public ACL on CreateBucket and a public bucket policy work as on Ceph
+// RGW; the provider-wide block still refuses them.
+func TestBucketDefaults(t *testing.T) {
+	ctx := context.Background()
+	public := func(bucket string) string {
+		return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::` + bucket + `/*"}]}`
+	}
+	t.Run("aws", func(t *testing.T) {
+		ten := newTenancy(t, func(c *node.Config) { c.BucketDefaults = node.BucketDefaultsAWS })
+		bob := ten.clients["bob"]
+		_, err := bob.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("acme-pub"), ACL: types.BucketCannedACLPublicRead})
+		wantCode(t, err, "InvalidBucketAclWithObjectOwnership")
+		oc, err := bob.GetBucketOwnershipControls(ctx, &s3.GetBucketOwnershipControlsInput{Bucket: aws.String("acme-bob")})
+		if err != nil || oc.OwnershipControls.Rules[0].ObjectOwnership != types.ObjectOwnershipBucketOwnerEnforced {
+			t.Fatalf("ownership: %+v %v", oc, err)
+		}
+		wantCode(t, putPolicy(t, bob, "acme-bob", public("acme-bob")), "AccessDenied")
+		_, err = ten.clients["anonymous"].GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("k")})
+		wantCode(t, err, "AccessDenied")
+	})
+	t.Run("legacy", func(t *testing.T) {
+		ten := newTenancy(t, func(c *node.Config) { c.BucketDefaults = node.BucketDefaultsLegacy })
+		bob, anon := ten.clients["bob"], ten.clients["anonymous"]
+		if _, err := bob.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("acme-pub"), ACL: types.BucketCannedACLPublicRead}); err != nil {
+			t.Fatalf("CreateBucket public-read: %v", err)
+		}
+		oc, err := bob.GetBucketOwnershipControls(ctx, &s3.GetBucketOwnershipControlsInput{Bucket: aws.String("acme-pub")})
+		if err != nil || oc.OwnershipControls.Rules[0].ObjectOwnership != types.ObjectOwnershipObjectWriter {
+			t.Fatalf("ownership: %+v %v", oc, err)
+		}
+		_, err = bob.GetPublicAccessBlock(ctx, &s3.GetPublicAccessBlockInput{Bucket: aws.String("acme-pub")})
+		wantCode(t, err, "NoSuchPublicAccessBlockConfiguration")
+		// The bucket's public-read ACL lists to anyone; an object's
+		// public-read ACL reads.
+		put(t, bob, "acme-pub", "private", []byte("p"))
+		if _, err := bob.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("acme-pub"), Key: aws.String("open"),
+			Body: strings.NewReader("o"), ACL: types.ObjectCannedACLPublicRead}); err != nil {
+			t.Fatal(err)
+		}
+		l, err := anon.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("acme-pub")})
+		if err != nil || len(l.Contents) != 2 {
+			t.Fatalf("anonymous list of a public-read bucket: %+v %v", l, err)
+		}
+		if got := string(get(t, anon, "acme-pub", "open")); got != "o" {
+			t.Fatalf("anonymous read of a public-read object: %q", got)
+		}
+		_, err = anon.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("acme-pub"), Key: aws.String("private")})
+		wantCode(t, err, "AccessDenied")
+		// A public policy on a bucket made without a canned ACL.
+		if err := putPolicy(t, bob, "acme-bob", public("acme-bob")); err != nil {
+			t.Fatalf("public policy: %v", err)
+		}
+		if got := string(get(t, anon, "acme-bob", "k")); got != "data of acme-bob" {
+			t.Fatalf("anonymous read under a public policy: %q", got)
+		}
+		// Asking for AWS's settings still gets them.
+		_, err = bob.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("acme-strict"), ACL: types.BucketCannedACLPublicRead,
+			ObjectOwnership: types.ObjectOwnershipBucketOwnerEnforced})
+		wantCode(t, err, "InvalidBucketAclWithObjectOwnership")
+	})
+	t.Run("legacy under the provider's block", func(t *testing.T) {
+		ten := newTenancy(t, func(c *node.Config) { c.BucketDefaults, c.BlockPublicAccess = node.BucketDefaultsLegacy, true })
+		_, err := ten.clients["bob"].CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("acme-pub"), ACL: types.BucketCannedACLPublicRead})
+		wantCode(t, err, "InvalidBucketAclWithBlockPublicAccessError")
+	})
+	cfg := node.Config{DataDir: t.TempDir(), BucketDefaults: "open"}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "bucket_defaults") {
+		t.Fatalf("Validate of bucket_defaults: open: %v", err)
+	}
 }
