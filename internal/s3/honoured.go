@@ -83,14 +83,14 @@ var (
 	payerOps = ops(OpPutObject, OpCopyObject, OpCreateMultipartUpload, OpUploadPart, OpUploadPartCopy,
 		OpCompleteMultipartUpload, OpAbortMultipartUpload, OpListParts, OpListMultipartUploads,
 		OpGetObject, OpHeadObject, OpDeleteObject, OpDeleteObjects, OpListObjects, OpListObjectsV2,
-		OpListObjectVersions, OpGetObjectAcl, OpPutObjectAcl)
+		OpListObjectVersions, OpGetObjectAcl, OpPutObjectAcl, OpGetObjectAttributes)
 	// bodyChecksums are the writes whose payload may carry checksums.
 	bodyChecksums = ops(OpPutObject, OpUploadPart)
 	// xmlWrites are the operations whose body is a document.
 	xmlWrites = documentOps()
 	// sseCReaders take SSE-C keys to read or extend an encrypted object
 	// or upload; none exists here.
-	sseCReaders = objectReads | ops(OpUploadPart, OpUploadPartCopy, OpListParts, OpCompleteMultipartUpload)
+	sseCReaders = objectReads | ops(OpUploadPart, OpUploadPartCopy, OpListParts, OpCompleteMultipartUpload, OpGetObjectAttributes)
 	copies      = ops(OpCopyObject, OpUploadPartCopy)
 	lists       = ops(OpListObjects, OpListObjectsV2, OpListObjectVersions)
 )
@@ -226,7 +226,7 @@ var fields = []field{
 	{name: "Range", ops: objectReads, how: honoured, note: "TestRangeAndConditions"},
 
 	// Query parameters.
-	{name: "versionId", query: true, ops: ops(OpGetObject, OpHeadObject, OpDeleteObject, OpGetObjectAcl, OpPutObjectAcl), how: honoured, check: checkVersionID, note: "the null version; TestBadVersionID"},
+	{name: "versionId", query: true, ops: ops(OpGetObject, OpHeadObject, OpDeleteObject, OpGetObjectAcl, OpPutObjectAcl, OpGetObjectAttributes), how: honoured, check: checkVersionID, note: "the null version; TestBadVersionID, TestGetObjectAttributes"},
 	{name: "partNumber", query: true, ops: objectReads | ops(OpUploadPart, OpUploadPartCopy), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "uploadId", query: true, ops: ops(OpUploadPart, OpUploadPartCopy, OpCompleteMultipartUpload, OpAbortMultipartUpload, OpListParts), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "response-*", query: true, ops: objectReads, how: honoured, check: checkResponseOverrides, note: "TestAnonymousResponseOverrides; e2e test_presigned_response_overrides"},
@@ -247,6 +247,9 @@ var fields = []field{
 	{name: "part-number-marker", query: true, ops: ops(OpListParts), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "max-buckets", query: true, ops: ops(OpListBuckets), how: honoured, note: "TestListBucketsPaging"},
 	{name: "bucket-region", query: true, ops: ops(OpListBuckets), how: honoured, note: "TestListBucketsPaging"},
+	{name: "X-Amz-Object-Attributes", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
+	{name: "X-Amz-Max-Parts", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
+	{name: "X-Amz-Part-Number-Marker", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
 	{name: "X-Amz-Optional-Object-Attributes", ops: lists, how: ignored, note: "RestoreStatus: no object is ever archived, so AWS's answer would carry nothing more"},
 }
 
