@@ -252,20 +252,27 @@ type Store interface {
 
 	// Objects.
 	//
-	// PutObject makes o the current version of its key. In this issue's
-	// unversioned buckets it replaces the version with the same VersionID,
-	// and queues the replaced version's blobs for collection in the same
-	// transaction. ErrNoSuchBucket if the bucket is gone.
+	// PutObject makes o (a version, or a delete marker) the current
+	// version of its key. It replaces the version with the same VersionID
+	// if there is one (the null version, in unversioned and suspended
+	// buckets), queueing that version's blobs for collection in the same
+	// transaction, and leaves every other version. A key's versions are
+	// ordered by commit: o becomes the newest, whatever its LastModified.
+	// ErrNoSuchBucket if the bucket is gone.
 	PutObject(ctx context.Context, o Object, opt PutOptions) error
-	// GetObject returns the version (versionID "" = the current one), Parts
-	// included. ErrNoSuchObject if absent.
+	// GetObject returns the version (versionID "" = the current one, which
+	// may be a delete marker), Parts included. ErrNoSuchObject if absent.
 	GetObject(ctx context.Context, bucket, key, versionID string) (Object, error)
-	// DeleteObject removes a version (versionID "" = the current one), queues
-	// its blobs and returns what was removed. ErrNoSuchObject if absent.
+	// DeleteObject removes a version or delete marker for good (versionID
+	// "" = the current one), queues its blobs and returns what was
+	// removed; if it was the current one, the newest remaining version
+	// (by commit order) becomes current. ErrNoSuchObject if absent.
 	DeleteObject(ctx context.Context, bucket, key, versionID string) (Object, error)
 	// ListObjects returns current, non-delete-marker versions. Parts are not
 	// filled.
 	ListObjects(ctx context.Context, bucket string, q ListQuery) ([]Object, error)
+	// ListVersions returns versions and delete markers, with IsLatest set,
+	// in key order and within a key newest (last committed) first.
 	ListVersions(ctx context.Context, bucket string, q VersionQuery) ([]Object, error)
 
 	// Multipart uploads.

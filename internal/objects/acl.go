@@ -178,12 +178,6 @@ func (s *Service) aclObject(ctx context.Context, r iam.Request, bucket, version 
 	if err != nil {
 		return b, nil, catalog.Object{}, err
 	}
-	o, err := s.cat.GetObject(ctx, bucket, r.Key, version)
-	switch {
-	case errors.Is(err, catalog.ErrNoSuchObject) || err == nil && o.DeleteMarker:
-		return b, a, o, ErrNoSuchKey
-	case err != nil:
-		return b, a, o, fmt.Errorf("objects: get %s/%s: %w", bucket, r.Key, err)
-	}
-	return b, a, o, nil
+	o, err := s.lookup(ctx, bucket, r.Key, version)
+	return b, a, o, err
 }

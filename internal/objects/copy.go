@@ -2,6 +2,7 @@ package objects
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -20,7 +21,9 @@ type CopyInput struct {
 	ACL                           iam.ACLSpec        // the copy's; it never inherits the source's
 }
 
-// CopyObject copies an object's bytes into a fresh blob of the destination.
+// CopyObject copies an object's bytes (of its current version, or of
+// in.SrcVersion) into a fresh blob of the destination. Both versions come
+// back as a response reports them (reported).
 func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput) (src, dst catalog.Object, err error) {
 	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL)
 	if err != nil {
@@ -59,7 +62,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		sc = src.StorageClass
 	}
 	dst = catalog.Object{
-		Bucket: in.Bucket, Key: in.Key, VersionID: catalog.NullVersion,
+		Bucket: in.Bucket, Key: in.Key, VersionID: versionFor(b),
 		Size: part.Size, ETag: part.ETag, LastModified: part.LastModified,
 		Owner: owner, StorageClass: storageClass(sc), Meta: meta,
 	}
@@ -68,7 +71,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		s.deleteBlobs(ctx, part.BlobID)
 		return src, catalog.Object{}, err
 	}
-	return src, dst, nil
+	return src, reported(b, dst), nil
 }
 
 // MaxCopySize is the largest source CopyObject accepts, as S3.
@@ -77,13 +80,18 @@ const MaxCopySize = 5 << 30
 // openSource authorizes reading a copy source, checks its conditions and
 // opens the (ranged) bytes.
 func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange) (catalog.Object, *Reader, error) {
-	if _, _, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version); err != nil {
+	b, _, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version)
+	if err != nil {
 		return catalog.Object{}, nil, err
 	}
 	src, err := s.lookup(ctx, bucket, key, version)
+	if errors.Is(err, ErrMethodNotAllowed) {
+		return src, nil, errorf(ErrInvalidRequest, "The source of a copy request may not specifically refer to a delete marker by version id.")
+	}
 	if err != nil {
 		return src, nil, err
 	}
+	src = reported(b, src)
 	if err := cond.check(src, false); err != nil {
 		return src, nil, err
 	}

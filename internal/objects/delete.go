@@ -2,40 +2,38 @@ package objects
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 )
 
-// DeleteObject removes a key (or one version of it). As in S3, deleting a
-// key that does not exist succeeds.
+// DeleteObject removes a key (or one version of it) as removeObject
+// does, and returns what it removed or the delete marker it wrote, as a
+// response reports it (reported). As in S3, deleting a key that does not
+// exist succeeds.
 func (s *Service) DeleteObject(ctx context.Context, id *iam.Identity, bucket, key, versionID string) (catalog.Object, error) {
-	if _, err := s.bucket(ctx, id, bucket, key, "s3:DeleteObject"); err != nil {
+	b, err := s.bucket(ctx, id, bucket, key, "s3:DeleteObject")
+	if err != nil {
 		return catalog.Object{}, err
 	}
-	return s.deleteObject(ctx, bucket, key, versionID)
-}
-
-func (s *Service) deleteObject(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
-	obj, err := s.cat.DeleteObject(ctx, bucket, key, versionID)
-	if errors.Is(err, catalog.ErrNoSuchObject) {
-		return catalog.Object{Bucket: bucket, Key: key, VersionID: versionID}, nil
-	}
+	obj, err := s.removeObject(ctx, b, key, versionID)
 	if err != nil {
-		return obj, fmt.Errorf("objects: delete %s/%s: %w", bucket, key, err)
+		return obj, err
 	}
-	return obj, nil
+	return reported(b, obj), nil
 }
 
 // DeleteTarget names one object of a DeleteObjects request.
 type DeleteTarget struct{ Key, VersionID string }
 
 // DeleteResult is the outcome for one target; Err is nil on success.
+// DeleteMarker is set when the target removed a delete marker or wrote
+// one, whose id is then DeleteMarkerVersionID, as S3 reports them.
 type DeleteResult struct {
 	DeleteTarget
-	Err error
+	DeleteMarker          bool
+	DeleteMarkerVersionID string
+	Err                   error
 }
 
 // MaxDeleteKeys is S3's limit on keys per DeleteObjects request.
@@ -57,11 +55,20 @@ func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket st
 	}
 	out := make([]DeleteResult, len(targets))
 	for i, t := range targets {
+		out[i].DeleteTarget = t
 		err := s.decide(ctx, iam.Request{ID: id, Action: "s3:DeleteObject", Key: t.Key}, b, a, t.VersionID)
-		if err == nil {
-			_, err = s.deleteObject(ctx, bucket, t.Key, t.VersionID)
+		if err != nil {
+			out[i].Err = err
+			continue
 		}
-		out[i] = DeleteResult{DeleteTarget: t, Err: err}
+		obj, err := s.removeObject(ctx, b, t.Key, t.VersionID)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		if obj.DeleteMarker {
+			out[i].DeleteMarker, out[i].DeleteMarkerVersionID = true, reported(b, obj).VersionID
+		}
 	}
 	return out, nil
 }

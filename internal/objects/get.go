@@ -51,13 +51,21 @@ type Reader struct {
 }
 
 // GetObject opens an object for reading; head skips opening the bytes.
+// The object's version is as a response reports it (reported). Reading a
+// delete marker fails (NoSuchKey or MethodNotAllowed, see lookup) with a
+// Reader of the marker, whose headers S3 sends with the error.
 func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, head bool) (*Reader, error) {
 	req := iam.Request{ID: id, Action: "s3:GetObject", Key: in.Key}
-	if _, _, err := s.bucketFor(ctx, req, in.Bucket, in.VersionID); err != nil {
+	b, _, err := s.bucketFor(ctx, req, in.Bucket, in.VersionID)
+	if err != nil {
 		return nil, err
 	}
 	obj, err := s.lookup(ctx, in.Bucket, in.Key, in.VersionID)
+	obj = reported(b, obj)
 	if err != nil {
+		if obj.DeleteMarker {
+			return &Reader{Object: obj}, err
+		}
 		return nil, err
 	}
 	if err := in.Cond.check(obj, true); err != nil {
@@ -109,16 +117,22 @@ func partRange(obj catalog.Object, n int) (start, length int64, count int, err e
 }
 
 // lookup reads a version from the catalog with S3's error for its absence.
+// A delete marker is returned with the error it reads as: NoSuchKey when
+// it is the current version, MethodNotAllowed when named by its id.
 func (s *Service) lookup(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
 	obj, err := s.cat.GetObject(ctx, bucket, key, versionID)
-	if errors.Is(err, catalog.ErrNoSuchObject) || err == nil && obj.DeleteMarker {
+	switch {
+	case errors.Is(err, catalog.ErrNoSuchObject):
 		if versionID != "" && versionID != catalog.NullVersion {
 			return obj, ErrNoSuchVersion
 		}
 		return obj, ErrNoSuchKey
-	}
-	if err != nil {
+	case err != nil:
 		return obj, fmt.Errorf("objects: get %s/%s: %w", bucket, key, err)
+	case obj.DeleteMarker && versionID != "":
+		return obj, errorf(ErrMethodNotAllowed, "The specified method is not allowed against this resource.")
+	case obj.DeleteMarker:
+		return obj, ErrNoSuchKey
 	}
 	return obj, nil
 }

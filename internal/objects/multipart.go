@@ -102,20 +102,29 @@ type CopySource struct {
 	Range                *ByteRange
 }
 
-// UploadPart stores one part and returns it (with its ETag).
-func (s *Service) UploadPart(ctx context.Context, id *iam.Identity, in PartInput) (catalog.Part, error) {
+// UploadPart stores one part and returns it (with its ETag) and, for
+// UploadPartCopy, the source's version id as a response reports it
+// (reported).
+func (s *Service) UploadPart(ctx context.Context, id *iam.Identity, in PartInput) (catalog.Part, string, error) {
+	part, src, err := s.uploadPart(ctx, id, in)
+	return part, src.VersionID, err
+}
+
+func (s *Service) uploadPart(ctx context.Context, id *iam.Identity, in PartInput) (catalog.Part, catalog.Object, error) {
+	var src catalog.Object
 	if err := validPartNumber(in.Number); err != nil {
-		return catalog.Part{}, err
+		return catalog.Part{}, src, err
 	}
 	u, b, err := s.upload(ctx, id, in.Bucket, in.Key, in.UploadID, "s3:PutObject")
 	if err != nil {
-		return catalog.Part{}, err
+		return catalog.Part{}, src, err
 	}
 	p := in.Payload
 	if in.Copy != nil {
-		_, r, err := s.openSource(ctx, id, in.Copy.Bucket, in.Copy.Key, in.Copy.Version, in.Copy.Cond, in.Copy.Range)
+		var r *Reader
+		src, r, err = s.openSource(ctx, id, in.Copy.Bucket, in.Copy.Key, in.Copy.Version, in.Copy.Cond, in.Copy.Range)
 		if err != nil {
-			return catalog.Part{}, err
+			return catalog.Part{}, catalog.Object{}, err
 		}
 		defer r.Close()
 		p = Payload{Body: r, Size: r.Length}
@@ -127,7 +136,7 @@ func (s *Service) UploadPart(ctx context.Context, id *iam.Identity, in PartInput
 	// are.
 	st, err := s.writeBlob(ctx, b, p, false)
 	if err != nil {
-		return catalog.Part{}, err
+		return catalog.Part{}, src, err
 	}
 	part := st.part
 	part.Number = in.Number
@@ -141,13 +150,13 @@ func (s *Service) UploadPart(ctx context.Context, id *iam.Identity, in PartInput
 		s.deleteBlobs(ctx, part.BlobID)
 		switch {
 		case errors.Is(err, catalog.ErrNoSuchUpload):
-			return part, noSuchUpload()
+			return part, src, noSuchUpload()
 		case errors.Is(err, catalog.ErrQuotaExceeded):
-			return part, commitErr(err, "put part", catalog.Object{})
+			return part, src, commitErr(err, "put part", catalog.Object{})
 		}
-		return part, fmt.Errorf("objects: put part: %w", err)
+		return part, src, fmt.Errorf("objects: put part: %w", err)
 	}
-	return part, nil
+	return part, src, nil
 }
 
 // CompletePart is one entry of a CompleteMultipartUpload request.
@@ -204,7 +213,7 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 	invalid := errorf(ErrInvalidPart, "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not have matched the part's entity tag.")
 	md5s := md5.New()
 	obj := catalog.Object{
-		Bucket: bucket, Key: key, VersionID: catalog.NullVersion, Owner: u.Owner,
+		Bucket: bucket, Key: key, VersionID: versionFor(b), Owner: u.Owner,
 		StorageClass: u.StorageClass, Meta: u.Meta, LastModified: time.Now().UTC(),
 	}
 	// Every listed part must exist, in order, before sizes are judged: S3
@@ -247,7 +256,7 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 	if errors.Is(err, catalog.ErrNoSuchUpload) {
 		return obj, noSuchUpload()
 	}
-	return obj, commitErr(err, "complete upload", obj)
+	return reported(b, obj), commitErr(err, "complete upload", obj)
 }
 
 func (s *Service) allParts(ctx context.Context, u catalog.Upload) (map[int]catalog.Part, error) {

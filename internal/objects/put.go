@@ -52,7 +52,8 @@ type PutInput struct {
 }
 
 // PutObject stores an object: bytes to a fresh durable blob, then one
-// catalog commit.
+// catalog commit. It returns the version written, as a response reports
+// it (reported).
 func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) (catalog.Object, error) {
 	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL)
 	if err != nil {
@@ -73,7 +74,7 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 	obj := catalog.Object{
 		Bucket:       in.Bucket,
 		Key:          in.Key,
-		VersionID:    catalog.NullVersion,
+		VersionID:    versionFor(b),
 		Size:         part.Size,
 		ETag:         part.ETag,
 		LastModified: part.LastModified,
@@ -90,7 +91,7 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 		s.deleteBlobs(ctx, part.BlobID)
 		return catalog.Object{}, err
 	}
-	return obj, nil
+	return reported(b, obj), nil
 }
 
 // commit switches the object to its new version, within the quotas of

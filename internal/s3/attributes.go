@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/objects"
 )
 
@@ -73,6 +72,12 @@ func getObjectAttributes(s *Server, w http.ResponseWriter, r *http.Request, c *c
 	a, err := s.svc.GetObjectAttributes(r.Context(), c.id, objects.AttributesInput{Bucket: c.Bucket, Key: c.Key,
 		VersionID: c.Query.Get("versionId"), MaxParts: min(maxParts, 1000), PartNumberMarker: marker})
 	if err != nil {
+		if a.Object.DeleteMarker {
+			setDeleteMarkerHeaders(w.Header(), a.Object)
+			if c.Query.Get("versionId") != "" {
+				w.Header().Set("Last-Modified", a.Object.LastModified.UTC().Format(http.TimeFormat))
+			}
+		}
 		return err
 	}
 	o := a.Object
@@ -129,9 +134,7 @@ func getObjectAttributes(s *Server, w http.ResponseWriter, r *http.Request, c *c
 	}
 	h := w.Header()
 	h.Set("Last-Modified", o.LastModified.UTC().Format(http.TimeFormat))
-	if o.VersionID != "" && o.VersionID != catalog.NullVersion {
-		h.Set("x-amz-version-id", o.VersionID)
-	}
+	setVersionHeader(h, o)
 	writeXML(w, http.StatusOK, res)
 	return nil
 }

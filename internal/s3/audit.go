@@ -9,8 +9,9 @@ import (
 )
 
 // audited are the operations the audit log records, whatever their
-// outcome: changes to a bucket's access settings. A later setting (lock,
-// lifecycle, encryption) is one more line here.
+// outcome: changes to a bucket's access settings, and to its versioning
+// (suspending it is how old versions start to be lost). A later setting
+// (lock, lifecycle, encryption) is one more line here.
 var audited = [opCount]bool{
 	OpPutBucketPolicy:               true,
 	OpDeleteBucketPolicy:            true,
@@ -19,6 +20,7 @@ var audited = [opCount]bool{
 	OpDeleteBucketOwnershipControls: true,
 	OpPutPublicAccessBlock:          true,
 	OpDeletePublicAccessBlock:       true,
+	OpPutBucketVersioning:           true,
 }
 
 // audit records c in the audit log if its operation is audited, after

@@ -157,16 +157,3 @@ func getBucketLocation(s *Server, w http.ResponseWriter, r *http.Request, c *cal
 	}{NS: s3NS, Region: region})
 	return nil
 }
-
-// getBucketVersioning reports a bucket that was never versioned: an empty
-// configuration, as S3 does. Tools ask before listing versions.
-func getBucketVersioning(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	if _, err := s.svc.HeadBucket(r.Context(), c.id, c.Bucket); err != nil {
-		return err
-	}
-	writeXML(w, http.StatusOK, struct {
-		XMLName xml.Name `xml:"VersioningConfiguration"`
-		NS      string   `xml:"xmlns,attr"`
-	}{NS: s3NS})
-	return nil
-}

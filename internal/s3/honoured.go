@@ -217,7 +217,7 @@ var fields = []field{
 	{name: "X-Amz-If-Match-Size", ops: ops(OpDeleteObject), how: refused, note: "AWS's directory buckets only"},
 	{name: "X-Amz-If-Match-Initiated-Time", ops: ops(OpAbortMultipartUpload), how: refused, note: "AWS's directory buckets only"},
 	{name: "X-Amz-Mp-Object-Size", ops: ops(OpCompleteMultipartUpload), how: refused, note: "size check on completion"},
-	{name: "X-Amz-Copy-Source", ops: copies, how: honoured, note: "TestCopyObject, TestUploadPartCopy"},
+	{name: "X-Amz-Copy-Source", ops: copies, how: honoured, note: "with ?versionId=: TestCopyObject, TestUploadPartCopy, TestCopyFromVersion"},
 	{name: "X-Amz-Copy-Source-If-Match", ops: copies, how: honoured, note: "TestCopyObject"},
 	{name: "X-Amz-Copy-Source-If-None-Match", ops: copies, how: honoured, note: "TestCopyObject"},
 	{name: "X-Amz-Copy-Source-If-Modified-Since", ops: copies, how: honoured, note: "TestCopyObject"},
@@ -226,7 +226,7 @@ var fields = []field{
 	{name: "Range", ops: objectReads, how: honoured, note: "TestRangeAndConditions"},
 
 	// Query parameters.
-	{name: "versionId", query: true, ops: ops(OpGetObject, OpHeadObject, OpDeleteObject, OpGetObjectAcl, OpPutObjectAcl, OpGetObjectAttributes), how: honoured, check: checkVersionID, note: "the null version; TestBadVersionID, TestGetObjectAttributes"},
+	{name: "versionId", query: true, ops: ops(OpGetObject, OpHeadObject, OpDeleteObject, OpGetObjectAcl, OpPutObjectAcl, OpGetObjectAttributes), how: honoured, check: checkVersionID, note: "any version or delete marker: TestVersionedWrites, TestDeleteMarkers, TestVersionACLs, TestBadVersionID, TestGetObjectAttributes"},
 	{name: "partNumber", query: true, ops: objectReads | ops(OpUploadPart, OpUploadPartCopy), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "uploadId", query: true, ops: ops(OpUploadPart, OpUploadPartCopy, OpCompleteMultipartUpload, OpAbortMultipartUpload, OpListParts), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "response-*", query: true, ops: objectReads, how: honoured, check: checkResponseOverrides, note: "TestAnonymousResponseOverrides; e2e test_presigned_response_overrides"},

@@ -89,6 +89,9 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 	case "PutBucketLogging":
 		doc := `<BucketLoggingStatus><LoggingEnabled><TargetBucket>tbl</TargetBucket><TargetPrefix>log/</TargetPrefix></LoggingEnabled></BucketLoggingStatus>`
 		return opRequest{"PUT", b + "?logging", []byte(doc), nil}, true
+	case "PutBucketVersioning":
+		doc := `<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`
+		return opRequest{"PUT", b + "?versioning", []byte(doc), nil}, true
 	}
 	return opRequest{}, false
 }

@@ -116,7 +116,7 @@ func putBucketLogging(s *Server, w http.ResponseWriter, r *http.Request, c *call
 // key.
 var logOperations = map[Op]string{
 	OpCreateBucket: "REST.PUT.BUCKET", OpDeleteBucket: "REST.DELETE.BUCKET", OpHeadBucket: "REST.HEAD.BUCKET",
-	OpGetBucketLocation: "REST.GET.LOCATION", OpGetBucketVersioning: "REST.GET.VERSIONING",
+	OpGetBucketLocation: "REST.GET.LOCATION", OpGetBucketVersioning: "REST.GET.VERSIONING", OpPutBucketVersioning: "REST.PUT.VERSIONING",
 	OpListObjects: "REST.GET.BUCKET", OpListObjectsV2: "REST.GET.BUCKET", OpListObjectVersions: "REST.GET.BUCKETVERSIONS",
 	OpListMultipartUploads: "REST.GET.UPLOADS", OpDeleteObjects: "REST.POST.MULTI_OBJECT_DELETE",
 	OpPutObject: "REST.PUT.OBJECT", OpCopyObject: "REST.COPY.OBJECT", OpGetObject: "REST.GET.OBJECT",

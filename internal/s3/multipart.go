@@ -105,11 +105,14 @@ func uploadPart(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	} else if in.Payload, err = payload(r, c); err != nil {
 		return err
 	}
-	p, err := s.svc.UploadPart(r.Context(), c.id, in)
+	p, srcVersion, err := s.svc.UploadPart(r.Context(), c.id, in)
 	if err != nil {
 		return err
 	}
 	if c.Op == OpUploadPartCopy {
+		if srcVersion != "" {
+			w.Header().Set("x-amz-copy-source-version-id", srcVersion)
+		}
 		writeXML(w, http.StatusOK, copyResult("CopyPartResult", p.ETag, p.LastModified, p.Checksums))
 		return nil
 	}
@@ -177,6 +180,7 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	sums := obj.Meta.Checksums
 	res.ChecksumCRC32, res.ChecksumCRC32C, res.ChecksumCRC64NVME = sums["CRC32"], sums["CRC32C"], sums["CRC64NVME"]
 	res.ChecksumSHA1, res.ChecksumSHA256, res.ChecksumType = sums["SHA1"], sums["SHA256"], obj.Meta.ChecksumType
+	setVersionHeader(w.Header(), obj)
 	writeXML(w, http.StatusOK, res)
 	return nil
 }

@@ -99,6 +99,7 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	}
 	h := w.Header()
 	h.Set("ETag", obj.ETag)
+	setVersionHeader(h, obj)
 	setChecksumHeaders(h, obj.Meta.Checksums, obj.Meta.ChecksumType)
 	w.WriteHeader(http.StatusOK)
 	return nil
@@ -121,7 +122,15 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	}
 	rd, err := s.svc.GetObject(r.Context(), c.id, in, head)
 	if err != nil {
-		if rd != nil && errors.Is(err, objects.ErrNotModified) {
+		switch {
+		case rd == nil:
+		case rd.Object.DeleteMarker:
+			// As S3: the marker's id, and its date when it was named.
+			setDeleteMarkerHeaders(w.Header(), rd.Object)
+			if in.VersionID != "" {
+				w.Header().Set("Last-Modified", rd.Object.LastModified.UTC().Format(http.TimeFormat))
+			}
+		case errors.Is(err, objects.ErrNotModified):
 			w.Header().Set("ETag", rd.Object.ETag)
 			w.Header().Set("Last-Modified", rd.Object.LastModified.UTC().Format(http.TimeFormat))
 		}
@@ -131,6 +140,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	h := w.Header()
 	whole := !rd.Ranged
 	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
+	setVersionHeader(h, rd.Object)
 	for q, hn := range responseOverrides {
 		if v := c.Query.Get(q); v != "" {
 			h.Set(hn, v)
@@ -160,9 +170,11 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 }
 
 func deleteObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	if _, err := s.svc.DeleteObject(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("versionId")); err != nil {
+	obj, err := s.svc.DeleteObject(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("versionId"))
+	if err != nil {
 		return err
 	}
+	setDeleteMarkerHeaders(w.Header(), obj)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -221,9 +233,10 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	if err != nil {
 		return err
 	}
-	if src.VersionID != "" && src.VersionID != catalog.NullVersion {
+	if src.VersionID != "" {
 		w.Header().Set("x-amz-copy-source-version-id", src.VersionID)
 	}
+	setVersionHeader(w.Header(), dst)
 	writeXML(w, http.StatusOK, copyResult("CopyObjectResult", dst.ETag, dst.LastModified, dst.Meta.Checksums))
 	return nil
 }
@@ -260,8 +273,10 @@ func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 		return err
 	}
 	type deleted struct {
-		Key       string
-		VersionID string `xml:"VersionId,omitempty"`
+		Key                   string
+		VersionID             string `xml:"VersionId,omitempty"`
+		DeleteMarker          bool   `xml:",omitempty"`
+		DeleteMarkerVersionID string `xml:"DeleteMarkerVersionId,omitempty"`
 	}
 	type failed struct {
 		Key       string
@@ -281,7 +296,7 @@ func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 			e := toAPIError(d.Err)
 			res.Error = append(res.Error, failed{d.Key, d.VersionID, e.Code, e.Message})
 		} else if !req.Quiet {
-			res.Deleted = append(res.Deleted, deleted{d.Key, d.VersionID})
+			res.Deleted = append(res.Deleted, deleted{d.Key, d.VersionID, d.DeleteMarker, d.DeleteMarkerVersionID})
 		}
 	}
 	writeXML(w, http.StatusOK, res)

@@ -185,6 +185,33 @@ func TestGetObjectAttributes(t *testing.T) {
 	}
 	_, err = c.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: aws.String("no-such-bucket"), Key: aws.String("whole"), ObjectAttributes: all})
 	wantCode(t, err, "NoSuchBucket")
+	// Versions: each answers for itself; a delete marker as GetObject.
+	if _, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: &bucket,
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}}); err != nil {
+		t.Fatal(err)
+	}
+	v1 := put(t, c, bucket, "ver", []byte("one"))
+	put(t, c, bucket, "ver", []byte("second"))
+	out, err = c.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: &bucket, Key: aws.String("ver"), VersionId: v1.VersionId, ObjectAttributes: all})
+	if err != nil || *out.ObjectSize != 3 || *out.ETag != strings.Trim(*v1.ETag, `"`) || out.VersionId == nil || *out.VersionId != *v1.VersionId {
+		t.Fatalf("by version id: %+v %v", out, err)
+	}
+	del, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &bucket, Key: aws.String("ver")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := signedRequest(t, srv, "GET", "/"+bucket+"/ver?attributes", nil, http.Header{"X-Amz-Object-Attributes": {"ETag"}})
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 || resp.Header.Get("x-amz-delete-marker") != "true" || resp.Header.Get("x-amz-version-id") != *del.VersionId {
+		t.Fatalf("under a delete marker: %d %v", resp.StatusCode, resp.Header)
+	}
+	_, err = c.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: &bucket, Key: aws.String("ver"), VersionId: del.VersionId, ObjectAttributes: all})
+	wantCode(t, err, "MethodNotAllowed")
+
 	// A read of the object: anyone who may not read it may not ask.
 	anon := s3.New(c.Options(), func(o *s3.Options) { o.Credentials = aws.AnonymousCredentials{} })
 	_, err = anon.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: &bucket, Key: aws.String("whole"), ObjectAttributes: all})

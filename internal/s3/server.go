@@ -212,6 +212,7 @@ func init() {
 		OpDeletePublicAccessBlock:       deletePublicAccessBlock,
 		OpGetBucketLogging:              getBucketLogging,
 		OpPutBucketLogging:              putBucketLogging,
+		OpPutBucketVersioning:           putBucketVersioning,
 		OpGetObjectAttributes:           getObjectAttributes,
 	}
 }

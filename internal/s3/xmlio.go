@@ -65,6 +65,7 @@ var documents = map[Op]struct {
 	OpPutBucketOwnershipControls: {maxSmallBody, "s3:PutBucketOwnershipControls", false},
 	OpPutPublicAccessBlock:       {maxSmallBody, "s3:PutBucketPublicAccessBlock", false},
 	OpPutBucketLogging:           {maxSmallBody, "s3:PutBucketLogging", false},
+	OpPutBucketVersioning:        {maxSmallBody, "s3:PutBucketVersioning", false},
 }
 
 var (

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 		{"DeleteBucketRacesWrites", testDeleteBucketRace},
 	}
+	tests = append(tests, versionTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)

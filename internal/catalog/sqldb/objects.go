@@ -101,7 +101,7 @@ func (s *Store) PutObject(ctx context.Context, o catalog.Object, opt catalog.Put
 }
 
 // putObject makes o the latest version of its key, replacing a version with
-// the same id and queueing that version's blobs.
+// the same id (and queueing that version's blobs) and leaving the others.
 func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt catalog.PutOptions) error {
 	if err := s.bucketExists(ctx, tx, o.Bucket); err != nil {
 		return err
@@ -150,8 +150,12 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	if o.DeleteMarker {
 		dm = 1
 	}
-	_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta), parts, o.Inline)
+	// seq orders the key's versions by commit: the key is locked, so the
+	// next number is exact where the clocks of nodes are not.
+	_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline, seq) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+		(SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = ? AND key = ?))`),
+		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta), parts, o.Inline,
+		[]byte(o.Bucket), []byte(o.Key))
 	if err != nil {
 		return fmt.Errorf("sqldb: put object: %w", err)
 	}
@@ -179,7 +183,7 @@ func (s *Store) current(ctx context.Context, tx *sql.Tx, bucket, key string) (*c
 }
 
 // removeVersion deletes one version, queues its blobs and, if it was the
-// latest, promotes the newest remaining version.
+// latest, promotes the newest remaining version (by seq: commit order).
 func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, versionID string) (catalog.Object, error) {
 	q, args := versionQuery(bucket, key, versionID)
 	o, err := scanObject(s.row(ctx, tx, s.q(q), args...), bucket, true)
@@ -207,7 +211,7 @@ func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, vers
 	}
 	if o.IsLatest {
 		_, err := s.exec(ctx, tx, s.q(`UPDATE objects SET latest = 1 WHERE bucket = ? AND key = ? AND version_id = (
-			SELECT version_id FROM objects WHERE bucket = ? AND key = ? ORDER BY modified DESC, version_id DESC LIMIT 1)`),
+			SELECT version_id FROM objects WHERE bucket = ? AND key = ? ORDER BY seq DESC LIMIT 1)`),
 			[]byte(bucket), []byte(key), []byte(bucket), []byte(key))
 		if err != nil {
 			return o, fmt.Errorf("sqldb: promote version: %w", err)
@@ -261,16 +265,17 @@ func (s *Store) ListObjects(ctx context.Context, bucket string, q catalog.ListQu
 }
 
 func (s *Store) ListVersions(ctx context.Context, bucket string, q catalog.VersionQuery) ([]catalog.Object, error) {
-	// Versions of a key run newest first: after the marker come older ones.
+	// Versions of a key run newest first (by seq, their commit order):
+	// after the marker come older ones.
 	cond, args, err := s.resume(ctx, resumeFrom{
-		table: "objects", timeCol: "modified", idCol: "version_id", older: true,
+		table: "objects", timeCol: "seq", idCol: "version_id", older: true,
 		bucket: bucket, prefix: q.Prefix, key: q.KeyMarker, id: q.VersionMarker, start: q.Start, inclusive: q.Inclusive,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqldb: list versions: %w", err)
 	}
 	args = append(args, limit(q.Limit))
-	return s.listObjects(ctx, bucket, `SELECT `+objectCols+` FROM objects WHERE bucket = ?`+cond+` ORDER BY key, modified DESC, version_id DESC LIMIT ?`, args)
+	return s.listObjects(ctx, bucket, `SELECT `+objectCols+` FROM objects WHERE bucket = ?`+cond+` ORDER BY key, seq DESC, version_id DESC LIMIT ?`, args)
 }
 
 func (s *Store) listObjects(ctx context.Context, bucket, query string, args []any) ([]catalog.Object, error) {

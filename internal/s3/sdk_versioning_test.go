@@ -1,0 +1,588 @@
+package s3_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
+
+// versionedBucket creates a bucket with versioning enabled.
+func versionedBucket(t *testing.T, c *s3.Client, bucket string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &bucket}); err != nil {
+		t.Fatalf("create %s: %v", bucket, err)
+	}
+	setVersioning(t, c, bucket, types.BucketVersioningStatusEnabled)
+}
+
+func setVersioning(t *testing.T, c *s3.Client, bucket string, status types.BucketVersioningStatus) {
+	t.Helper()
+	_, err := c.PutBucketVersioning(context.Background(), &s3.PutBucketVersioningInput{Bucket: &bucket,
+		VersioningConfiguration: &types.VersioningConfiguration{Status: status}})
+	if err != nil {
+		t.Fatalf("versioning %s of %s: %v", status, bucket, err)
+	}
+}
+
+// putV writes key and returns the version id the response reported ("" for
+// none).
+func putV(t *testing.T, c *s3.Client, bucket, key string, data []byte) string {
+	t.Helper()
+	return aws.ToString(put(t, c, bucket, key, data).VersionId)
+}
+
+func getV(t *testing.T, c *s3.Client, bucket, key, version string) ([]byte, *s3.GetObjectOutput) {
+	t.Helper()
+	in := &s3.GetObjectInput{Bucket: &bucket, Key: &key}
+	if version != "" {
+		in.VersionId = &version
+	}
+	out, err := c.GetObject(context.Background(), in)
+	if err != nil {
+		t.Fatalf("get %s@%s: %v", key, version, err)
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(out.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, out
+}
+
+// rawHeader returns the response headers of an SDK call's output.
+func rawHeader(md middleware.Metadata) http.Header {
+	if r, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response); ok {
+		return r.Header
+	}
+	return nil
+}
+
+// errHeader returns the response headers of a failed SDK call.
+func errHeader(t *testing.T, err error) http.Header {
+	t.Helper()
+	var re *smithyhttp.ResponseError
+	if !errors.As(err, &re) {
+		t.Fatalf("not an HTTP response error: %v", err)
+	}
+	return re.Response.Header
+}
+
+// versionList is a bucket's versions as key/id, with * after the latest
+// and ! after a delete marker, in the order ListObjectVersions gives.
+func versionList(t *testing.T, c *s3.Client, bucket string) []string {
+	t.Helper()
+	var out []string
+	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: &bucket})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One page here: entries of both kinds in the service's order
+		// come back split by kind, so merge them by key and position.
+		out = append(out, mergeVersions(page)...)
+	}
+	return out
+}
+
+// mergeVersions puts a page's versions and delete markers back in one
+// order: by key, newest first (by LastModified, then the response order).
+func mergeVersions(page *s3.ListObjectVersionsOutput) []string {
+	type entry struct {
+		key, s string
+		mod    time.Time
+	}
+	var es []entry
+	for _, v := range page.Versions {
+		s := *v.Key + "/" + *v.VersionId
+		if *v.IsLatest {
+			s += "*"
+		}
+		es = append(es, entry{*v.Key, s, *v.LastModified})
+	}
+	for _, m := range page.DeleteMarkers {
+		s := *m.Key + "/" + *m.VersionId
+		if *m.IsLatest {
+			s += "*"
+		}
+		es = append(es, entry{*m.Key, s + "!", *m.LastModified})
+	}
+	// Stable by key, then newest first; the tests space their writes by
+	// more than a second where order matters, so LastModified decides.
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && (es[j].key < es[j-1].key || es[j].key == es[j-1].key && es[j].mod.After(es[j-1].mod)); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.s
+	}
+	return out
+}
+
+func wantList(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("versions %q\nwant     %q", got, want)
+	}
+}
+
+// GetBucketVersioning reports no Status for a bucket never versioned;
+// versioning goes Enabled and Suspended and never back (AWS has no
+// "Disabled" status); MFA delete is refused as not implemented.
+func TestBucketVersioningConfiguration(t *testing.T) {
+	c, bucket, srv := setup(t)
+	ctx := context.Background()
+	status := func() types.BucketVersioningStatus {
+		t.Helper()
+		out, err := c.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: &bucket})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Status
+	}
+	if s := status(); s != "" {
+		t.Fatalf("new bucket reports versioning %q", s)
+	}
+	setVersioning(t, c, bucket, types.BucketVersioningStatusEnabled)
+	if s := status(); s != types.BucketVersioningStatusEnabled {
+		t.Fatalf("status %q after enabling", s)
+	}
+	setVersioning(t, c, bucket, types.BucketVersioningStatusSuspended)
+	if s := status(); s != types.BucketVersioningStatusSuspended {
+		t.Fatalf("status %q after suspending", s)
+	}
+	_, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: &bucket,
+		VersioningConfiguration: &types.VersioningConfiguration{Status: "Disabled"}})
+	wantCode(t, err, "MalformedXML")
+	_, err = c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: &bucket, MFA: aws.String("serial 123456"),
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled, MFADelete: types.MFADeleteEnabled}})
+	wantCode(t, err, "NotImplemented")
+	// A document without a Status leaves the state as it is.
+	_, err = c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: &bucket,
+		VersioningConfiguration: &types.VersioningConfiguration{MFADelete: types.MFADeleteDisabled}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := status(); s != types.BucketVersioningStatusSuspended {
+		t.Fatalf("status %q after a document without one", s)
+	}
+	_, err = c.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: aws.String("no-such-bucket")})
+	wantCode(t, err, "NoSuchBucket")
+	// Nobody but the owner's side reads or sets it.
+	anon := s3.New(c.Options(), func(o *s3.Options) { o.Credentials = aws.AnonymousCredentials{} })
+	_, err = anon.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: &bucket,
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}})
+	wantCode(t, err, "AccessDenied")
+	_, err = anon.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: &bucket})
+	wantCode(t, err, "AccessDenied")
+	_ = srv
+}
+
+// In a versioned bucket every PUT, copy and completed upload is a new
+// version with a fresh id; each stays readable by its id, and the newest
+// is what a plain GET reads. An unversioned bucket reports no version id,
+// as AWS.
+func TestVersionedWrites(t *testing.T) {
+	c, plain, _ := setup(t)
+	ctx := context.Background()
+	if v := putV(t, c, plain, "k", []byte("x")); v != "" {
+		t.Fatalf("unversioned bucket reported version %q", v)
+	}
+	if _, out := getV(t, c, plain, "k", ""); out.VersionId != nil {
+		t.Fatalf("unversioned GET reported version %q", *out.VersionId)
+	}
+
+	const bucket = "versioned"
+	versionedBucket(t, c, bucket)
+	data := [][]byte{[]byte("first"), []byte("second!"), []byte("third..")}
+	var ids []string
+	for _, d := range data {
+		id := putV(t, c, bucket, "k", d)
+		if id == "" || id == "null" || strings.ContainsAny(id, "/+=?&%") {
+			t.Fatalf("versioned PUT got version id %q", id)
+		}
+		for _, o := range ids {
+			if o == id {
+				t.Fatalf("version id %q given twice", id)
+			}
+		}
+		ids = append(ids, id)
+	}
+	for i, id := range ids {
+		got, out := getV(t, c, bucket, "k", id)
+		if !bytes.Equal(got, data[i]) || aws.ToString(out.VersionId) != id {
+			t.Fatalf("GET version %d: %q (version %q)", i, got, aws.ToString(out.VersionId))
+		}
+		h, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: &id})
+		if err != nil || aws.ToString(h.VersionId) != id || aws.ToInt64(h.ContentLength) != int64(len(data[i])) {
+			t.Fatalf("HEAD version %d: %+v %v", i, h, err)
+		}
+	}
+	got, out := getV(t, c, bucket, "k", "")
+	if !bytes.Equal(got, data[2]) || aws.ToString(out.VersionId) != ids[2] {
+		t.Fatalf("current: %q version %q", got, aws.ToString(out.VersionId))
+	}
+	_, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: aws.String("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")})
+	wantCode(t, err, "NoSuchVersion")
+
+	// CopyObject and CompleteMultipartUpload make versions too.
+	cp, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("copy"), CopySource: aws.String(bucket + "/k")})
+	if err != nil || aws.ToString(cp.VersionId) == "" || aws.ToString(cp.CopySourceVersionId) != ids[2] {
+		t.Fatalf("copy: %+v %v", cp, err)
+	}
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String("k"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), Body: bytes.NewReader([]byte("multipart"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("k"), UploadId: up.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: part.ETag}}}})
+	if err != nil || aws.ToString(done.VersionId) == "" || aws.ToString(done.VersionId) == ids[2] {
+		t.Fatalf("complete: %+v %v", done, err)
+	}
+	if got, _ := getV(t, c, bucket, "k", ""); string(got) != "multipart" {
+		t.Fatalf("current after completion: %q", got)
+	}
+	if got, _ := getV(t, c, bucket, "k", ids[0]); string(got) != "first" {
+		t.Fatalf("first version after completion: %q", got)
+	}
+	vs := versionList(t, c, bucket)
+	if len(vs) != 5 || vs[1] != "k/"+aws.ToString(done.VersionId)+"*" {
+		t.Fatalf("versions %q", vs)
+	}
+}
+
+// Suspending versioning makes writes and deletes use the null version:
+// each replaces the null version and leaves the others, exactly as AWS.
+func TestSuspendedVersioningNullVersion(t *testing.T) {
+	c, _, _ := setup(t)
+	ctx := context.Background()
+	const bucket = "suspended"
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	// Written before versioning: the null version.
+	putV(t, c, bucket, "k", []byte("before"))
+	setVersioning(t, c, bucket, types.BucketVersioningStatusEnabled)
+	v1 := putV(t, c, bucket, "k", []byte("v1"))
+	// Versioning on: the null version from before is kept, and reads as
+	// "null".
+	if got, out := getV(t, c, bucket, "k", "null"); string(got) != "before" || aws.ToString(out.VersionId) != "null" {
+		t.Fatalf("null version: %q %q", got, aws.ToString(out.VersionId))
+	}
+	time.Sleep(1100 * time.Millisecond) // versionList orders by LastModified (seconds)
+	setVersioning(t, c, bucket, types.BucketVersioningStatusSuspended)
+	if v := putV(t, c, bucket, "k", []byte("n1")); v != "null" {
+		t.Fatalf("suspended PUT reported version %q, want null", v)
+	}
+	wantList(t, versionList(t, c, bucket), "k/null*", "k/"+v1)
+	if got, _ := getV(t, c, bucket, "k", ""); string(got) != "n1" {
+		t.Fatalf("current %q", got)
+	}
+	if v := putV(t, c, bucket, "k", []byte("n2")); v != "null" {
+		t.Fatalf("second suspended PUT reported version %q", v)
+	}
+	wantList(t, versionList(t, c, bucket), "k/null*", "k/"+v1)
+	if got, _ := getV(t, c, bucket, "k", "null"); string(got) != "n2" {
+		t.Fatalf("null version %q, want the last write", got)
+	}
+	// A delete writes a null delete marker, which replaces the null version.
+	del, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if err != nil || !aws.ToBool(del.DeleteMarker) || aws.ToString(del.VersionId) != "null" {
+		t.Fatalf("suspended delete: %+v %v", del, err)
+	}
+	wantList(t, versionList(t, c, bucket), "k/null*!", "k/"+v1)
+	if got, _ := getV(t, c, bucket, "k", v1); string(got) != "v1" {
+		t.Fatalf("v1 after the null marker: %q", got)
+	}
+	// Enabled again: new versions stack on the null marker.
+	setVersioning(t, c, bucket, types.BucketVersioningStatusEnabled)
+	time.Sleep(1100 * time.Millisecond)
+	v2 := putV(t, c, bucket, "k", []byte("v2"))
+	wantList(t, versionList(t, c, bucket), "k/"+v2+"*", "k/null!", "k/"+v1)
+}
+
+// DELETE without a version id writes a delete marker; GET and HEAD of
+// the key then answer 404 NoSuchKey with x-amz-delete-marker, and 405
+// MethodNotAllowed (with Last-Modified) when the marker is named by its
+// id. DELETE with a version id removes that version or marker for good.
+func TestDeleteMarkers(t *testing.T) {
+	c, _, _ := setup(t)
+	ctx := context.Background()
+	const bucket = "markers"
+	versionedBucket(t, c, bucket)
+	v1 := putV(t, c, bucket, "k", []byte("v1"))
+	del, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1 := aws.ToString(del.VersionId)
+	if !aws.ToBool(del.DeleteMarker) || m1 == "" || m1 == "null" || m1 == v1 {
+		t.Fatalf("delete: marker %v id %q", aws.ToBool(del.DeleteMarker), m1)
+	}
+	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	wantCode(t, err, "NoSuchKey")
+	if h := errHeader(t, err); h.Get("x-amz-delete-marker") != "true" || h.Get("x-amz-version-id") != m1 {
+		t.Fatalf("GET of a deleted key: headers %v", h)
+	}
+	_, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if h := errHeader(t, err); h.Get("x-amz-delete-marker") != "true" {
+		t.Fatalf("HEAD of a deleted key: %v, headers %v", err, h)
+	}
+	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: &m1})
+	wantCode(t, err, "MethodNotAllowed")
+	h := errHeader(t, err)
+	if h.Get("x-amz-delete-marker") != "true" || h.Get("Last-Modified") == "" || h.Get("x-amz-version-id") != m1 {
+		t.Fatalf("GET of a marker by id: headers %v", h)
+	}
+	_, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: &m1})
+	var re *smithyhttp.ResponseError
+	if !errors.As(err, &re) || re.HTTPStatusCode() != http.StatusMethodNotAllowed || re.Response.Header.Get("x-amz-delete-marker") != "true" {
+		t.Fatalf("HEAD of a marker by id: %v", err)
+	}
+	// The key is gone from ListObjects, its versions are not.
+	l, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String(bucket)})
+	if err != nil || len(l.Contents) != 0 {
+		t.Fatalf("list after delete: %+v %v", l, err)
+	}
+	if got, _ := getV(t, c, bucket, "k", v1); string(got) != "v1" {
+		t.Fatalf("v1 after delete: %q", got)
+	}
+	// A second delete stacks a second marker.
+	del2, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if err != nil || !aws.ToBool(del2.DeleteMarker) || aws.ToString(del2.VersionId) == m1 {
+		t.Fatalf("second delete: %+v %v", del2, err)
+	}
+	// Removing the markers by id brings v1 back.
+	for _, m := range []string{aws.ToString(del2.VersionId), m1} {
+		d, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: &m})
+		if err != nil || !aws.ToBool(d.DeleteMarker) || aws.ToString(d.VersionId) != m {
+			t.Fatalf("delete marker %s: %+v %v", m, d, err)
+		}
+	}
+	if got, out := getV(t, c, bucket, "k", ""); string(got) != "v1" || aws.ToString(out.VersionId) != v1 {
+		t.Fatalf("current after the markers went: %q", got)
+	}
+	// Removing a version by id removes it for good, and no marker.
+	d, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: &v1})
+	if err != nil || aws.ToBool(d.DeleteMarker) || aws.ToString(d.VersionId) != v1 {
+		t.Fatalf("delete v1: %+v %v", d, err)
+	}
+	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: &v1})
+	wantCode(t, err, "NoSuchVersion")
+	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	wantCode(t, err, "NoSuchKey")
+	if vs := versionList(t, c, bucket); len(vs) != 0 {
+		t.Fatalf("versions left: %q", vs)
+	}
+	// The bucket is empty now, so it can go; a marker alone keeps it.
+	putV(t, c, bucket, "k", []byte("x"))
+	_, err = c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(bucket)})
+	wantCode(t, err, "BucketNotEmpty")
+
+	// Unversioned: DELETE removes the key and reports no marker.
+	c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("plain")})
+	putV(t, c, "plain", "k", []byte("x"))
+	pd, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("plain"), Key: aws.String("k")})
+	if err != nil || pd.DeleteMarker != nil || pd.VersionId != nil {
+		t.Fatalf("unversioned delete: %+v %v", pd, err)
+	}
+	if h := rawHeader(pd.ResultMetadata); h.Get("x-amz-delete-marker") != "" || h.Get("x-amz-version-id") != "" {
+		t.Fatalf("unversioned delete headers: %v", h)
+	}
+	if vs := versionList(t, c, "plain"); len(vs) != 0 {
+		t.Fatalf("unversioned bucket keeps %q after delete", vs)
+	}
+}
+
+// CopyObject and UploadPartCopy read a source version named by
+// ?versionId= and report it in x-amz-copy-source-version-id; a delete
+// marker cannot be a source.
+func TestCopyFromVersion(t *testing.T) {
+	c, _, _ := setup(t)
+	ctx := context.Background()
+	const bucket = "copies"
+	versionedBucket(t, c, bucket)
+	big := randBytes(5<<20, 7)
+	v1 := putV(t, c, bucket, "src", big)
+	putV(t, c, bucket, "src", []byte("newer"))
+	cp, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("dst"),
+		CopySource: aws.String(bucket + "/src?versionId=" + v1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToString(cp.CopySourceVersionId) != v1 || aws.ToString(cp.VersionId) == "" {
+		t.Fatalf("copy reported source %q, version %q", aws.ToString(cp.CopySourceVersionId), aws.ToString(cp.VersionId))
+	}
+	if got, _ := getV(t, c, bucket, "dst", ""); !bytes.Equal(got, big) {
+		t.Fatal("copy of v1 holds other bytes")
+	}
+	// Restoring an old version onto its own key is allowed: it is a copy
+	// of another version.
+	if _, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("src"),
+		CopySource: aws.String(bucket + "/src?versionId=" + v1)}); err != nil {
+		t.Fatalf("restore v1: %v", err)
+	}
+
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("mp")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, err := c.UploadPartCopy(ctx, &s3.UploadPartCopyInput{Bucket: aws.String(bucket), Key: aws.String("mp"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(1), CopySource: aws.String(bucket + "/src?versionId=" + v1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToString(pc.CopySourceVersionId) != v1 {
+		t.Fatalf("UploadPartCopy reported source %q", aws.ToString(pc.CopySourceVersionId))
+	}
+	_, err = c.UploadPartCopy(ctx, &s3.UploadPartCopyInput{Bucket: aws.String(bucket), Key: aws.String("mp"), UploadId: up.UploadId,
+		PartNumber: aws.Int32(2), CopySource: aws.String(bucket + "/src?versionId=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")})
+	wantCode(t, err, "NoSuchVersion")
+	done, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String("mp"), UploadId: up.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{PartNumber: aws.Int32(1), ETag: pc.CopyPartResult.ETag}}}})
+	if err != nil || aws.ToString(done.VersionId) == "" {
+		t.Fatalf("complete: %+v %v", done, err)
+	}
+	if got, _ := getV(t, c, bucket, "mp", ""); !bytes.Equal(got, big) {
+		t.Fatal("part copied from v1 holds other bytes")
+	}
+
+	// Delete markers: the current one reads as absent, one named is
+	// refused as a source (AWS's InvalidRequest).
+	del, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("src")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("x"), CopySource: aws.String(bucket + "/src")})
+	wantCode(t, err, "NoSuchKey")
+	_, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("x"),
+		CopySource: aws.String(bucket + "/src?versionId=" + aws.ToString(del.VersionId))})
+	wantCode(t, err, "InvalidRequest")
+	// A source in a bucket never versioned reports no version.
+	c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("plain")})
+	putV(t, c, "plain", "src", []byte("p"))
+	cp, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String(bucket), Key: aws.String("fromplain"), CopySource: aws.String("plain/src")})
+	if err != nil || cp.CopySourceVersionId != nil || cp.VersionId == nil {
+		t.Fatalf("copy from an unversioned bucket: %+v %v", cp, err)
+	}
+}
+
+// DeleteObjects takes a VersionId per key and reports, per key, the
+// marker it wrote or removed (DeleteMarker, DeleteMarkerVersionId) as AWS.
+func TestDeleteObjectsVersions(t *testing.T) {
+	c, _, _ := setup(t)
+	ctx := context.Background()
+	const bucket = "multidelete"
+	versionedBucket(t, c, bucket)
+	a1 := putV(t, c, bucket, "a", []byte("a1"))
+	a2 := putV(t, c, bucket, "a", []byte("a2"))
+	putV(t, c, bucket, "b", []byte("b1"))
+	dm, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("c")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String(bucket), Delete: &types.Delete{Objects: []types.ObjectIdentifier{
+		{Key: aws.String("a"), VersionId: &a1},
+		{Key: aws.String("b")},
+		{Key: aws.String("c"), VersionId: dm.VersionId},
+	}}})
+	if err != nil || len(out.Errors) != 0 || len(out.Deleted) != 3 {
+		t.Fatalf("DeleteObjects: %+v %v", out, err)
+	}
+	byKey := map[string]types.DeletedObject{}
+	for _, d := range out.Deleted {
+		byKey[*d.Key] = d
+	}
+	if d := byKey["a"]; aws.ToString(d.VersionId) != a1 || aws.ToBool(d.DeleteMarker) {
+		t.Fatalf("a: %+v", d)
+	}
+	if d := byKey["b"]; d.VersionId != nil || !aws.ToBool(d.DeleteMarker) || aws.ToString(d.DeleteMarkerVersionId) == "" {
+		t.Fatalf("b: %+v", d)
+	}
+	if d := byKey["c"]; aws.ToString(d.VersionId) != aws.ToString(dm.VersionId) || !aws.ToBool(d.DeleteMarker) ||
+		aws.ToString(d.DeleteMarkerVersionId) != aws.ToString(dm.VersionId) {
+		t.Fatalf("c: %+v", d)
+	}
+	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("a"), VersionId: &a1})
+	wantCode(t, err, "NoSuchVersion")
+	if got, _ := getV(t, c, bucket, "a", ""); string(got) != "a2" {
+		t.Fatalf("a now %q", got)
+	}
+	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("b")})
+	wantCode(t, err, "NoSuchKey")
+	vs := versionList(t, c, bucket)
+	if len(vs) != 3 || vs[0] != "a/"+a2+"*" || !strings.HasSuffix(vs[1], "*!") {
+		t.Fatalf("versions %q", vs)
+	}
+}
+
+// The ACL of each version is its own: Put/GetObjectAcl with versionId
+// act on that version, current or not.
+func TestVersionACLs(t *testing.T) {
+	c, _, _ := setup(t)
+	ctx := context.Background()
+	const bucket = "versionacls"
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket), ObjectOwnership: types.ObjectOwnershipBucketOwnerPreferred}); err != nil {
+		t.Fatal(err)
+	}
+	setVersioning(t, c, bucket, types.BucketVersioningStatusEnabled)
+	v1 := putV(t, c, bucket, "k", []byte("v1"))
+	v2 := putV(t, c, bucket, "k", []byte("v2"))
+	acl, err := c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: &v1,
+		GrantRead: aws.String("id=" + aws.ToString(acl.Owner.ID)), GrantFullControl: aws.String("id=" + aws.ToString(acl.Owner.ID))}); err != nil {
+		t.Fatal(err)
+	}
+	grants := func(v string) int {
+		t.Helper()
+		in := &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k")}
+		if v != "" {
+			in.VersionId = &v
+		}
+		out, err := c.GetObjectAcl(ctx, in)
+		if err != nil {
+			t.Fatalf("acl of %q: %v", v, err)
+		}
+		return len(out.Grants)
+	}
+	if g1, g2, cur := grants(v1), grants(v2), grants(""); g1 != 2 || g2 != 1 || cur != 1 {
+		t.Fatalf("grants: v1 %d, v2 %d, current %d", g1, g2, cur)
+	}
+	_, err = c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: aws.String("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")})
+	wantCode(t, err, "NoSuchVersion")
+	del, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k"), VersionId: del.VersionId})
+	wantCode(t, err, "MethodNotAllowed")
+	_, err = c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k")})
+	wantCode(t, err, "NoSuchKey")
+}
