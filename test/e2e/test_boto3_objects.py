@@ -287,6 +287,34 @@ def test_put_if_none_match_etag(s3, bucket):
     assert s3.get_object(Bucket=bucket, Key="v")["Body"].read() == b"three"
 
 
+def test_get_object_attributes(s3, bucket):
+    put = s3.put_object(Bucket=bucket, Key="attrs", Body=b"attributes", ChecksumAlgorithm="SHA256")
+    r = s3.get_object_attributes(Bucket=bucket, Key="attrs",
+                                 ObjectAttributes=["ETag", "Checksum", "ObjectParts", "StorageClass", "ObjectSize"])
+    assert r["ETag"] == put["ETag"].strip('"')  # bare, as AWS
+    assert r["ObjectSize"] == 10 and r["StorageClass"] == "STANDARD"
+    assert r["Checksum"]["ChecksumSHA256"] == put["ChecksumSHA256"]
+    assert "ObjectParts" not in r and r["LastModified"]
+    up = s3.create_multipart_upload(Bucket=bucket, Key="mp-attrs", ChecksumAlgorithm="CRC32")["UploadId"]
+    parts = []
+    for n, body in enumerate([rand_bytes(5 * 1024 * 1024, seed=81), b"tail"], start=1):
+        p = s3.upload_part(Bucket=bucket, Key="mp-attrs", UploadId=up, PartNumber=n, Body=body, ChecksumAlgorithm="CRC32")
+        parts.append({"PartNumber": n, "ETag": p["ETag"], "ChecksumCRC32": p["ChecksumCRC32"]})
+    s3.complete_multipart_upload(Bucket=bucket, Key="mp-attrs", UploadId=up, MultipartUpload={"Parts": parts})
+    r = s3.get_object_attributes(Bucket=bucket, Key="mp-attrs", ObjectAttributes=["ObjectParts"], MaxParts=1)
+    op = r["ObjectParts"]
+    assert op["TotalPartsCount"] == 2 and op["IsTruncated"] and op["NextPartNumberMarker"] == 1
+    assert [(x["PartNumber"], x["Size"], x["ChecksumCRC32"]) for x in op["Parts"]] == [(1, 5 * 1024 * 1024, parts[0]["ChecksumCRC32"])]
+    r = s3.get_object_attributes(Bucket=bucket, Key="mp-attrs", ObjectAttributes=["ObjectParts"], PartNumberMarker=1)
+    assert [x["PartNumber"] for x in r["ObjectParts"]["Parts"]] == [2] and not r["ObjectParts"]["IsTruncated"]
+    with pytest.raises(ClientError) as e:
+        s3.get_object_attributes(Bucket=bucket, Key="attrs", ObjectAttributes=["Owner"])
+    assert error_code(e) == (400, "InvalidArgument")
+    with pytest.raises(ClientError) as e:
+        s3.get_object_attributes(Bucket=bucket, Key="missing", ObjectAttributes=["ETag"])
+    assert error_code(e) == (404, "NoSuchKey")
+
+
 # --- checksums and payload encodings -----------------------------------------
 
 
