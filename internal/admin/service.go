@@ -149,6 +149,8 @@ func apiErr(err error) error {
 		return newErr(http.StatusConflict, "EmailAlreadyExists", "Another user has that e-mail address")
 	case errors.Is(err, catalog.ErrNoSuchAccessKey):
 		return newErr(http.StatusNotFound, "NoSuchAccessKey", "The access key does not exist")
+	case errors.Is(err, catalog.ErrObjectLocked):
+		return errObjectLocked("")
 	}
 	return fmt.Errorf("admin: %w", err)
 }
@@ -297,8 +299,20 @@ func (s *Service) SetSuspended(ctx context.Context, id *iam.Identity, name strin
 	return s.GetTenant(ctx, id, name)
 }
 
+// errObjectLocked refuses to purge a bucket holding a version under
+// legal hold or retention in force.
+func errObjectLocked(bucket string) error {
+	where := "A bucket"
+	if bucket != "" {
+		where = "Bucket " + bucket
+	}
+	return newErr(http.StatusConflict, "ObjectLocked", "%s holds object versions under object lock (legal hold or retention in force): "+
+		"they cannot be deleted until their retention ends and their legal holds are removed; suspend the tenant meanwhile", where)
+}
+
 // DeleteTenant deletes a tenant; with purge, its buckets and their data go
-// first (the collector then deletes the blobs).
+// first (the collector then deletes the blobs). A tenant whose buckets
+// hold locked versions is refused (ObjectLocked, 409) and left as it was.
 func (s *Service) DeleteTenant(ctx context.Context, id *iam.Identity, name string, purge bool) error {
 	if err := allow(id, ""); err != nil {
 		return err
@@ -307,13 +321,25 @@ func (s *Service) DeleteTenant(ctx context.Context, id *iam.Identity, name strin
 		return apiErr(err)
 	}
 	if purge {
-		// Suspend first, so that nothing is written while buckets go.
-		if err := s.done(s.cat.SetTenantStatus(ctx, name, catalog.TenantSuspended)); err != nil {
-			return err
-		}
 		bs, err := s.cat.ListBuckets(ctx, catalog.BucketFilter{Tenant: name})
 		if err != nil {
 			return apiErr(err)
+		}
+		// Object lock binds the provider too: a tenant holding a locked
+		// version is refused before anything is suspended or deleted
+		// (PurgeBucket refuses it again, in case one is locked meanwhile).
+		for _, b := range bs {
+			locked, err := s.cat.HoldsLocked(ctx, b.Name, time.Now())
+			if err != nil {
+				return apiErr(err)
+			}
+			if locked {
+				return errObjectLocked(b.Name)
+			}
+		}
+		// Suspend first, so that nothing is written while buckets go.
+		if err := s.done(s.cat.SetTenantStatus(ctx, name, catalog.TenantSuspended)); err != nil {
+			return err
 		}
 		for _, b := range bs {
 			if err := s.cat.PurgeBucket(ctx, b.Name); err != nil && !errors.Is(err, catalog.ErrNoSuchBucket) {

@@ -120,6 +120,9 @@ type Object struct {
 	StorageClass string
 	Meta         Meta
 	Parts        []Part // data layout in order; empty for an empty or inline object
+	// Lock is the version's object lock; the driver refuses to remove a
+	// version it protects (ErrObjectLocked).
+	Lock Lock
 	// Inline holds the bytes of a small object kept in its catalog row
 	// rather than in a blob (Parts is then empty): its write is one durable
 	// catalog commit instead of a blob flush and a commit. Filled by
@@ -139,6 +142,9 @@ type Upload struct {
 	// ChecksumAlgorithm is the algorithm named at creation, if any.
 	ChecksumAlgorithm string
 	ChecksumType      string
+	// Lock is the object lock asked for at creation, which the completed
+	// version carries.
+	Lock Lock
 }
 
 // PutOptions are conditions checked atomically with a write.
@@ -266,8 +272,9 @@ type Store interface {
 	// DeleteObject removes a version or delete marker for good (versionID
 	// "" = the current one), queues its blobs and returns what was
 	// removed; if it was the current one, the newest remaining version
-	// (by commit order) becomes current. ErrNoSuchObject if absent.
-	DeleteObject(ctx context.Context, bucket, key, versionID string) (Object, error)
+	// (by commit order) becomes current. ErrNoSuchObject if absent,
+	// ErrObjectLocked if its lock protects it (opt may lift governance).
+	DeleteObject(ctx context.Context, bucket, key, versionID string, opt DeleteOptions) (Object, error)
 	// ListObjects returns current, non-delete-marker versions. Parts are not
 	// filled.
 	ListObjects(ctx context.Context, bucket string, q ListQuery) ([]Object, error)
@@ -309,13 +316,15 @@ type Store interface {
 
 	// PurgeBucket deletes a bucket with every version and upload in it,
 	// queueing their blobs; it commits in batches, so a purge cut short
-	// is resumed by calling it again.
+	// is resumed by calling it again. ErrObjectLocked, before anything
+	// is deleted, while a version in it is locked.
 	PurgeBucket(ctx context.Context, name string) error
 
 	Identities
 	Metering
 	Leases
 	AccessLogQueue
+	Locks
 
 	// Collection.
 	//

@@ -15,6 +15,7 @@ type BucketAccess struct {
 	// Block is the bucket's public access block combined with the
 	// provider's.
 	Block PublicAccessBlock
+	tags  policyTags // set by ParseAccess
 }
 
 // ParseAccess reads a bucket's stored settings; provider is the block
@@ -31,6 +32,7 @@ func ParseAccess(b catalog.Bucket, provider PublicAccessBlock) (*BucketAccess, e
 			ids = legacyBinding(a.Policy)
 		}
 		a.Policy.Bind(ids)
+		a.tags = tagsTested(a.Policy)
 	}
 	if a.ACL, err = DecodeACL(b.ACL, b.Owner); err != nil {
 		return nil, fmt.Errorf("iam: ACL of %s: %w", b.Name, err)

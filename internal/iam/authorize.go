@@ -20,6 +20,11 @@ const (
 	ActionCreateBucket     Action = "s3:CreateBucket"
 	ActionDeleteBucket     Action = "s3:DeleteBucket"
 	ActionListAllMyBuckets Action = "s3:ListAllMyBuckets"
+	// ActionBypassGovernanceRetention lets a caller who asks for it
+	// (x-amz-bypass-governance-retention) remove or shorten a version's
+	// GOVERNANCE retention. A policy grants it like any action; a tenant
+	// admin and a bucket's owner have it, as an AWS account's root user.
+	ActionBypassGovernanceRetention Action = "s3:BypassGovernanceRetention"
 )
 
 // readOnly reports whether an action only reads: what a read-only
@@ -75,6 +80,14 @@ type Request struct {
 	// ObjectACL is the ACL of the object acted on, when the caller has
 	// loaded it: Authorize asks for it with ErrNeedObjectACL.
 	ObjectACL *ACL
+	// ObjectTags are the tags of the object acted on, for the policy's
+	// s3:ExistingObjectTag/<key>: read by the caller when
+	// BucketAccess.ReadsObjectTags says the decision may need them.
+	ObjectTags map[string]string
+	// RequestTags are the tags the request sets (x-amz-tagging, or
+	// PutObjectTagging's document), for s3:RequestObjectTag/<key> and
+	// s3:RequestObjectTagKeys.
+	RequestTags map[string]string
 }
 
 // ErrNeedObjectACL is Authorize's answer when only the object's ACL can

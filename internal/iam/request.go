@@ -42,6 +42,7 @@ func policyRequest(r Request) bucketpolicy.Request {
 	for k, v := range r.Conditions {
 		ctx[k] = v
 	}
+	tagConditions(r, ctx)
 	if r.Origin.SourceIP != "" {
 		ctx["aws:sourceip"] = []string{r.Origin.SourceIP}
 	}

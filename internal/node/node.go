@@ -30,6 +30,7 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/jobs"
+	"github.com/ostiumio/ostium/internal/lifecycle"
 	"github.com/ostiumio/ostium/internal/metering"
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objects"
@@ -122,6 +123,9 @@ type Config struct {
 	// AuditRetention is how long audit log entries are kept (0 =
 	// audit.DefaultRetention, 90 days).
 	AuditRetention time.Duration `yaml:"audit_retention,omitempty"`
+	// Lifecycle: the worker's pass interval and pace, and (for tests
+	// only) the length of a lifecycle day; see lifecycle.go.
+	Lifecycle LifecycleConfig `yaml:",inline"`
 
 	// Metrics: who may scrape /metrics; per-tenant series. Log: format
 	// and levels of the log.
@@ -179,6 +183,7 @@ func (c *Config) Validate() error {
 	add(c.validateTLSAndKey())
 	add(c.Metrics.validate())
 	add(c.Log.validate())
+	add(c.Lifecycle.validate())
 	// Sorted, so that the same file gives the same report.
 	ints := map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
 		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue}
@@ -304,7 +309,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute, n.Metrics.KeyCache)
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache,
-		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy})
+		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day})
+
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Meter = metering.New(n.Catalog)
@@ -375,7 +381,7 @@ func (n *Node) startJobs() {
 	alog := func(ctx context.Context) { n.AccessLog.Run(ctx, or(n.cfg.AccessLogFlush, time.Second)) }
 	deliver := accesslog.NewDeliverer(n.Catalog, n.Service, n.cfg.AccessLogInterval, n.cfg.AccessLogObjectRecords)
 	runs := []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health,
-		alog, leased("access-log-delivery", deliver.Run)}
+		alog, leased("access-log-delivery", deliver.Run), leased(lifecycle.JobName, n.lifecycleWorker().Run)}
 	if n.Audit != nil {
 		runs = append(runs, leased("audit-pruner", func(ctx context.Context) { n.Audit.Run(ctx, time.Hour) }))
 	}

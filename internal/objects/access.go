@@ -81,3 +81,34 @@ func (s *Service) setSetting(ctx context.Context, bucket string, which catalog.S
 	}
 	return nil
 }
+
+// target is the object version a request acts on, read at most once:
+// by the decision when the bucket's policy tests the object's tags or
+// only its ACL can still allow the request, else by the operation.
+type target struct {
+	bucket, key, version string
+	read                 bool
+	o                    catalog.Object
+	err                  error
+}
+
+// readTarget reads t's version from the catalog, once.
+func (s *Service) readTarget(ctx context.Context, t *target) (catalog.Object, error) {
+	if !t.read {
+		t.o, t.err = s.cat.GetObject(ctx, t.bucket, t.key, t.version)
+		t.read = true
+	}
+	return t.o, t.err
+}
+
+// bucketTarget loads bucket name and decides r on the object r.Key
+// (version; "" = current), returning the object's target for the
+// operation to read, which costs nothing more when the decision had to.
+func (s *Service) bucketTarget(ctx context.Context, r iam.Request, name, version string) (catalog.Bucket, *iam.BucketAccess, *target, error) {
+	t := &target{bucket: name, key: r.Key, version: version}
+	b, a, err := s.getBucket(ctx, name)
+	if err != nil {
+		return b, a, t, err
+	}
+	return b, a, t, s.decideOn(ctx, r, b, a, t)
+}

@@ -57,14 +57,18 @@ func checkACL(a *iam.BucketAccess, acl iam.ACL, owner string) error {
 }
 
 // writeAccess decides a write of key into bucket by id with the ACL spec
-// (s3:PutObject) and returns the bucket with the new object's owner and
-// stored ACL. The writer owns what it writes unless the bucket owner
+// and the tags it sets (s3:PutObject; with tags, s3:PutObjectTagging
+// too) and returns the bucket with the new object's owner and stored
+// ACL. The writer owns what it writes unless the bucket owner
 // takes over: always under BucketOwnerEnforced, when asked with
 // bucket-owner-full-control under BucketOwnerPreferred, and for anonymous
 // writers.
-func (s *Service) writeAccess(ctx context.Context, id *iam.Identity, bucket, key string, spec iam.ACLSpec) (_ catalog.Bucket, owner, acl string, _ error) {
-	r := iam.Request{ID: id, Action: "s3:PutObject", Key: key, Conditions: aclConditions(spec)}
+func (s *Service) writeAccess(ctx context.Context, id *iam.Identity, bucket, key string, spec iam.ACLSpec, tags map[string]string) (_ catalog.Bucket, owner, acl string, _ error) {
+	r := iam.Request{ID: id, Action: "s3:PutObject", Key: key, Conditions: aclConditions(spec), RequestTags: tags}
 	b, a, err := s.bucketFor(ctx, r, bucket, "")
+	if err == nil {
+		err = s.mayTagNew(ctx, id, b, a, key, tags)
+	}
 	if err != nil {
 		return b, "", "", err
 	}
@@ -174,10 +178,10 @@ func (s *Service) PutObjectACL(ctx context.Context, id *iam.Identity, bucket, ke
 
 // aclObject authorizes r on an object version and loads it.
 func (s *Service) aclObject(ctx context.Context, r iam.Request, bucket, version string) (catalog.Bucket, *iam.BucketAccess, catalog.Object, error) {
-	b, a, err := s.bucketFor(ctx, r, bucket, version)
+	b, a, t, err := s.bucketTarget(ctx, r, bucket, version)
 	if err != nil {
 		return b, nil, catalog.Object{}, err
 	}
-	o, err := s.lookup(ctx, bucket, r.Key, version)
+	o, err := s.lookup(ctx, t)
 	return b, a, o, err
 }

@@ -37,11 +37,17 @@ func (s *Service) Admit(ctx context.Context, a Admission) error {
 	if a.Bucket == "" {
 		return s.authorize(ctx, iam.Request{ID: a.ID, Action: a.Action})
 	}
+	tagging := a.Action == "s3:PutObjectTagging"
+	if tagging {
+		a.Action = TaggingAction(a.Action, a.Version)
+	}
 	b, acc, err := s.bucketFor(ctx, iam.Request{ID: a.ID, Action: a.Action, Key: a.Key}, a.Bucket, a.Version)
-	if errors.Is(err, ErrAccessDenied) && acc != nil && policyMayAllow(a.ID, acc, a.Action) {
+	if errors.Is(err, ErrAccessDenied) && acc != nil && (policyMayAllow(a.ID, acc, a.Action) ||
+		tagging && acc.TestsRequestTags()) {
 		// A statement on bucket/prefix/* (for the keys of a batch), or
-		// one whose conditions only the body's handling states, may
-		// still allow it: read the body and let the service decide.
+		// one whose conditions only the body's handling states (the tags
+		// of PutObjectTagging's document), may still allow it or no
+		// longer deny it: read the body and let the service decide.
 		err = nil
 	}
 	if err != nil {

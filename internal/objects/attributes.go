@@ -35,13 +35,13 @@ type Attributes struct {
 // It is a read of the object, so it asks what GetObject asks.
 func (s *Service) GetObjectAttributes(ctx context.Context, id *iam.Identity, in AttributesInput) (Attributes, error) {
 	req := iam.Request{ID: id, Action: "s3:GetObject", Key: in.Key}
-	b, _, err := s.bucketFor(ctx, req, in.Bucket, in.VersionID)
+	b, _, t, err := s.bucketTarget(ctx, req, in.Bucket, in.VersionID)
 	if err != nil {
 		return Attributes{}, err
 	}
 	// A delete marker fails as GetObject fails on it, and is returned
 	// for the headers S3 sends with the error.
-	obj, err := s.lookup(ctx, in.Bucket, in.Key, in.VersionID)
+	obj, err := s.lookup(ctx, t)
 	obj = reported(b, obj)
 	if err != nil {
 		return Attributes{Object: obj}, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
@@ -19,13 +20,24 @@ type CopyInput struct {
 	StorageClass                  string
 	Cond                          catalog.PutOptions // on the destination
 	ACL                           iam.ACLSpec        // the copy's; it never inherits the source's
+	// ReplaceTags (tagging directive REPLACE) gives the copy Tags rather
+	// than the source's.
+	ReplaceTags bool
+	Tags        map[string]string
+	// Lock is the copy's object lock (x-amz-object-lock-*); as on AWS
+	// it never inherits the source's.
+	Lock *LockRequest
 }
 
 // CopyObject copies an object's bytes (of its current version, or of
 // in.SrcVersion) into a fresh blob of the destination. Both versions come
 // back as a response reports them (reported).
 func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput) (src, dst catalog.Object, err error) {
-	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL)
+	var setTags map[string]string // the tags this request states
+	if in.ReplaceTags {
+		setTags = in.Tags
+	}
+	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL, setTags)
 	if err != nil {
 		return src, dst, err
 	}
@@ -35,6 +47,10 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	if in.Bucket == in.SrcBucket && in.Key == in.SrcKey && in.SrcVersion == "" && !in.ReplaceMeta && in.StorageClass == "" {
 		return src, dst, errorf(ErrInvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 	}
+	lock, err := newLock(b, in.Lock, time.Now())
+	if err != nil {
+		return src, dst, err
+	}
 	src, r, err := s.openSource(ctx, id, in.SrcBucket, in.SrcKey, in.SrcVersion, in.SrcCond, nil)
 	if err != nil {
 		return src, dst, err
@@ -43,6 +59,10 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	meta := src.Meta
 	if in.ReplaceMeta {
 		meta = in.Meta
+	}
+	meta.Tags = src.Meta.Tags
+	if in.ReplaceTags {
+		meta.Tags = in.Tags
 	}
 	if err := validMeta(meta); err != nil {
 		return src, dst, err
@@ -64,7 +84,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	dst = catalog.Object{
 		Bucket: in.Bucket, Key: in.Key, VersionID: versionFor(b),
 		Size: part.Size, ETag: part.ETag, LastModified: part.LastModified,
-		Owner: owner, StorageClass: storageClass(sc), Meta: meta,
+		Owner: owner, StorageClass: storageClass(sc), Meta: meta, Lock: lock,
 	}
 	dst.Parts, dst.Inline = st.layout()
 	if err := s.commit(ctx, b, dst, in.Cond); err != nil {
@@ -80,11 +100,11 @@ const MaxCopySize = 5 << 30
 // openSource authorizes reading a copy source, checks its conditions and
 // opens the (ranged) bytes.
 func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange) (catalog.Object, *Reader, error) {
-	b, _, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version)
+	b, _, t, err := s.bucketTarget(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version)
 	if err != nil {
 		return catalog.Object{}, nil, err
 	}
-	src, err := s.lookup(ctx, bucket, key, version)
+	src, err := s.lookup(ctx, t)
 	if errors.Is(err, ErrMethodNotAllowed) {
 		return src, nil, errorf(ErrInvalidRequest, "The source of a copy request may not specifically refer to a delete marker by version id.")
 	}

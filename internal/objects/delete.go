@@ -10,13 +10,20 @@ import (
 // DeleteObject removes a key (or one version of it) as removeObject
 // does, and returns what it removed or the delete marker it wrote, as a
 // response reports it (reported). As in S3, deleting a key that does not
-// exist succeeds.
-func (s *Service) DeleteObject(ctx context.Context, id *iam.Identity, bucket, key, versionID string) (catalog.Object, error) {
-	b, err := s.bucket(ctx, id, bucket, key, "s3:DeleteObject")
+// exist succeeds. A version its object lock protects is refused with
+// AccessDenied, to everyone; bypass (the caller's
+// x-amz-bypass-governance-retention) lifts a GOVERNANCE retention if the
+// caller also has s3:BypassGovernanceRetention.
+func (s *Service) DeleteObject(ctx context.Context, id *iam.Identity, bucket, key, versionID string, bypass bool) (catalog.Object, error) {
+	b, a, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:DeleteObject", Key: key}, bucket, "")
 	if err != nil {
 		return catalog.Object{}, err
 	}
-	obj, err := s.removeObject(ctx, b, key, versionID)
+	opt, err := s.mayBypass(ctx, id, b, a, key, bypass)
+	if err != nil {
+		return catalog.Object{}, err
+	}
+	obj, err := s.removeObject(ctx, b, key, versionID, opt)
 	if err != nil {
 		return obj, err
 	}
@@ -44,8 +51,9 @@ const MaxDeleteKeys = 1000
 // bucket/key), exactly as DeleteObject would be: a key the caller may not
 // delete gets AccessDenied in its result and the others are still
 // deleted. The bucket is read once, so every key is judged under the same
-// settings.
-func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket string, targets []DeleteTarget) ([]DeleteResult, error) {
+// settings. A locked version gets AccessDenied in its result, as
+// DeleteObject would answer; bypass is asked for the whole request.
+func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket string, targets []DeleteTarget, bypass bool) ([]DeleteResult, error) {
 	b, a, err := s.getBucket(ctx, bucket)
 	if err != nil {
 		return nil, err
@@ -57,11 +65,15 @@ func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket st
 	for i, t := range targets {
 		out[i].DeleteTarget = t
 		err := s.decide(ctx, iam.Request{ID: id, Action: "s3:DeleteObject", Key: t.Key}, b, a, t.VersionID)
+		var opt catalog.DeleteOptions
+		if err == nil {
+			opt, err = s.mayBypass(ctx, id, b, a, t.Key, bypass)
+		}
 		if err != nil {
 			out[i].Err = err
 			continue
 		}
-		obj, err := s.removeObject(ctx, b, t.Key, t.VersionID)
+		obj, err := s.removeObject(ctx, b, t.Key, t.VersionID, opt)
 		if err != nil {
 			out[i].Err = err
 			continue

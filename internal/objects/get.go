@@ -47,7 +47,10 @@ type Reader struct {
 	// PartsCount is the number of parts of a multipart object read by part
 	// number, else 0.
 	PartsCount int
-	Body       io.ReadCloser
+	// TagCount is the number of the object's tags, when the caller may
+	// read them (x-amz-tagging-count), else 0.
+	TagCount int
+	Body     io.ReadCloser
 }
 
 // GetObject opens an object for reading; head skips opening the bytes.
@@ -56,11 +59,11 @@ type Reader struct {
 // Reader of the marker, whose headers S3 sends with the error.
 func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, head bool) (*Reader, error) {
 	req := iam.Request{ID: id, Action: "s3:GetObject", Key: in.Key}
-	b, _, err := s.bucketFor(ctx, req, in.Bucket, in.VersionID)
+	b, a, t, err := s.bucketTarget(ctx, req, in.Bucket, in.VersionID)
 	if err != nil {
 		return nil, err
 	}
-	obj, err := s.lookup(ctx, in.Bucket, in.Key, in.VersionID)
+	obj, err := s.lookup(ctx, t)
 	obj = reported(b, obj)
 	if err != nil {
 		if obj.DeleteMarker {
@@ -71,7 +74,7 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 	if err := in.Cond.check(obj, true); err != nil {
 		return &Reader{Object: obj}, err
 	}
-	r := &Reader{Object: obj, Ranged: in.Range != nil}
+	r := &Reader{Object: obj, Ranged: in.Range != nil, TagCount: s.tagCount(ctx, id, b, a, t)}
 	if in.PartNumber > 0 {
 		if in.Range != nil {
 			return r, errorf(ErrInvalidRequest, "Cannot specify both Range header and partNumber query parameter")
@@ -116,20 +119,20 @@ func partRange(obj catalog.Object, n int) (start, length int64, count int, err e
 	return 0, 0, 0, ErrInvalidPartNumber
 }
 
-// lookup reads a version from the catalog with S3's error for its absence.
-// A delete marker is returned with the error it reads as: NoSuchKey when
-// it is the current version, MethodNotAllowed when named by its id.
-func (s *Service) lookup(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
-	obj, err := s.cat.GetObject(ctx, bucket, key, versionID)
+// lookup reads t's version (once) with S3's error for its absence. A
+// delete marker is returned with the error it reads as: NoSuchKey when it
+// is the current version, MethodNotAllowed when named by its id.
+func (s *Service) lookup(ctx context.Context, t *target) (catalog.Object, error) {
+	obj, err := s.readTarget(ctx, t)
 	switch {
 	case errors.Is(err, catalog.ErrNoSuchObject):
-		if versionID != "" && versionID != catalog.NullVersion {
+		if t.version != "" && t.version != catalog.NullVersion {
 			return obj, ErrNoSuchVersion
 		}
 		return obj, ErrNoSuchKey
 	case err != nil:
-		return obj, fmt.Errorf("objects: get %s/%s: %w", bucket, key, err)
-	case obj.DeleteMarker && versionID != "":
+		return obj, fmt.Errorf("objects: get %s/%s: %w", t.bucket, t.key, err)
+	case obj.DeleteMarker && t.version != "":
 		return obj, errorf(ErrMethodNotAllowed, "The specified method is not allowed against this resource.")
 	case obj.DeleteMarker:
 		return obj, ErrNoSuchKey

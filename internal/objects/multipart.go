@@ -22,10 +22,15 @@ const (
 	MaxParts    = 10000
 )
 
-// CreateUpload starts a multipart upload and returns its id.
-func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.Upload, acl iam.ACLSpec) (catalog.Upload, error) {
-	_, owner, stored, err := s.writeAccess(ctx, id, u.Bucket, u.Key, acl)
+// CreateUpload starts a multipart upload and returns its id. The lock
+// asked for (or the bucket's default retention, counted from now) is the
+// completed version's.
+func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.Upload, acl iam.ACLSpec, lock *LockRequest) (catalog.Upload, error) {
+	b, owner, stored, err := s.writeAccess(ctx, id, u.Bucket, u.Key, acl, u.Meta.Tags)
 	if err != nil {
+		return u, err
+	}
+	if u.Lock, err = newLock(b, lock, time.Now()); err != nil {
 		return u, err
 	}
 	u.Meta.ACL = stored
@@ -214,7 +219,7 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 	md5s := md5.New()
 	obj := catalog.Object{
 		Bucket: bucket, Key: key, VersionID: versionFor(b), Owner: u.Owner,
-		StorageClass: u.StorageClass, Meta: u.Meta, LastModified: time.Now().UTC(),
+		StorageClass: u.StorageClass, Meta: u.Meta, LastModified: time.Now().UTC(), Lock: u.Lock,
 	}
 	// Every listed part must exist, in order, before sizes are judged: S3
 	// reports a missing part as InvalidPart even when an earlier one is

@@ -49,13 +49,14 @@ type PutInput struct {
 	StorageClass string
 	Cond         catalog.PutOptions
 	ACL          iam.ACLSpec
+	Lock         *LockRequest // x-amz-object-lock-*; nil: none given
 }
 
 // PutObject stores an object: bytes to a fresh durable blob, then one
 // catalog commit. It returns the version written, as a response reports
 // it (reported).
 func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) (catalog.Object, error) {
-	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL)
+	b, owner, acl, err := s.writeAccess(ctx, id, in.Bucket, in.Key, in.ACL, in.Meta.Tags)
 	if err != nil {
 		return catalog.Object{}, err
 	}
@@ -64,6 +65,10 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 		return catalog.Object{}, err
 	}
 	if err := validMeta(in.Meta); err != nil {
+		return catalog.Object{}, err
+	}
+	lock, err := newLock(b, in.Lock, time.Now())
+	if err != nil {
 		return catalog.Object{}, err
 	}
 	st, err := s.writeBlob(ctx, b, in.Payload, true)
@@ -81,6 +86,7 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 		Owner:        owner,
 		StorageClass: storageClass(in.StorageClass),
 		Meta:         in.Meta,
+		Lock:         lock,
 	}
 	obj.Meta.Checksums = sums
 	if len(sums) > 0 {
@@ -115,6 +121,8 @@ func commitErr(err error, what string, obj catalog.Object) error {
 		return ErrNoSuchBucket
 	case errors.Is(err, catalog.ErrQuotaExceeded):
 		return errorf(ErrQuotaExceeded, "The quota of this bucket or its tenant would be exceeded.")
+	case errors.Is(err, catalog.ErrObjectLocked):
+		return errLocked
 	}
 	return fmt.Errorf("objects: %s %s/%s: %w", what, obj.Bucket, obj.Key, err)
 }

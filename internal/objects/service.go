@@ -19,6 +19,7 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/metrics"
+	"github.com/ostiumio/ostium/internal/objectlock"
 )
 
 // Service implements S3 semantics. Its methods authorize the caller
@@ -32,6 +33,7 @@ type Service struct {
 	block   iam.PublicAccessBlock
 	buckets bucketCache
 	hits    *metrics.Cache // of bucket lookups
+	lc      lifecycleState
 	// legacyDefaults: new buckets are ObjectWriter and unblocked.
 	legacyDefaults bool
 }
@@ -115,6 +117,9 @@ type Options struct {
 	BlockPublicAccess bool
 	// BucketCache counts the bucket cache's hits (nil: none).
 	BucketCache *metrics.Cache
+	// LifecycleDay is how long a lifecycle day lasts (0 = 24 h; shorter
+	// only in tests).
+	LifecycleDay time.Duration
 	// LegacyBucketDefaults gives new buckets the defaults AWS had before
 	// 2023 and Ceph RGW keeps (ObjectWriter, no public access block)
 	// instead of BucketOwnerEnforced and a block of all public access.
@@ -124,6 +129,7 @@ type Options struct {
 // New returns a Service storing metadata in cat and bytes in blobs.
 func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
 	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, legacyDefaults: o.LegacyBucketDefaults}
+	s.lc.day = o.LifecycleDay
 	if s.region == "" {
 		s.region = "us-east-1"
 	}
@@ -154,15 +160,30 @@ func (s *Service) bucketFor(ctx context.Context, r iam.Request, name, version st
 }
 
 // decide decides r on bucket b (with its access settings a), reading the
-// object's ACL (version; "" = current) when only it can still allow r.
-// Every object action passes its key in r, so that statements on
-// bucket/prefix/* and the object's ACL count: a batch (DeleteObjects)
-// calls it once per object.
+// object (version; "" = current) when only its ACL can still allow r, or
+// when the policy tests its tags. Every object action passes its key in
+// r, so that statements on bucket/prefix/* and the object's ACL count: a
+// batch (DeleteObjects) calls it once per object.
 func (s *Service) decide(ctx context.Context, r iam.Request, b catalog.Bucket, a *iam.BucketAccess, version string) error {
+	return s.decideOn(ctx, r, b, a, &target{bucket: b.Name, key: r.Key, version: version})
+}
+
+// decideOn is decide on a target that the caller may read in turn (or
+// has read), so that the object is read at most once.
+func (s *Service) decideOn(ctx context.Context, r iam.Request, b catalog.Bucket, a *iam.BucketAccess, t *target) error {
 	r.Bucket, r.Access, r.Origin = &b, a, iam.OriginOf(ctx)
+	if r.Key != "" && r.ObjectTags == nil && a.ReadsObjectTags(r.Action) {
+		o, err := s.readTarget(ctx, t)
+		if err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
+			return fmt.Errorf("objects: tags of %s/%s: %w", b.Name, r.Key, err)
+		}
+		if err == nil && !o.DeleteMarker {
+			r.ObjectTags = o.Meta.Tags
+		}
+	}
 	err := s.authorize(ctx, r)
 	if errors.Is(err, iam.ErrNeedObjectACL) {
-		o, oerr := s.cat.GetObject(ctx, b.Name, r.Key, version)
+		o, oerr := s.readTarget(ctx, t)
 		switch {
 		case errors.Is(oerr, catalog.ErrNoSuchObject) || oerr == nil && o.DeleteMarker:
 			return ErrAccessDenied // no more is told to who may not read
@@ -208,6 +229,9 @@ type BucketInput struct {
 	ACL          iam.ACLSpec
 	// Ownership is the object ownership asked for; "" = BucketOwnerEnforced.
 	Ownership string
+	// ObjectLock creates the bucket with object lock, and so with
+	// versioning Enabled for good (x-amz-bucket-object-lock-enabled).
+	ObjectLock bool
 }
 
 // CreateBucket creates a bucket owned by id. As on AWS, a new bucket has
@@ -258,6 +282,9 @@ func newBucketSettings(b *catalog.Bucket, in BucketInput, legacy bool, provider 
 	b.Ownership, b.PublicAccessBlock = in.Ownership, iam.EncodePAB(iam.BlockAll)
 	if legacy {
 		b.PublicAccessBlock = ""
+	}
+	if in.ObjectLock {
+		b.Versioning, b.ObjectLock = VersioningEnabled, objectlock.Config{Enabled: true}.Encode()
 	}
 	switch in.Ownership {
 	case "":

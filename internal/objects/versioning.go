@@ -105,8 +105,9 @@ func (s *Service) PutBucketVersioning(ctx context.Context, id *iam.Identity, buc
 // suspended, a delete marker that is the null version (replacing the
 // null version, leaving the others). It returns what it removed or the
 // marker it wrote; deleting what is not there succeeds and returns the
-// target named, as S3.
-func (s *Service) removeObject(ctx context.Context, b catalog.Bucket, key, versionID string) (catalog.Object, error) {
+// target named, as S3. A version its object lock protects (opt may lift
+// governance) is refused with AccessDenied, by the catalog.
+func (s *Service) removeObject(ctx context.Context, b catalog.Bucket, key, versionID string, opt catalog.DeleteOptions) (catalog.Object, error) {
 	if versionID == "" {
 		if b.Versioning == "" {
 			versionID = catalog.NullVersion
@@ -120,9 +121,12 @@ func (s *Service) removeObject(ctx context.Context, b catalog.Bucket, key, versi
 			return m, nil
 		}
 	}
-	obj, err := s.cat.DeleteObject(ctx, b.Name, key, versionID)
+	obj, err := s.cat.DeleteObject(ctx, b.Name, key, versionID, opt)
 	if errors.Is(err, catalog.ErrNoSuchObject) {
 		return catalog.Object{Bucket: b.Name, Key: key, VersionID: versionID}, nil
+	}
+	if errors.Is(err, catalog.ErrObjectLocked) {
+		return obj, errLocked
 	}
 	if err != nil {
 		return obj, fmt.Errorf("objects: delete %s/%s: %w", b.Name, key, err)

@@ -21,6 +21,9 @@ var audited = [opCount]bool{
 	OpPutPublicAccessBlock:          true,
 	OpDeletePublicAccessBlock:       true,
 	OpPutBucketVersioning:           true,
+	// Lifecycle rules delete data.
+	OpPutBucketLifecycleConfiguration: true,
+	OpDeleteBucketLifecycle:           true,
 }
 
 // audit records c in the audit log if its operation is audited, after

@@ -115,6 +115,7 @@ func createBucket(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 		return err
 	}
 	in := objects.BucketInput{Name: c.Bucket, Region: conf.LocationConstraint, ACL: acl, Ownership: r.Header.Get("x-amz-object-ownership")}
+	in.ObjectLock, _ = strconv.ParseBool(strings.TrimSpace(r.Header.Get("x-amz-bucket-object-lock-enabled")))
 	if err := s.svc.CreateBucket(r.Context(), c.id, in); err != nil {
 		return err
 	}

@@ -122,14 +122,17 @@ func toAPIError(err error) apiError {
 
 // errorBody is S3's XML error document.
 type errorBody struct {
-	XMLName    xml.Name `xml:"Error"`
-	Code       string
-	Message    string
-	BucketName string `xml:",omitempty"`
-	Key        string `xml:",omitempty"`
-	Resource   string
-	RequestID  string `xml:"RequestId"`
-	HostID     string `xml:"HostId"`
+	XMLName xml.Name `xml:"Error"`
+	Code    string
+	Message string
+	// Method and ResourceType tell of a refused CORS preflight.
+	Method       string `xml:",omitempty"`
+	ResourceType string `xml:",omitempty"`
+	BucketName   string `xml:",omitempty"`
+	Key          string `xml:",omitempty"`
+	Resource     string
+	RequestID    string `xml:"RequestId"`
+	HostID       string `xml:"HostId"`
 
 	// HeadersNotSigned names the x-amz-* headers a signature left out.
 	HeadersNotSigned string `xml:",omitempty"`
@@ -150,5 +153,6 @@ func writeError(w http.ResponseWriter, r *http.Request, rt Route, reqID string, 
 	}
 	body := errorBody{Code: e.Code, Message: e.Message, BucketName: rt.Bucket, Key: rt.Key,
 		Resource: rt.Resource(), RequestID: reqID, HostID: reqID, HeadersNotSigned: sigv4.HeadersNotSigned(err)}
+	body.Method, body.ResourceType = corsDetails(err)
 	writeXML(w, e.Status, body)
 }

@@ -66,7 +66,8 @@ func ParseRoute(r *http.Request, domains []string, anonymous bool) (op string, s
 
 // DocumentOps are the operations DecodeDocument decodes for.
 var DocumentOps = []string{"CreateBucket", "DeleteObjects", "CompleteMultipartUpload", "PutBucketAcl",
-	"PutObjectAcl", "PutBucketOwnershipControls", "PutPublicAccessBlock", "PutBucketPolicy", "PutBucketLogging"}
+	"PutObjectAcl", "PutBucketOwnershipControls", "PutPublicAccessBlock", "PutBucketPolicy", "PutBucketLogging",
+	"PutObjectTagging", "PutBucketTagging"}
 
 // DecodeDocument runs an operation's document decoder on body, sent
 // with header, as its handler does; it returns the refusal's status and
@@ -104,6 +105,8 @@ func DecodeDocument(op string, body []byte, header http.Header, chunked bool) (s
 		_, err = readBody(req, c)
 	case OpPutBucketLogging:
 		err = readXML(req, c, &loggingIn{})
+	case OpPutObjectTagging, OpPutBucketTagging:
+		_, err = readTagging(req, c)
 	default:
 		panic("no decoder for " + op)
 	}

@@ -157,8 +157,9 @@ var fields = []field{
 	{name: "X-Amz-Storage-Class", ops: objectWrites, values: []string{"GLACIER", "DEEP_ARCHIVE"}, how: refused, err: errArchiveClass, note: "archive classes: AWS refuses reads until restored, and nothing here restores"},
 	{name: "X-Amz-Storage-Class", ops: objectWrites, values: []string{"OUTPOSTS", "SNOW", "EXPRESS_ONEZONE"}, how: refused, err: errArchiveClass, note: "as AWS on a general purpose bucket"},
 	{name: "X-Amz-Storage-Class", ops: objectWrites, how: honoured, note: "recorded and returned: TestStorageClassesHonoured"},
-	{name: "X-Amz-Tagging", ops: objectWrites, how: refused, note: "object tags"},
-	{name: "X-Amz-Tagging-Directive", ops: ops(OpCopyObject), how: refused, note: "object tags"},
+	{name: "X-Amz-Tagging", ops: objectWrites, how: honoured, note: "TestObjectTaggingHeader, TestCopyTaggingDirective, TestMultipartTagging, TestTagConditions"},
+	{name: "X-Amz-Tagging-Directive", ops: ops(OpCopyObject), how: honoured, note: "TestCopyTaggingDirective"},
+	{name: "x-amz-tagging", query: true, ops: objectWrites, how: honoured, note: "where presigners hoist the header: TestPresignedTagging"},
 	{name: "X-Amz-Website-Redirect-Location", ops: objectWrites, how: refused, note: "website hosting"},
 	{name: "X-Amz-Object-Annotation-Directive", ops: ops(OpCopyObject), how: refused, note: "object annotations"},
 	{name: "X-Amz-Write-Offset-Bytes", ops: ops(OpPutObject), how: refused, note: "appends: AWS's directory buckets only"},
@@ -181,16 +182,14 @@ var fields = []field{
 	{name: "X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key-Md5", ops: copies, how: refused, err: errNotEncrypted, note: "as above"},
 
 	// Object lock.
-	{name: "X-Amz-Object-Lock-Mode", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-Retain-Until-Date", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-Legal-Hold", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-Event-Hold", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-Event-Hold-Duration-Days", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-Event-Hold-Duration-Years", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Object-Lock-*", ops: objectWrites, how: refused, note: "object lock"},
-	{name: "X-Amz-Bucket-Object-Lock-Enabled", ops: ops(OpCreateBucket), values: []string{"true"}, how: refused, note: "object lock"},
-	{name: "X-Amz-Bucket-Object-Lock-Enabled", ops: ops(OpCreateBucket), how: honoured, note: "false: what every bucket is; TestIgnoredAndValueRows"},
-	{name: "X-Amz-Bypass-Governance-Retention", ops: ops(OpDeleteObject, OpDeleteObjects), how: ignored, note: "no object is under retention; AWS ignores it then"},
+	{name: "X-Amz-Object-Lock-Mode", ops: objectWrites, how: honoured, note: "TestObjectLockHeaders, TestObjectLockDefaults"},
+	{name: "X-Amz-Object-Lock-Retain-Until-Date", ops: objectWrites, how: honoured, note: "TestObjectLockHeaders, TestObjectLockDefaults"},
+	{name: "X-Amz-Object-Lock-Legal-Hold", ops: objectWrites, how: honoured, note: "TestObjectLockHeaders, TestLegalHold"},
+	{name: "X-Amz-Object-Lock-Event-Hold", ops: objectWrites, how: refused, note: "object lock event holds"},
+	{name: "X-Amz-Object-Lock-Event-Hold-Duration-Days", ops: objectWrites, how: refused, note: "object lock event holds"},
+	{name: "X-Amz-Object-Lock-Event-Hold-Duration-Years", ops: objectWrites, how: refused, note: "object lock event holds"},
+	{name: "X-Amz-Bucket-Object-Lock-Enabled", ops: ops(OpCreateBucket), how: honoured, note: "TestObjectLockBucket; false: TestIgnoredAndValueRows"},
+	{name: "X-Amz-Bypass-Governance-Retention", ops: ops(OpDeleteObject, OpDeleteObjects, OpPutObjectRetention), how: honoured, note: "TestGovernanceBypass, TestRetentionChanges"},
 
 	// Access.
 	{name: "X-Amz-Acl", ops: objectWrites | ops(OpCreateBucket, OpPutBucketAcl, OpPutObjectAcl), how: honoured, note: "TestACLGrants, TestNewBucketDisablesACLs"},
@@ -226,7 +225,10 @@ var fields = []field{
 	{name: "Range", ops: objectReads, how: honoured, note: "TestRangeAndConditions"},
 
 	// Query parameters.
-	{name: "versionId", query: true, ops: ops(OpGetObject, OpHeadObject, OpDeleteObject, OpGetObjectAcl, OpPutObjectAcl, OpGetObjectAttributes), how: honoured, check: checkVersionID, note: "any version or delete marker: TestVersionedWrites, TestDeleteMarkers, TestVersionACLs, TestBadVersionID, TestGetObjectAttributes"},
+	{name: "versionId", query: true, ops: ops(OpGetObject, OpHeadObject, OpDeleteObject, OpGetObjectAcl, OpPutObjectAcl), how: honoured, check: checkVersionID, note: "any version or delete marker: TestVersionedWrites, TestDeleteMarkers, TestVersionACLs, TestBadVersionID"},
+	{name: "versionId", query: true, ops: ops(OpGetObjectTagging, OpPutObjectTagging, OpDeleteObjectTagging), how: honoured, check: checkVersionID, note: "TestObjectTagging"},
+	{name: "versionId", query: true, ops: ops(OpGetObjectRetention, OpPutObjectRetention, OpGetObjectLegalHold, OpPutObjectLegalHold), how: honoured, check: checkVersionID, note: "TestRetentionChanges, TestLegalHold"},
+	{name: "versionId", query: true, ops: ops(OpGetObjectAttributes), how: honoured, check: checkVersionID, note: "TestGetObjectAttributes"},
 	{name: "partNumber", query: true, ops: objectReads | ops(OpUploadPart, OpUploadPartCopy), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "uploadId", query: true, ops: ops(OpUploadPart, OpUploadPartCopy, OpCompleteMultipartUpload, OpAbortMultipartUpload, OpListParts), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "response-*", query: true, ops: objectReads, how: honoured, check: checkResponseOverrides, note: "TestAnonymousResponseOverrides; e2e test_presigned_response_overrides"},
@@ -250,7 +252,14 @@ var fields = []field{
 	{name: "X-Amz-Object-Attributes", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
 	{name: "X-Amz-Max-Parts", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
 	{name: "X-Amz-Part-Number-Marker", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
+	{name: "X-Amz-Transition-Default-Minimum-Object-Size", ops: ops(OpPutBucketLifecycleConfiguration), how: ignored, note: "no transitions here: the smallest object a transition moves bounds nothing"},
 	{name: "X-Amz-Optional-Object-Attributes", ops: lists, how: ignored, note: "RestoreStatus: no object is ever archived, so AWS's answer would carry nothing more"},
+
+	// Browsers: CORS and form uploads.
+	{name: "Origin", ops: allOps, how: honoured, note: "TestCorsPreflight, TestCorsActualRequests"},
+	{name: "Access-Control-Request-Method", ops: allOps, how: honoured, note: "TestCorsPreflight, TestCorsActualRequests"},
+	{name: "Access-Control-Request-Headers", ops: allOps, how: honoured, note: "TestCorsPreflight"},
+	{name: "Content-Type", ops: ops(OpPostObject), how: honoured, note: "multipart/form-data and its boundary; the form's fields are held to this table as PutObject's headers: TestPostObjectSigV4BySDK, TestPostObjectBadForms, TestPostObjectChecksumFields"},
 }
 
 // byOp holds, for each operation, the rows that apply to it.

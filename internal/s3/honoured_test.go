@@ -89,9 +89,31 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 	case "PutBucketLogging":
 		doc := `<BucketLoggingStatus><LoggingEnabled><TargetBucket>tbl</TargetBucket><TargetPrefix>log/</TargetPrefix></LoggingEnabled></BucketLoggingStatus>`
 		return opRequest{"PUT", b + "?logging", []byte(doc), nil}, true
+	case "PutObjectLockConfiguration":
+		doc := `<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled></ObjectLockConfiguration>`
+		return opRequest{"PUT", b + "?object-lock", []byte(doc), nil}, true
+	case "PutObjectRetention":
+		doc := `<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>2099-01-01T00:00:00Z</RetainUntilDate></Retention>`
+		return opRequest{"PUT", b + "/src?retention", []byte(doc), nil}, true
+	case "PutObjectLegalHold":
+		return opRequest{"PUT", b + "/src?legal-hold", []byte(`<LegalHold><Status>ON</Status></LegalHold>`), nil}, true
 	case "PutBucketVersioning":
 		doc := `<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`
 		return opRequest{"PUT", b + "?versioning", []byte(doc), nil}, true
+	case "PutObjectTagging":
+		doc := `<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>`
+		return opRequest{"PUT", b + "/src?tagging", []byte(doc), nil}, true
+	case "PutBucketTagging":
+		doc := `<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>`
+		return opRequest{"PUT", b + "?tagging", []byte(doc), nil}, true
+	case "PutBucketCors":
+		doc := []byte(`<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>`)
+		sum := md5.Sum(doc)
+		return opRequest{"PUT", b + "?cors", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
+	case "PutBucketLifecycleConfiguration":
+		doc := []byte(`<LifecycleConfiguration><Rule><ID>r</ID><Filter/><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`)
+		sum := md5.Sum(doc)
+		return opRequest{"PUT", b + "?lifecycle", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
 	}
 	return opRequest{}, false
 }

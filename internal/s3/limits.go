@@ -148,12 +148,43 @@ func (s *Server) Saturated() bool {
 // after authentication, which reads no body, so that a request is counted
 // against whoever it turned out to be; admission's catalog reads, if any,
 // hit the bucket cache.
+//
+// A form upload (PostObject) says who sends it in its body: it reads
+// its fields (bounded, as headers are) before it takes the slot of
+// whoever signed them (takeSlot), so that an anonymous flood does not
+// refuse signed uploads.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) error {
-	if !s.slots.take(c.id) {
+	if c.Op != OpPostObject {
+		if !s.slots.take(c.id) {
+			return &errSlowDown
+		}
+		c.slot, c.slotHeld = c.id, true
+	}
+	defer func() {
+		if c.slotHeld {
+			s.slots.give(c.slot)
+		}
+	}()
+	if c.slotHeld {
+		s.corsHeaders(w, r, c, false)
+	}
+	return handlers[c.Op](s, w, r, c)
+}
+
+// takeSlot gives a request the slot of id's budget once it turns out
+// who is asking after its handler began (a form upload's signature is
+// in its body), giving back any it held: SlowDown if id's budget is
+// spent, and the request then holds none.
+func (s *Server) takeSlot(c *call, id *iam.Identity) error {
+	if c.slotHeld {
+		s.slots.give(c.slot)
+		c.slotHeld = false
+	}
+	if !s.slots.take(id) {
 		return &errSlowDown
 	}
-	defer s.slots.give(c.id)
-	return handlers[c.Op](s, w, r, c)
+	c.slot, c.slotHeld = id, true
+	return nil
 }
 
 // Default timeouts of a request in flight (node.Config can change them).

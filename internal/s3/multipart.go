@@ -35,6 +35,9 @@ func createUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 		return err
 	}
 	u := catalog.Upload{Bucket: c.Bucket, Key: c.Key, Meta: metaFromHeaders(r.Header), StorageClass: sc}
+	if u.Meta.Tags, err = taggingHeader(r, c); err != nil {
+		return err
+	}
 	if v := r.Header.Get("x-amz-checksum-algorithm"); v != "" {
 		a, ok := objects.ChecksumAlgorithm(v)
 		if !ok {
@@ -58,7 +61,11 @@ func createUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
-	u, err = s.svc.CreateUpload(r.Context(), c.id, u, acl)
+	lock, err := lockRequest(r.Header)
+	if err != nil {
+		return err
+	}
+	u, err = s.svc.CreateUpload(r.Context(), c.id, u, acl, lock)
 	if err != nil {
 		return err
 	}
@@ -181,6 +188,7 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	res.ChecksumCRC32, res.ChecksumCRC32C, res.ChecksumCRC64NVME = sums["CRC32"], sums["CRC32C"], sums["CRC64NVME"]
 	res.ChecksumSHA1, res.ChecksumSHA256, res.ChecksumType = sums["SHA1"], sums["SHA256"], obj.Meta.ChecksumType
 	setVersionHeader(w.Header(), obj)
+	s.setExpiration(r.Context(), w.Header(), obj)
 	writeXML(w, http.StatusOK, res)
 	return nil
 }

@@ -90,9 +90,20 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
+	lock, err := lockRequest(r.Header)
+	if err != nil {
+		return err
+	}
+	if lock != nil && !hasIntegrity(r) {
+		return errIntegrityRequired
+	}
+	meta := metaFromHeaders(r.Header)
+	if meta.Tags, err = taggingHeader(r, c); err != nil {
+		return err
+	}
 	obj, err := s.svc.PutObject(r.Context(), c.id, objects.PutInput{
-		Bucket: c.Bucket, Key: c.Key, Payload: p, Meta: metaFromHeaders(r.Header),
-		StorageClass: sc, Cond: cond, ACL: acl,
+		Bucket: c.Bucket, Key: c.Key, Payload: p, Meta: meta,
+		StorageClass: sc, Cond: cond, ACL: acl, Lock: lock,
 	})
 	if err != nil {
 		return err
@@ -101,6 +112,7 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	h.Set("ETag", obj.ETag)
 	setVersionHeader(h, obj)
 	setChecksumHeaders(h, obj.Meta.Checksums, obj.Meta.ChecksumType)
+	s.setExpiration(r.Context(), h, obj)
 	w.WriteHeader(http.StatusOK)
 	return nil
 }
@@ -141,12 +153,17 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	whole := !rd.Ranged
 	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
 	setVersionHeader(h, rd.Object)
+	setLockHeaders(h, s.svc.VisibleLock(r.Context(), c.id, c.Bucket, c.Key, rd.Object.Lock))
+	if rd.Object.IsLatest {
+		s.setExpiration(r.Context(), h, rd.Object)
+	}
 	for q, hn := range responseOverrides {
 		if v := c.Query.Get(q); v != "" {
 			h.Set(hn, v)
 		}
 	}
 	h.Set("Accept-Ranges", "bytes")
+	setTaggingCount(h, rd.TagCount)
 	if rd.PartsCount > 0 {
 		h.Set("x-amz-mp-parts-count", strconv.Itoa(rd.PartsCount))
 	}
@@ -170,7 +187,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 }
 
 func deleteObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	obj, err := s.svc.DeleteObject(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("versionId"))
+	obj, err := s.svc.DeleteObject(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("versionId"), bypassGovernance(r))
 	if err != nil {
 		return err
 	}
@@ -220,6 +237,16 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	default:
 		return &apiError{400, "InvalidArgument", "Unknown metadata directive."}
 	}
+	switch d := r.Header.Get("x-amz-tagging-directive"); d {
+	case "", "COPY":
+	case "REPLACE":
+		in.ReplaceTags = true
+		if in.Tags, err = taggingHeader(r, c); err != nil {
+			return err
+		}
+	default:
+		return &apiError{400, "InvalidArgument", "Unknown tagging directive."}
+	}
 	if in.StorageClass, err = storageClass(r.Header); err != nil {
 		return err
 	}
@@ -227,6 +254,9 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 		return err
 	}
 	if in.ACL, err = aclHeaders(r); err != nil {
+		return err
+	}
+	if in.Lock, err = lockRequest(r.Header); err != nil {
 		return err
 	}
 	src, dst, err := s.svc.CopyObject(r.Context(), c.id, in)
@@ -237,6 +267,7 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 		w.Header().Set("x-amz-copy-source-version-id", src.VersionID)
 	}
 	setVersionHeader(w.Header(), dst)
+	s.setExpiration(r.Context(), w.Header(), dst)
 	writeXML(w, http.StatusOK, copyResult("CopyObjectResult", dst.ETag, dst.LastModified, dst.Meta.Checksums))
 	return nil
 }
@@ -268,7 +299,7 @@ func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 		}
 		targets[i] = objects.DeleteTarget{Key: o.Key, VersionID: o.VersionID}
 	}
-	results, err := s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets)
+	results, err := s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets, bypassGovernance(r))
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,6 @@ func TestVeleroFlow(t *testing.T) {
 		veleroFlow(t, c, srv, bucket, true, false)
 	})
 	t.Run("object lock", func(t *testing.T) {
-		t.Skip("needs object lock (h-lock), not merged into this branch yet")
 		srv := nodetest.Start(t, nodetest.Options{TLS: true})
 		c := client(t, srv, srv.URL, false)
 		ctx := context.Background()

@@ -163,6 +163,13 @@ type call struct {
 	body  *countingReader // the payload as read, for metering
 	reqID string
 	err   error // what the request was answered with, if not success
+	// corsDone: the Access-Control-* headers of a browser's request were
+	// decided (corsHeaders).
+	corsDone bool
+	// slot is whose budget the request's slot was taken from, while it
+	// holds one (a form upload moves to its signer's: moveSlot).
+	slot     *iam.Identity
+	slotHeld bool
 }
 
 // handler serves one operation; it writes a success response itself and
@@ -204,16 +211,36 @@ func init() {
 		OpGetObjectAcl:            getObjectACL,
 		OpPutObjectAcl:            putObjectACL,
 
-		OpGetBucketOwnershipControls:    getOwnershipControls,
-		OpPutBucketOwnershipControls:    putOwnershipControls,
-		OpDeleteBucketOwnershipControls: deleteOwnershipControls,
-		OpGetPublicAccessBlock:          getPublicAccessBlock,
-		OpPutPublicAccessBlock:          putPublicAccessBlock,
-		OpDeletePublicAccessBlock:       deletePublicAccessBlock,
-		OpGetBucketLogging:              getBucketLogging,
-		OpPutBucketLogging:              putBucketLogging,
-		OpPutBucketVersioning:           putBucketVersioning,
-		OpGetObjectAttributes:           getObjectAttributes,
+		OpGetBucketOwnershipControls:      getOwnershipControls,
+		OpPutBucketOwnershipControls:      putOwnershipControls,
+		OpDeleteBucketOwnershipControls:   deleteOwnershipControls,
+		OpGetPublicAccessBlock:            getPublicAccessBlock,
+		OpPutPublicAccessBlock:            putPublicAccessBlock,
+		OpDeletePublicAccessBlock:         deletePublicAccessBlock,
+		OpGetBucketLogging:                getBucketLogging,
+		OpPutBucketLogging:                putBucketLogging,
+		OpPutBucketVersioning:             putBucketVersioning,
+		OpGetObjectTagging:                getObjectTagging,
+		OpPutObjectTagging:                putObjectTagging,
+		OpDeleteObjectTagging:             deleteObjectTagging,
+		OpGetBucketTagging:                getBucketTagging,
+		OpPutBucketTagging:                putBucketTagging,
+		OpDeleteBucketTagging:             deleteBucketTagging,
+		OpGetObjectLockConfiguration:      getObjectLockConfiguration,
+		OpPutObjectLockConfiguration:      putObjectLockConfiguration,
+		OpGetObjectRetention:              getObjectRetention,
+		OpPutObjectRetention:              putObjectRetention,
+		OpGetObjectLegalHold:              getObjectLegalHold,
+		OpPutObjectLegalHold:              putObjectLegalHold,
+		OpGetBucketCors:                   getBucketCors,
+		OpPutBucketCors:                   putBucketCors,
+		OpDeleteBucketCors:                deleteBucketCors,
+		OpOptionsPreflight:                preflight,
+		OpPostObject:                      postObject,
+		OpGetBucketLifecycleConfiguration: getBucketLifecycle,
+		OpPutBucketLifecycleConfiguration: putBucketLifecycle,
+		OpDeleteBucketLifecycle:           deleteBucketLifecycle,
+		OpGetObjectAttributes:             getObjectAttributes,
 	}
 }
 
@@ -271,6 +298,14 @@ func (s *Server) serve(w *meteredWriter, r *http.Request, c *call) (err error) {
 	c.Route = rt
 	if err != nil {
 		return err
+	}
+	// A browser's request gets its bucket's CORS headers on any answer,
+	// a refusal of its signature included.
+	s.corsHeaders(w, r, c, true)
+	if c.Op == OpOptionsPreflight {
+		// Browsers send preflights unsigned, and AWS answers them for
+		// anyone: no signature is looked at, no body read.
+		return s.dispatch(w, r, c)
 	}
 	if err := s.authenticate(r, c); err != nil {
 		return err

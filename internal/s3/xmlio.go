@@ -66,6 +66,14 @@ var documents = map[Op]struct {
 	OpPutPublicAccessBlock:       {maxSmallBody, "s3:PutBucketPublicAccessBlock", false},
 	OpPutBucketLogging:           {maxSmallBody, "s3:PutBucketLogging", false},
 	OpPutBucketVersioning:        {maxSmallBody, "s3:PutBucketVersioning", false},
+	OpPutObjectTagging:           {maxObjectTaggingBody, "s3:PutObjectTagging", true},
+	OpPutBucketTagging:           {maxBucketTaggingBody, "s3:PutBucketTagging", false},
+	OpPutObjectLockConfiguration: {maxSmallBody, "s3:PutBucketObjectLockConfiguration", false},
+	OpPutObjectRetention:         {maxSmallBody, "s3:PutObjectRetention", true},
+	OpPutObjectLegalHold:         {maxSmallBody, "s3:PutObjectLegalHold", true},
+	OpPutBucketCors:              {maxCORSBody, "s3:PutBucketCORS", false},
+	// At most 1,000 rules of a few hundred bytes each.
+	OpPutBucketLifecycleConfiguration: {maxXMLBody, "s3:PutLifecycleConfiguration", false},
 }
 
 var (

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Metering", testMetering},
 		{"BucketSettings", testSettings},
 		{"Leases", testLeases},
+		{"Cursors", testCursors},
 		{"AccessLogQueue", testAccessLogQueue},
 		{"AuditLog", testAudit},
 		{"AuditLogConcurrent", testAuditConcurrent},
@@ -53,6 +54,8 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"GCQueueAndReferenced", testGC},
 		{"ConcurrentPutsLoseNoBlob", testConcurrentPuts},
 		{"DeleteBucketRacesWrites", testDeleteBucketRace},
+		{"ObjectTags", testObjectTags},
+		{"Locks", testLocks},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {
@@ -168,7 +171,7 @@ func testBucketNotEmpty(t *testing.T, s catalog.Store) {
 	bucket(t, s, "b")
 	put(t, s, object("b", "k", 1))
 	wantErr(t, s.DeleteBucket(ctx, "b"), catalog.ErrBucketNotEmpty)
-	_, err := s.DeleteObject(ctx, "b", "k", "")
+	_, err := s.DeleteObject(ctx, "b", "k", "", catalog.DeleteOptions{})
 	must(t, err)
 	must(t, s.DeleteBucket(ctx, "b"))
 	wantErr(t, s.PutObject(ctx, object("b", "k", 1), catalog.PutOptions{}), catalog.ErrNoSuchBucket)
@@ -186,7 +189,7 @@ func testDeleteBucketAbortsUploads(t *testing.T, s catalog.Store) {
 	if _, err := s.GetUpload(ctx, "b", "u", "up1"); err != nil {
 		t.Fatalf("a refused DeleteBucket aborted an upload: %v", err)
 	}
-	_, err := s.DeleteObject(ctx, "b", "k", "")
+	_, err := s.DeleteObject(ctx, "b", "k", "", catalog.DeleteOptions{})
 	must(t, err)
 	must(t, s.CreateUpload(ctx, catalog.Upload{Bucket: "b", Key: "v", UploadID: "up2", Initiated: time.Now()}))
 	must(t, s.DeleteBucket(ctx, "b"))
@@ -299,7 +302,7 @@ func testConditions(t *testing.T, s catalog.Store) {
 func testDelete(t *testing.T, s catalog.Store) {
 	bucket(t, s, "b")
 	o := put(t, s, object("b", "k", 5))
-	removed, err := s.DeleteObject(ctx, "b", "k", "")
+	removed, err := s.DeleteObject(ctx, "b", "k", "", catalog.DeleteOptions{})
 	must(t, err)
 	if removed.Size != 5 || removed.Parts[0].BlobID != o.Parts[0].BlobID {
 		t.Fatalf("DeleteObject returned %+v", removed)
@@ -307,7 +310,7 @@ func testDelete(t *testing.T, s catalog.Store) {
 	if q := queued(t, s); !slices.Equal(q, []string{o.Parts[0].BlobID}) {
 		t.Fatalf("queue = %v", q)
 	}
-	_, err = s.DeleteObject(ctx, "b", "k", "")
+	_, err = s.DeleteObject(ctx, "b", "k", "", catalog.DeleteOptions{})
 	wantErr(t, err, catalog.ErrNoSuchObject)
 	_, err = s.GetObject(ctx, "b", "k", "")
 	wantErr(t, err, catalog.ErrNoSuchObject)

@@ -248,7 +248,7 @@ func testUsageAndLimits(t *testing.T, s catalog.Store) {
 	if got := usage(s.TenantUsage(ctx, "acme")); got != "130/3" {
 		t.Fatalf("TenantUsage(acme) = %s, want 130/3", got)
 	}
-	_, err := s.DeleteObject(ctx, "a1", "y", "")
+	_, err := s.DeleteObject(ctx, "a1", "y", "", catalog.DeleteOptions{})
 	must(t, err)
 	if got := usage(s.BucketUsage(ctx, "a1")); got != "70/1" {
 		t.Fatalf("after delete: %s, want 70/1", got)

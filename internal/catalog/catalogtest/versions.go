@@ -90,17 +90,17 @@ func testVersionsCommitOrder(t *testing.T, s catalog.Store) {
 		t.Fatalf("v1 = %+v", old)
 	}
 	// Removing the current version promotes the last committed one left.
-	removed, err := s.DeleteObject(ctx, "b", "k", "v3")
+	removed, err := s.DeleteObject(ctx, "b", "k", "v3", catalog.DeleteOptions{})
 	must(t, err)
 	if removed.VersionID != "v3" || removed.Size != 3 {
 		t.Fatalf("removed %+v", removed)
 	}
 	wantVersions(t, s, "b", "k/v2*", "k/v1")
 	// Removing a noncurrent version leaves the current one.
-	_, err = s.DeleteObject(ctx, "b", "k", "v1")
+	_, err = s.DeleteObject(ctx, "b", "k", "v1", catalog.DeleteOptions{})
 	must(t, err)
 	wantVersions(t, s, "b", "k/v2*")
-	_, err = s.DeleteObject(ctx, "b", "k", "v1")
+	_, err = s.DeleteObject(ctx, "b", "k", "v1", catalog.DeleteOptions{})
 	wantErr(t, err, catalog.ErrNoSuchObject)
 	// A version written after a removal is the newest again.
 	put(t, s, version("b", "k", "v4", 4))
@@ -155,12 +155,12 @@ func testDeleteMarkers(t *testing.T, s catalog.Store) {
 	put(t, s, marker("b", "k", "m2"))
 	wantVersions(t, s, "b", "k/m2*!", "k/m1!", "k/v1", "other/o1*")
 	// Removing the markers brings the version back.
-	removed, err := s.DeleteObject(ctx, "b", "k", "m2")
+	removed, err := s.DeleteObject(ctx, "b", "k", "m2", catalog.DeleteOptions{})
 	must(t, err)
 	if !removed.DeleteMarker {
 		t.Fatalf("removed %+v, want the marker", removed)
 	}
-	_, err = s.DeleteObject(ctx, "b", "k", "m1")
+	_, err = s.DeleteObject(ctx, "b", "k", "m1", catalog.DeleteOptions{})
 	must(t, err)
 	got, err = s.ListObjects(ctx, "b", catalog.ListQuery{Limit: 100})
 	must(t, err)
@@ -171,7 +171,7 @@ func testDeleteMarkers(t *testing.T, s catalog.Store) {
 	bucket(t, s, "m")
 	put(t, s, marker("m", "gone", "m1"))
 	wantErr(t, s.DeleteBucket(ctx, "m"), catalog.ErrBucketNotEmpty)
-	_, err = s.DeleteObject(ctx, "m", "gone", "m1")
+	_, err = s.DeleteObject(ctx, "m", "gone", "m1", catalog.DeleteOptions{})
 	must(t, err)
 	must(t, s.DeleteBucket(ctx, "m"))
 }
@@ -198,10 +198,10 @@ func testVersionsUsage(t *testing.T, s catalog.Store) {
 	wantErr(t, s.PutObject(ctx, version("b", "k", "v3", 1), l), catalog.ErrQuotaExceeded)
 	// A marker stores nothing, so it passes over a quota.
 	must(t, s.PutObject(ctx, marker("b", "k", "m2"), l))
-	_, err := s.DeleteObject(ctx, "b", "k", "v1")
+	_, err := s.DeleteObject(ctx, "b", "k", "v1", catalog.DeleteOptions{})
 	must(t, err)
 	usage(7, 1)
-	_, err = s.DeleteObject(ctx, "b", "k", "m1")
+	_, err = s.DeleteObject(ctx, "b", "k", "m1", catalog.DeleteOptions{})
 	must(t, err)
 	usage(7, 1)
 }

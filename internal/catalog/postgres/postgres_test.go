@@ -61,7 +61,7 @@ func writeAll(ctx context.Context, s catalog.Store, key string) error {
 	if err := s.SetObjectACL(ctx, "b", key, "", "private"); err != nil {
 		return err
 	}
-	if _, err := s.DeleteObject(ctx, "b", key, ""); err != nil {
+	if _, err := s.DeleteObject(ctx, "b", key, "", catalog.DeleteOptions{}); err != nil {
 		return err
 	}
 	if err := s.CreateUpload(ctx, catalog.Upload{Bucket: "b", Key: key, UploadID: key, Initiated: time.Now()}); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 )
@@ -128,6 +129,14 @@ func (s *Store) bucketExists(ctx context.Context, tx *sql.Tx, name string) error
 const purgeBatch = 500
 
 func (s *Store) PurgeBucket(ctx context.Context, name string) error {
+	// Refused before a batch commits, so a refused purge deletes nothing;
+	// removeVersion still refuses a version locked meanwhile.
+	if locked, err := s.HoldsLocked(ctx, name, time.Now()); err != nil || locked {
+		if err == nil {
+			err = catalog.ErrObjectLocked
+		}
+		return fmt.Errorf("sqldb: purge bucket %s: %w", name, err)
+	}
 	for {
 		done, err := s.purgeSome(ctx, name)
 		if err != nil {
@@ -164,7 +173,7 @@ func (s *Store) purgeSome(ctx context.Context, bucket string) (bool, error) {
 			return err
 		}
 		for _, v := range vs {
-			if _, err := s.removeVersion(ctx, tx, bucket, v.key, v.id); err != nil {
+			if _, err := s.removeVersion(ctx, tx, bucket, v.key, v.id, catalog.DeleteOptions{}); err != nil {
 				return err
 			}
 		}

@@ -45,7 +45,7 @@ func decodeParts(s string) ([]catalog.Part, error) {
 	return out, nil
 }
 
-const objectCols = `key, version_id, latest, delete_marker, size, etag, modified, owner, storage_class, meta`
+const objectCols = `key, version_id, latest, delete_marker, size, etag, modified, owner, storage_class, meta, lock_mode, retain_until, legal_hold`
 
 // scanObject reads objectCols (and parts, when withParts) from a row.
 func scanObject(sc interface{ Scan(...any) error }, bucket string, withParts bool) (catalog.Object, error) {
@@ -54,7 +54,8 @@ func scanObject(sc interface{ Scan(...any) error }, bucket string, withParts boo
 	var latest, dm int
 	var modified int64
 	var meta, parts string
-	dest := []any{&key, &o.VersionID, &latest, &dm, &o.Size, &o.ETag, &modified, &o.Owner, &o.StorageClass, &meta}
+	lock := lockColumns{}
+	dest := []any{&key, &o.VersionID, &latest, &dm, &o.Size, &o.ETag, &modified, &o.Owner, &o.StorageClass, &meta, &lock.mode, &lock.until, &lock.hold}
 	if withParts {
 		dest = append(dest, &parts, &o.Inline)
 	}
@@ -62,6 +63,7 @@ func scanObject(sc interface{ Scan(...any) error }, bucket string, withParts boo
 		return o, err
 	}
 	o.Key, o.IsLatest, o.DeleteMarker, o.LastModified = string(key), latest == 1, dm == 1, fromNanos(modified)
+	o.Lock = lock.lock()
 	if err := json.Unmarshal([]byte(meta), &o.Meta); err != nil {
 		return o, fmt.Errorf("sqldb: decode meta: %w", err)
 	}
@@ -120,7 +122,7 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 			return catalog.ErrPreconditionFailed
 		}
 	}
-	replaced, err := s.removeVersion(ctx, tx, o.Bucket, o.Key, o.VersionID)
+	replaced, err := s.removeVersion(ctx, tx, o.Bucket, o.Key, o.VersionID, catalog.DeleteOptions{})
 	isNew := errors.Is(err, catalog.ErrNoSuchObject)
 	if err != nil && !isNew {
 		return err
@@ -152,9 +154,11 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	}
 	// seq orders the key's versions by commit: the key is locked, so the
 	// next number is exact where the clocks of nodes are not.
-	_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline, seq) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+	lock := toLockColumns(o.Lock)
+	_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline, seq) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 		(SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = ? AND key = ?))`),
-		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta), parts, o.Inline,
+		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta),
+		lock.mode, lock.until, lock.hold, parts, o.Inline,
 		[]byte(o.Bucket), []byte(o.Key))
 	if err != nil {
 		return fmt.Errorf("sqldb: put object: %w", err)
@@ -184,7 +188,9 @@ func (s *Store) current(ctx context.Context, tx *sql.Tx, bucket, key string) (*c
 
 // removeVersion deletes one version, queues its blobs and, if it was the
 // latest, promotes the newest remaining version (by seq: commit order).
-func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, versionID string) (catalog.Object, error) {
+// Every removal passes here, so here a locked version is refused
+// (ErrObjectLocked).
+func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, versionID string, opt catalog.DeleteOptions) (catalog.Object, error) {
 	q, args := versionQuery(bucket, key, versionID)
 	o, err := scanObject(s.row(ctx, tx, s.q(q), args...), bucket, true)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -192,6 +198,9 @@ func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, vers
 	}
 	if err != nil {
 		return o, fmt.Errorf("sqldb: read version: %w", err)
+	}
+	if err := mayRemove(o, opt); err != nil {
+		return o, err
 	}
 	if _, err := s.exec(ctx, tx, s.q(`DELETE FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`), []byte(bucket), []byte(key), o.VersionID); err != nil {
 		return o, fmt.Errorf("sqldb: delete version: %w", err)
@@ -220,21 +229,28 @@ func (s *Store) removeVersion(ctx context.Context, tx *sql.Tx, bucket, key, vers
 	return o, nil
 }
 
-func (s *Store) DeleteObject(ctx context.Context, bucket, key, versionID string) (catalog.Object, error) {
+func (s *Store) DeleteObject(ctx context.Context, bucket, key, versionID string, opt catalog.DeleteOptions) (catalog.Object, error) {
 	var removed catalog.Object
 	err := s.w.Write(ctx, func(tx *sql.Tx) error {
 		if err := s.lockKey(ctx, tx, bucket, key); err != nil {
 			return fmt.Errorf("sqldb: lock key: %w", err)
 		}
 		var err error
-		removed, err = s.removeVersion(ctx, tx, bucket, key, versionID)
+		removed, err = s.removeVersion(ctx, tx, bucket, key, versionID, opt)
 		return err
 	})
 	return removed, err
 }
 
 func (s *Store) SetObjectACL(ctx context.Context, bucket, key, versionID, acl string) error {
-	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+	return wrap("set object acl", s.updateMeta(ctx, bucket, key, versionID, func(m *catalog.Meta) { m.ACL = acl }))
+}
+
+// updateMeta changes the meta of one version (versionID "" = the
+// current) with the key held, so that it never races a write of the
+// key: ErrNoSuchObject for an absent version or a delete marker.
+func (s *Store) updateMeta(ctx context.Context, bucket, key, versionID string, change func(*catalog.Meta)) error {
+	return s.w.Write(ctx, func(tx *sql.Tx) error {
 		if err := s.lockKey(ctx, tx, bucket, key); err != nil {
 			return err
 		}
@@ -246,7 +262,7 @@ func (s *Store) SetObjectACL(ctx context.Context, bucket, key, versionID, acl st
 		if err != nil {
 			return err
 		}
-		o.Meta.ACL = acl
+		change(&o.Meta)
 		meta, err := json.Marshal(o.Meta)
 		if err != nil {
 			return err
@@ -255,7 +271,6 @@ func (s *Store) SetObjectACL(ctx context.Context, bucket, key, versionID, acl st
 			string(meta), []byte(bucket), []byte(key), o.VersionID)
 		return err
 	})
-	return wrap("set object acl", err)
 }
 
 func (s *Store) ListObjects(ctx context.Context, bucket string, q catalog.ListQuery) ([]catalog.Object, error) {

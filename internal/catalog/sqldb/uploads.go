@@ -19,9 +19,11 @@ func (s *Store) CreateUpload(ctx context.Context, u catalog.Upload) error {
 		if err := s.bucketExists(ctx, tx, u.Bucket); err != nil {
 			return err
 		}
-		_, err := s.exec(ctx, tx, s.q(`INSERT INTO uploads (upload_id, bucket, key, initiated, owner, storage_class, meta, checksum_algorithm, checksum_type)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			u.UploadID, []byte(u.Bucket), []byte(u.Key), nanos(u.Initiated), u.Owner, u.StorageClass, string(meta), u.ChecksumAlgorithm, u.ChecksumType)
+		lock := toLockColumns(u.Lock)
+		_, err := s.exec(ctx, tx, s.q(`INSERT INTO uploads (`+uploadCols+`, bucket)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			u.UploadID, []byte(u.Key), nanos(u.Initiated), u.Owner, u.StorageClass, string(meta), u.ChecksumAlgorithm, u.ChecksumType,
+			lock.mode, lock.until, lock.hold, []byte(u.Bucket))
 		if err != nil {
 			return fmt.Errorf("sqldb: create upload: %w", err)
 		}
@@ -29,17 +31,19 @@ func (s *Store) CreateUpload(ctx context.Context, u catalog.Upload) error {
 	})
 }
 
-const uploadCols = `upload_id, key, initiated, owner, storage_class, meta, checksum_algorithm, checksum_type`
+const uploadCols = `upload_id, key, initiated, owner, storage_class, meta, checksum_algorithm, checksum_type, lock_mode, retain_until, legal_hold`
 
 func scanUpload(sc interface{ Scan(...any) error }, bucket string) (catalog.Upload, error) {
 	u := catalog.Upload{Bucket: bucket}
 	var key []byte
 	var initiated int64
 	var meta string
-	if err := sc.Scan(&u.UploadID, &key, &initiated, &u.Owner, &u.StorageClass, &meta, &u.ChecksumAlgorithm, &u.ChecksumType); err != nil {
+	var lock lockColumns
+	if err := sc.Scan(&u.UploadID, &key, &initiated, &u.Owner, &u.StorageClass, &meta, &u.ChecksumAlgorithm, &u.ChecksumType,
+		&lock.mode, &lock.until, &lock.hold); err != nil {
 		return u, err
 	}
-	u.Key, u.Initiated = string(key), fromNanos(initiated)
+	u.Key, u.Initiated, u.Lock = string(key), fromNanos(initiated), lock.lock()
 	if err := json.Unmarshal([]byte(meta), &u.Meta); err != nil {
 		return u, fmt.Errorf("sqldb: decode meta: %w", err)
 	}

@@ -1,0 +1,45 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/objectlock"
+)
+
+// Lock is a version's object lock: retention mode and date, and legal
+// hold (package objectlock holds the rules).
+type Lock = objectlock.Lock
+
+// ErrObjectLocked is every driver's refusal to remove a version that a
+// legal hold or a retention in force protects, or to weaken its
+// retention: whoever asks, through whichever call.
+var ErrObjectLocked = errors.New("catalog: object version is locked")
+
+// DeleteOptions are what a removal of a version carries besides its
+// name.
+type DeleteOptions struct {
+	// BypassGovernance lifts a GOVERNANCE retention (never COMPLIANCE nor
+	// a legal hold): the caller asked to bypass it and is permitted to
+	// (s3:BypassGovernanceRetention).
+	BypassGovernance bool
+}
+
+// Locks is the catalog's part for object lock. The driver enforces
+// objectlock.MayRemove in the transaction of every removal of a version
+// (DeleteObject, a replacing PutObject or CompleteUpload, PurgeBucket),
+// so no path removes a locked version.
+type Locks interface {
+	// SetRetention replaces a version's retention (versionID "" = the
+	// current one) if objectlock.MayChange allows it now, else
+	// ErrObjectLocked; it returns the version as changed.
+	// ErrNoSuchObject if absent or a delete marker.
+	SetRetention(ctx context.Context, bucket, key, versionID string, r objectlock.Retention, opt DeleteOptions) (Object, error)
+	// SetLegalHold puts a version's legal hold on or off.
+	SetLegalHold(ctx context.Context, bucket, key, versionID string, on bool) (Object, error)
+	// HoldsLocked reports whether any version in bucket is protected at
+	// now (legal hold, or retention until after now): such a bucket
+	// cannot be purged.
+	HoldsLocked(ctx context.Context, bucket string, now time.Time) (bool, error)
+}
