@@ -18,6 +18,7 @@ import (
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/kms"
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objectlock"
 )
@@ -36,6 +37,7 @@ type Service struct {
 	lc      lifecycleState
 	// legacyDefaults: new buckets are ObjectWriter and unblocked.
 	legacyDefaults bool
+	keys           kms.Keys // wraps and unwraps encrypted versions' data keys
 }
 
 // Tenants tells whether a tenant is suspended, where its blobs go and
@@ -124,11 +126,13 @@ type Options struct {
 	// 2023 and Ceph RGW keeps (ObjectWriter, no public access block)
 	// instead of BucketOwnerEnforced and a block of all public access.
 	LegacyBucketDefaults bool
+	// Keys is the key service of encryption at rest (package kms).
+	Keys kms.Keys
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
 func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
-	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, legacyDefaults: o.LegacyBucketDefaults}
+	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, legacyDefaults: o.LegacyBucketDefaults, keys: o.Keys}
 	s.lc.day = o.LifecycleDay
 	if s.region == "" {
 		s.region = "us-east-1"
