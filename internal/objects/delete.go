@@ -12,7 +12,7 @@ import (
 // response reports it (reported). As in S3, deleting a key that does not
 // exist succeeds.
 func (s *Service) DeleteObject(ctx context.Context, id *iam.Identity, bucket, key, versionID string) (catalog.Object, error) {
-	b, err := s.bucket(ctx, id, bucket, key, "s3:DeleteObject")
+	b, err := s.bucket(ctx, id, bucket, key, versionAction("s3:DeleteObject", versionID))
 	if err != nil {
 		return catalog.Object{}, err
 	}
@@ -41,10 +41,10 @@ const MaxDeleteKeys = 1000
 
 // DeleteObjects removes up to MaxDeleteKeys objects, reporting each. As
 // on AWS, each key is authorized on its own (s3:DeleteObject on
-// bucket/key), exactly as DeleteObject would be: a key the caller may not
-// delete gets AccessDenied in its result and the others are still
-// deleted. The bucket is read once, so every key is judged under the same
-// settings.
+// bucket/key, s3:DeleteObjectVersion for a version), exactly as
+// DeleteObject would be: a key the caller may not delete gets
+// AccessDenied in its result and the others are still deleted. The
+// bucket is read once, so every key is judged under the same settings.
 func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket string, targets []DeleteTarget) ([]DeleteResult, error) {
 	b, a, err := s.getBucket(ctx, bucket)
 	if err != nil {
@@ -56,7 +56,7 @@ func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket st
 	out := make([]DeleteResult, len(targets))
 	for i, t := range targets {
 		out[i].DeleteTarget = t
-		err := s.decide(ctx, iam.Request{ID: id, Action: "s3:DeleteObject", Key: t.Key}, b, a, t.VersionID)
+		err := s.decide(ctx, iam.Request{ID: id, Action: versionAction("s3:DeleteObject", t.VersionID), Key: t.Key}, b, a, t.VersionID)
 		if err != nil {
 			out[i].Err = err
 			continue
