@@ -18,6 +18,8 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
@@ -781,4 +783,47 @@ func TestListObjectVersionsComplete(t *testing.T) {
 		!strings.Contains(doc, "<EncodingType>url</EncodingType>") {
 		t.Fatalf("encoding-type=url: %d %s", status, doc)
 	}
+}
+
+// Every version is stored bytes: noncurrent versions count in a bucket's
+// usage and quotas (as AWS bills them), delete markers add nothing and
+// pass even over a quota, and removing a version gives its room back.
+func TestVersionsCountInUsage(t *testing.T) {
+	ten := newTenancy(t)
+	ctx := context.Background()
+	bob := ten.clients["bob"]
+	usage := func() catalog.Usage {
+		t.Helper()
+		var u admin.Usage
+		if err := ten.admin.Do(ctx, "GET", "/tenants/acme/usage", nil, &u); err != nil {
+			t.Fatal(err)
+		}
+		return u.Now
+	}
+	// acme-bob holds "k" (16 bytes).
+	setVersioning(t, bob, "acme-bob", types.BucketVersioningStatusEnabled)
+	v1 := putV(t, bob, "acme-bob", "v", make([]byte, 100))
+	putV(t, bob, "acme-bob", "v", make([]byte, 200))
+	if u := usage(); u != (catalog.Usage{Bytes: 316, Objects: 3}) {
+		t.Fatalf("usage %+v, want 316 bytes in 3 versions", u)
+	}
+	if _, err := bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("v")}); err != nil {
+		t.Fatal(err)
+	}
+	if u := usage(); u != (catalog.Usage{Bytes: 316, Objects: 3}) {
+		t.Fatalf("usage %+v after a delete marker, want it unchanged", u)
+	}
+	setQuota(t, ten, admin.Quota{Tenant: "acme", MaxObjects: 3})
+	_, err := bob.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("v"), Body: bytes.NewReader([]byte("x"))})
+	wantCode(t, err, "QuotaExceeded")
+	if _, err := bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("k")}); err != nil {
+		t.Fatalf("a delete marker over the quota: %v", err)
+	}
+	if _, err := bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("v"), VersionId: &v1}); err != nil {
+		t.Fatal(err)
+	}
+	if u := usage(); u != (catalog.Usage{Bytes: 216, Objects: 2}) {
+		t.Fatalf("usage %+v after removing v1", u)
+	}
+	putV(t, bob, "acme-bob", "v", []byte("x"))
 }
