@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
@@ -19,8 +20,11 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/blob/s3blob"
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/node"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
+	"github.com/ostiumio/ostium/internal/platform"
 )
 
 // versionedBucket creates a bucket with versioning enabled.
@@ -826,4 +830,56 @@ func TestVersionsCountInUsage(t *testing.T) {
 		t.Fatalf("usage %+v after removing v1", u)
 	}
 	putV(t, bob, "acme-bob", "v", []byte("x"))
+}
+
+// Versions live on an S3 platform as on local disk: each version of a
+// key is its own blob there, a delete marker writes none, and removing
+// a version for good has its blob collected from the platform.
+func TestVersionsOnS3Platform(t *testing.T) {
+	ctx := context.Background()
+	remote := nodetest.Start(t, nodetest.Options{})
+	gw := nodetest.Start(t, nodetest.Options{TLS: true, Config: func(c *node.Config) {
+		c.GCInterval = 100 * time.Millisecond
+		c.Platforms = map[string]platform.Spec{
+			"remote": {Type: platform.TypeS3, S3: s3blob.Config{Endpoint: remote.URL, AccessKey: nodetest.AccessKey, SecretKey: nodetest.SecretKey,
+				PathStyle: true, Layout: s3blob.LayoutShared, Bucket: "ostium", Retries: -1, Timeout: 5 * time.Second}},
+		}
+		c.DefaultPlatform = "remote"
+	}})
+	c := client(t, gw, gw.URL, false)
+	direct := client(t, remote, remote.URL, false)
+	if _, err := direct.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("ostium")}); err != nil {
+		t.Fatal(err)
+	}
+	onRemote := func() int {
+		t.Helper()
+		out, err := direct.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("ostium")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out.Contents)
+	}
+	versionedBucket(t, c, "vers")
+	big := func(seed uint64) []byte { return randBytes(1<<20, seed) } // past the inline limit: a blob
+	v1 := putV(t, c, "vers", "k", big(1))
+	putV(t, c, "vers", "k", big(2))
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("vers"), Key: aws.String("k")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := onRemote(); n != 2 {
+		t.Fatalf("%d blobs on the platform for two versions and a marker", n)
+	}
+	if got, _ := getV(t, c, "vers", "k", v1); !bytes.Equal(got, big(1)) {
+		t.Fatal("v1 read back from the platform differs")
+	}
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("vers"), Key: aws.String("k"), VersionId: &v1}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for onRemote() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("v1's blob was not collected from the platform: %d blobs", onRemote())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
