@@ -123,7 +123,13 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	if err != nil && !isNew {
 		return err
 	}
-	if _, err := s.exec(ctx, tx, s.q(`UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1`), []byte(o.Bucket), []byte(o.Key)); err != nil {
+	// The latest version is the newest: o comes after it. seq orders the
+	// key's versions by commit; the key is locked, so it is exact where
+	// the clocks of nodes are not.
+	var seq int64
+	err = s.row(ctx, tx, s.q(`UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1 RETURNING seq`),
+		[]byte(o.Bucket), []byte(o.Key)).Scan(&seq)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("sqldb: put object: %w", err)
 	}
 	if err := s.count(ctx, tx, o, 1); err != nil {
@@ -148,12 +154,8 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	if o.DeleteMarker {
 		dm = 1
 	}
-	// seq orders the key's versions by commit: the key is locked, so the
-	// next number is exact where the clocks of nodes are not.
-	_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline, seq) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		(SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = ? AND key = ?))`),
-		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta), parts, o.Inline,
-		[]byte(o.Bucket), []byte(o.Key))
+	_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline, seq) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta), parts, o.Inline, seq+1)
 	if err != nil {
 		return fmt.Errorf("sqldb: put object: %w", err)
 	}
