@@ -114,10 +114,20 @@ func BenchmarkListVersioned(b *testing.B) {
 // ListObjects from a start key), whose plans explain logs.
 const listQuery = `SELECT key, version_id, size FROM objects WHERE bucket = ? AND latest = 1 AND delete_marker = 0 AND key > ? ORDER BY key LIMIT 1001`
 
-// explain logs how the database runs the listing in each bucket.
+// versionsQuery is the catalog's listing of versions (sqldb's
+// ListVersions from a key marker): within a key newest first, which the
+// index objects_seq (bucket, key, seq) gives a key at a time.
+const versionsQuery = `SELECT key, version_id, size FROM objects WHERE bucket = ? AND key > ? ORDER BY key, seq DESC, version_id DESC LIMIT 1001`
+
+// explain logs how the database runs the listings in each bucket.
 func explain(b *testing.B, dir, url string) {
+	explainQuery(b, dir, url, listQuery, "one", "ten")
+	explainQuery(b, dir, url, versionsQuery, "ten")
+}
+
+func explainQuery(b *testing.B, dir, url, listQuery string, buckets ...string) {
 	ctx := context.Background()
-	for _, bucket := range []string{"one", "ten"} {
+	for _, bucket := range buckets {
 		var plan []string
 		if url == "" {
 			db, err := sql.Open("sqlite", filepath.Join(dir, "catalog.db")+"?mode=ro")
@@ -166,7 +176,7 @@ func explain(b *testing.B, dir, url string) {
 			rows.Close()
 			conn.Close(ctx)
 		}
-		b.Logf("plan in %s:\n\t%s", bucket, strings.Join(plan, "\n\t"))
+		b.Logf("plan in %s of %s:\n\t%s", bucket, listQuery, strings.Join(plan, "\n\t"))
 	}
 }
 

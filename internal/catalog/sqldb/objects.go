@@ -123,9 +123,10 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	if err != nil && !isNew {
 		return err
 	}
-	// The latest version is the newest: o comes after it. seq orders the
-	// key's versions by commit; the key is locked, so it is exact where
-	// the clocks of nodes are not.
+	// seq orders a key's versions by commit (the key is locked, so it is
+	// exact where the clocks of nodes are not). The latest version holds
+	// the key's highest, as every write and promotion leaves it: o takes
+	// the next.
 	var seq int64
 	err = s.row(ctx, tx, s.q(`UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1 RETURNING seq`),
 		[]byte(o.Bucket), []byte(o.Key)).Scan(&seq)
