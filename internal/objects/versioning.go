@@ -82,8 +82,8 @@ func versionAction(a iam.Action, versionID string) iam.Action {
 	return a
 }
 
-// GetBucketVersioning returns a bucket's versioning state and whether
-// MFA delete is on (never, here); "" for a bucket never versioned.
+// GetBucketVersioning returns a bucket's versioning state; "" for a
+// bucket never versioned. MFA delete is never on.
 func (s *Service) GetBucketVersioning(ctx context.Context, id *iam.Identity, bucket string) (string, error) {
 	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketVersioning")
 	if err != nil {
