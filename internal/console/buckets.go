@@ -26,7 +26,8 @@ func listBuckets(h *Handler, c *call) (any, int, error) {
 	bs, err := h.o.Objects.ListBuckets(c.ctx(), c.id())
 	out := make([]Bucket, len(bs))
 	for i, b := range bs {
-		out[i] = bucketOut(b)
+		// A listing's rows carry no settings.
+		out[i] = Bucket{Name: b.Name, Created: b.CreatedAt, Region: b.Region, Tenant: b.Tenant}
 	}
 	return map[string]any{"buckets": out}, http.StatusOK, err
 }

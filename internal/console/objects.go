@@ -25,7 +25,7 @@ type Bucket struct {
 	Created    time.Time          `json:"created"`
 	Region     string             `json:"region"`
 	Tenant     string             `json:"tenant,omitempty"`
-	Versioning string             `json:"versioning"`
+	Versioning string             `json:"versioning,omitempty"` // GET /buckets/{bucket} only
 	ObjectLock *objectlock.Config `json:"object_lock,omitempty"`
 }
 
