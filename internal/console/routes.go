@@ -65,6 +65,11 @@ var routes = []route{
 		if err := decode(c.r, &in); err != nil {
 			return nil, 0, err
 		}
+		// One's own goes through POST /password, which asks for the
+		// current one: a session left open must not be enough.
+		if id := c.id(); !id.Root && id.Tenant == c.path("tenant") && id.User == c.path("user") {
+			return nil, 0, apiError(http.StatusForbidden, "AccessDenied", "Change your own password with POST /console/api/password")
+		}
 		return nil, http.StatusNoContent, h.o.Admin.SetPasswordKeeping(c.ctx(), c.id(), c.path("tenant"), c.path("user"), in.Password, c.s.IDHash)
 	}},
 	{method: "GET", pattern: "/tenants/{tenant}/users/{user}/keys", serve: func(h *Handler, c *call) (any, int, error) {
