@@ -261,3 +261,25 @@ func TestSignInRateLimit(t *testing.T) {
 		t.Fatalf("after 20 failures from one address: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestSessionAcrossNodes: sessions live in the catalog, so a cookie
+// from one node serves on another sharing it (on PostgreSQL as nodes
+// behind a balancer run), and sign-out on either ends it on both.
+func TestSessionAcrossNodes(t *testing.T) {
+	a := nodetest.Start(t, nodetest.Options{})
+	b := nodetest.StartPeer(t, a, nodetest.Options{})
+	c := root(t, a)
+	c.Must(201, "POST", "/buckets", map[string]string{"name": "across"})
+	c.Base = b.URL // the cookie jar holds the cookie for the host, whatever the port
+	c.Must(200, "PUT", "/buckets/across/object?key=k", []byte("written through b"))
+	c.Base = a.URL
+	if r := c.Must(200, "GET", "/buckets/across/object?key=k", nil); string(r.Body) != "written through b" {
+		t.Fatalf("read through a: %q", r.Body)
+	}
+	c.Base = b.URL
+	c.Must(204, "DELETE", "/session", nil)
+	c.Base = a.URL
+	if r := c.Do("GET", "/session", nil); r.Status != 401 {
+		t.Fatalf("signed out on b, still signed in on a: %d", r.Status)
+	}
+}
