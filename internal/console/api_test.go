@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/console/consoletest"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
@@ -441,6 +443,25 @@ func TestAccessAndProvider(t *testing.T) {
 	}
 	rc.Must(200, "GET", "/usage", nil)
 	rc.Must(204, "DELETE", "/tenants/beta", nil)
+	// The control calls are in the audit log, as the admin API's are,
+	// refused ones too.
+	if r := c.Do("POST", "/tenants/acme/suspend", nil); r.Status != 403 {
+		t.Fatalf("tenant admin suspends: %d", r.Status)
+	}
+	var page admin.AuditPage
+	if err := admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client()).Do(context.Background(), "GET", "/audit?limit=1000", nil, &page); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range page.Entries {
+		seen[e.Action+" "+e.Target+" "+e.Outcome] = true
+	}
+	for _, want := range []string{"admin:CreateTenant tenants ok", "admin:SetQuota tenants/beta/quotas ok", "admin:DeleteTenant tenants/beta ok",
+		"admin:SuspendTenant tenants/acme/suspend AccessDenied", "admin:CreateKey tenants/acme/users/cy/keys ok", "console:SignIn password ok"} {
+		if !seen[want] {
+			t.Errorf("audit log lacks %q: %v", want, seen)
+		}
+	}
 	// A tenant admin is no provider.
 	for _, p := range [][2]string{{"GET", "/tenants"}, {"GET", "/health"}, {"GET", "/usage"}, {"POST", "/tenants/acme/suspend"}, {"PUT", "/tenants/acme/quotas"}} {
 		if r := c.Do(p[0], p[1], map[string]any{}); r.Status != 403 {
