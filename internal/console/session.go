@@ -450,6 +450,18 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	var body any
 	status := 0
 	if err == nil {
+		// Console calls share the node's request slots with S3's, from
+		// the same budgets (the anonymous one before sign-in).
+		var id *iam.Identity
+		if c.s != nil {
+			id = c.s.id
+		}
+		var release func()
+		if release, err = h.o.S3.Acquire(id); err == nil {
+			defer release()
+		}
+	}
+	if err == nil {
 		body, status, err = rt.serve(h, c)
 	} else {
 		closeUnread(w, r)

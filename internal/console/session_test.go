@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -282,4 +283,30 @@ func TestSessionAcrossNodes(t *testing.T) {
 	if r := c.Do("GET", "/session", nil); r.Status != 401 {
 		t.Fatalf("signed out on b, still signed in on a: %d", r.Status)
 	}
+}
+
+// TestRequestSlots: console calls hold the node's request slots as S3
+// requests do: with one slot, an upload in progress leaves none, and
+// another call gets 503 SlowDown with Retry-After.
+func TestRequestSlots(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.MaxRequests = 1 }})
+	c, other := root(t, srv), root(t, srv)
+	c.Must(201, "POST", "/buckets", map[string]string{"name": "slots"})
+	pr, pw := io.Pipe()
+	done := make(chan *consoletest.Response)
+	go func() {
+		done <- c.Do("PUT", "/buckets/slots/object?key=slow", io.Reader(pr), "Content-Length", "4")
+	}()
+	pw.Write([]byte("ab"))
+	time.Sleep(100 * time.Millisecond) // the upload holds the slot
+	r := other.Do("GET", "/session", nil)
+	if r.Status != 503 || r.Code() != "SlowDown" || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("a call while the one slot is held: %d %s", r.Status, r.Body)
+	}
+	pw.Write([]byte("cd"))
+	pw.Close()
+	if r := <-done; r.Status != 200 {
+		t.Fatalf("the upload: %d %s", r.Status, r.Body)
+	}
+	other.Must(200, "GET", "/session", nil)
 }

@@ -12,8 +12,12 @@ import (
 // consoleGroups are opGroups through the console's API, in the same
 // order: each returns the API's error code, "" on success.
 var consoleGroups = []func(c *consoletest.Client, b, who string) string{
-	func(c *consoletest.Client, b, _ string) string { return c.Do("GET", "/buckets/"+b+"/objects", nil).Code() },
-	func(c *consoletest.Client, b, _ string) string { return c.Do("GET", "/buckets/"+b+"/object?key=k", nil).Code() },
+	func(c *consoletest.Client, b, _ string) string {
+		return c.Do("GET", "/buckets/"+b+"/objects", nil).Code()
+	},
+	func(c *consoletest.Client, b, _ string) string {
+		return c.Do("GET", "/buckets/"+b+"/object?key=k", nil).Code()
+	},
 	func(c *consoletest.Client, b, who string) string {
 		return c.Do("PUT", "/buckets/"+b+"/object?key=cw-"+who, []byte("x")).Code()
 	},
@@ -26,7 +30,9 @@ var consoleGroups = []func(c *consoletest.Client, b, who string) string{
 	func(c *consoletest.Client, b, who string) string {
 		return c.Do("POST", "/buckets/"+b+"/copy", map[string]string{"key": "cc-" + who, "source_key": "k"}).Code()
 	},
-	func(c *consoletest.Client, b, _ string) string { return c.Do("GET", "/buckets/"+b+"/settings/acl", nil).Code() },
+	func(c *consoletest.Client, b, _ string) string {
+		return c.Do("GET", "/buckets/"+b+"/settings/acl", nil).Code()
+	},
 	func(c *consoletest.Client, b, _ string) string {
 		acl := "private"
 		if b == "beta-shared" {

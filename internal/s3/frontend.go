@@ -3,6 +3,7 @@ package s3
 import (
 	"net/http"
 
+	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/objects"
 )
 
@@ -30,3 +31,14 @@ func (s *Server) Timed(w http.ResponseWriter, r *http.Request, h http.Handler) {
 // ParseRange reads a Range header as GetObject does: a single byte
 // range, nil for what S3 ignores.
 func ParseRange(v string) *objects.ByteRange { return parseRange(v) }
+
+// Acquire takes a request slot from id's budget (nil: the anonymous
+// one), as an S3 request does, so that another front end's requests
+// count against the same limits; release gives it back. It fails with
+// the error ErrorOf maps to 503 SlowDown when none is free.
+func (s *Server) Acquire(id *iam.Identity) (release func(), err error) {
+	if !s.slots.take(id) {
+		return nil, &errSlowDown
+	}
+	return func() { s.slots.give(id) }, nil
+}
