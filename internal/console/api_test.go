@@ -111,6 +111,22 @@ func TestBuckets(t *testing.T) {
 	}
 	c.Must(200, "GET", "/buckets/photos/settings/acl", nil)
 	c.Must(200, "GET", "/buckets/photos", nil)
+	// Access settings changed through the console are audited as
+	// through S3, refused changes too.
+	var page admin.AuditPage
+	if err := admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client()).Do(context.Background(), "GET", "/audit?limit=1000", nil, &page); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range page.Entries {
+		seen[e.Action+" "+e.Target+" "+e.Outcome+" "+e.User] = true
+	}
+	for _, want := range []string{"s3:PutBucketPolicy bucket/photos AccessDenied ann", "s3:PutBucketPolicy bucket/photos ok ann",
+		"s3:DeletePublicAccessBlock bucket/photos ok ann", "s3:PutBucketVersioning bucket/photos ok ann"} {
+		if !seen[want] {
+			t.Errorf("audit log lacks %q: %v", want, seen)
+		}
+	}
 	if r := c.Do("GET", "/buckets/photos/settings/nonsense", nil); r.Status != 404 {
 		t.Errorf("unknown setting: %d", r.Status)
 	}

@@ -14,12 +14,14 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/cors"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
 	"github.com/ostiumio/ostium/internal/lifecycle"
 	"github.com/ostiumio/ostium/internal/objectlock"
 	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/s3"
 )
 
 func listBuckets(h *Handler, c *call) (any, int, error) {
@@ -101,13 +103,17 @@ func deleteBucket(h *Handler, c *call) (any, int, error) {
 
 // setting is one bucket setting's GET, PUT and DELETE.
 type setting struct {
-	get func(h *Handler, c *call, bucket string) (any, error)
-	put func(h *Handler, c *call, bucket string) error
-	del func(h *Handler, c *call, bucket string) error
+	// audit names the S3 operations of put and del the audit log
+	// records, as the S3 endpoint records them ("" = not recorded).
+	audit [2]string
+	get   func(h *Handler, c *call, bucket string) (any, error)
+	put   func(h *Handler, c *call, bucket string) error
+	del   func(h *Handler, c *call, bucket string) error
 }
 
 var settings = map[string]setting{
 	"versioning": {
+		audit: [2]string{"PutBucketVersioning", ""},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			st, err := h.o.Objects.GetBucketVersioning(c.ctx(), c.id(), b)
 			return map[string]string{"status": st}, err
@@ -155,6 +161,7 @@ var settings = map[string]setting{
 		},
 	},
 	"policy": {
+		audit: [2]string{"PutBucketPolicy", "DeleteBucketPolicy"},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			doc, err := h.o.Objects.GetBucketPolicy(c.ctx(), c.id(), b)
 			return jsonRaw(doc), err
@@ -189,6 +196,7 @@ var settings = map[string]setting{
 		},
 	},
 	"lifecycle": {
+		audit: [2]string{"PutBucketLifecycleConfiguration", "DeleteBucketLifecycle"},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			return h.o.Objects.GetBucketLifecycle(c.ctx(), c.id(), b)
 		},
@@ -217,6 +225,7 @@ var settings = map[string]setting{
 		},
 	},
 	"acl": {
+		audit: [2]string{"PutBucketAcl", ""},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			return h.o.Objects.GetBucketACL(c.ctx(), c.id(), b)
 		},
@@ -245,6 +254,7 @@ var settings = map[string]setting{
 		},
 	},
 	"ownership": {
+		audit: [2]string{"PutBucketOwnershipControls", ""},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			o, err := h.o.Objects.GetBucketOwnership(c.ctx(), c.id(), b)
 			return map[string]string{"ownership": o}, err
@@ -260,6 +270,7 @@ var settings = map[string]setting{
 		},
 	},
 	"public-access-block": {
+		audit: [2]string{"PutPublicAccessBlock", "DeletePublicAccessBlock"},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			return h.o.Objects.GetPublicAccessBlock(c.ctx(), c.id(), b)
 		},
@@ -292,11 +303,26 @@ func putSetting(h *Handler, c *call) (any, int, error) {
 	if !ok || st.put == nil {
 		return nil, 0, errNoSuchSetting
 	}
-	if err := st.put(h, c, c.path("bucket")); err != nil {
+	err := st.put(h, c, c.path("bucket"))
+	h.recordS3(c, st.audit[0], http.StatusOK, err)
+	if err != nil {
 		return nil, 0, err
 	}
 	v, err := st.get(h, c, c.path("bucket"))
 	return v, http.StatusOK, err
+}
+
+// recordS3 puts a change to a bucket's access settings in the audit log
+// as the S3 endpoint records its own.
+func (h *Handler) recordS3(c *call, op string, status int, err error) {
+	if op == "" {
+		return
+	}
+	e := catalog.AuditEntry{Action: "s3:" + op, Target: "bucket/" + c.path("bucket"), Status: status}
+	if err != nil {
+		e.Status, e.Outcome, _ = s3.ErrorOf(err)
+	}
+	h.o.Audit.Record(c.ctx(), c.id(), e)
 }
 
 func deleteSetting(h *Handler, c *call) (any, int, error) {
@@ -304,7 +330,9 @@ func deleteSetting(h *Handler, c *call) (any, int, error) {
 	if !ok || st.del == nil {
 		return nil, 0, errNoSuchSetting
 	}
-	return nil, http.StatusNoContent, st.del(h, c, c.path("bucket"))
+	err := st.del(h, c, c.path("bucket"))
+	h.recordS3(c, st.audit[1], http.StatusNoContent, err)
+	return nil, http.StatusNoContent, err
 }
 
 // validatePolicy checks a policy document with the parser
