@@ -310,3 +310,24 @@ func TestRequestSlots(t *testing.T) {
 	}
 	other.Must(200, "GET", "/session", nil)
 }
+
+// TestCookieSecureBehindProxy: behind a trusted balancer that ended TLS
+// (X-Forwarded-Proto: https) the cookie is Secure; the same header from
+// a client that is not a trusted proxy changes nothing.
+func TestCookieSecureBehindProxy(t *testing.T) {
+	creds := map[string]string{"access_key": nodetest.AccessKey, "secret_key": nodetest.SecretKey}
+	for _, tc := range []struct {
+		proxies []string
+		secure  bool
+	}{{[]string{"127.0.0.1", "::1"}, true}, {nil, false}} {
+		srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.TrustedProxies = tc.proxies }})
+		c := consoletest.New(t, srv.URL, srv.Client())
+		r := c.Do("POST", "/session", creds, "X-Forwarded-Proto", "https", "Origin", "https://"+strings.TrimPrefix(srv.URL, "http://"))
+		if r.Status != 200 {
+			t.Fatalf("proxies %v: sign in: %d %s", tc.proxies, r.Status, r.Body)
+		}
+		if ck := cookie(t, r); ck.Secure != tc.secure {
+			t.Errorf("proxies %v: cookie Secure=%v, want %v", tc.proxies, ck.Secure, tc.secure)
+		}
+	}
+}
