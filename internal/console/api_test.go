@@ -426,7 +426,14 @@ func TestAccessAndProvider(t *testing.T) {
 	if r := kc.Do("GET", "/session", nil); r.Status != 401 {
 		t.Fatalf("a session of a deleted key lives on: %d", r.Status)
 	}
-	c.Must(201, "POST", "/tenants/acme/users/cy/appcreds", map[string]any{"buckets": []string{"bkt1"}, "read_only": true})
+	var app struct {
+		Expires  string `json:"expires"`
+		ReadOnly bool   `json:"read_only"`
+	}
+	c.Must(201, "POST", "/tenants/acme/users/cy/appcreds", map[string]any{"buckets": []string{"bkt1"}, "read_only": true, "expires_seconds": 3600}).JSON(t, &app)
+	if app.Expires == "" || !app.ReadOnly {
+		t.Fatalf("an expiring application credential: %+v", app)
+	}
 	c.Must(200, "GET", "/tenants/acme/users", nil)
 	c.Must(200, "GET", "/tenants/acme/quotas", nil)
 	c.Must(200, "GET", "/tenants/acme/usage", nil)

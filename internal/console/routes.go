@@ -80,13 +80,18 @@ var routes = []route{
 	}},
 	{method: "POST", pattern: "/tenants/{tenant}/users/{user}/appcreds", audit: "admin:CreateAppCred", serve: func(h *Handler, c *call) (any, int, error) {
 		var in struct {
-			Buckets  []string `json:"buckets"`
-			ReadOnly bool     `json:"read_only"`
+			Buckets        []string `json:"buckets"`
+			ReadOnly       bool     `json:"read_only"`
+			ExpiresSeconds int64    `json:"expires_seconds"`
 		}
 		if err := decode(c.r, &in); err != nil {
 			return nil, 0, err
 		}
-		return created(h.o.Admin.CreateAppCred(c.ctx(), c.id(), c.path("tenant"), c.path("user"), in.Buckets, in.ReadOnly))
+		var expires time.Time
+		if in.ExpiresSeconds > 0 {
+			expires = time.Now().Add(time.Duration(in.ExpiresSeconds) * time.Second)
+		}
+		return created(h.o.Admin.CreateAppCredUntil(c.ctx(), c.id(), c.path("tenant"), c.path("user"), in.Buckets, in.ReadOnly, expires))
 	}},
 	{method: "POST", pattern: "/tenants/{tenant}/users/{user}/keys/{key}/rotate", audit: "admin:RotateKey", serve: func(h *Handler, c *call) (any, int, error) {
 		var in struct {
