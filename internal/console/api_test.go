@@ -480,7 +480,8 @@ func TestAccessAndProvider(t *testing.T) {
 		seen[e.Action+" "+e.Target+" "+e.Outcome] = true
 	}
 	for _, want := range []string{"admin:CreateTenant tenants ok", "admin:SetQuota tenants/beta/quotas ok", "admin:DeleteTenant tenants/beta ok",
-		"admin:SuspendTenant tenants/acme/suspend AccessDenied", "admin:CreateKey tenants/acme/users/cy/keys ok", "console:SignIn password ok"} {
+		"admin:SuspendTenant tenants/acme/suspend AccessDenied", "admin:CreateKey tenants/acme/users/cy/keys ok", "console:SignIn password ok",
+		"console:SignIn access_key InvalidCredentials"} {
 		if !seen[want] {
 			t.Errorf("audit log lacks %q: %v", want, seen)
 		}

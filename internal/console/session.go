@@ -312,6 +312,11 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) (any, int, erro
 	}
 	sub, err := m.SignIn(ctx, in)
 	if err == errInvalidCredentials {
+		// Recorded as the admin API records a refused call, with whom it
+		// claimed to be (bounded: it is the client's text). Throttled
+		// attempts are not, so a flood cannot fill the log.
+		h.o.Audit.Record(ctx, nil, catalog.AuditEntry{Action: "console:SignIn", Target: in.Method, Status: http.StatusUnauthorized,
+			Outcome: errInvalidCredentials.Code, AccessKey: clip(in.AccessKey), Tenant: clip(in.Tenant), User: clip(in.User)})
 		now := h.o.Now()
 		for _, k := range []string{claimant, addr} {
 			if _, _, ferr := h.con.AddSignInFailure(ctx, k, now, now.Add(-h.o.FailureWindow)); ferr != nil {
@@ -502,4 +507,13 @@ func validPassword(p string) error {
 		return apiError(http.StatusBadRequest, "InvalidPassword", "%s", err.Error())
 	}
 	return nil
+}
+
+// clip bounds a client's text kept in the audit log.
+func clip(s string) string {
+	const max = 128
+	if len(s) > max {
+		return s[:max]
+	}
+	return s
 }
