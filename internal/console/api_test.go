@@ -204,6 +204,13 @@ func TestObjects(t *testing.T) {
 	if string(r.Body) != "le" || r.Header.Get("Content-Range") != "bytes 2-3/6" {
 		t.Fatalf("range: %q %v", r.Body, r.Header)
 	}
+	r = c.Must(200, "HEAD", "/buckets/docs/object?key=dir/f1.txt", nil)
+	if len(r.Body) != 0 || r.Header.Get("Content-Length") != "6" || r.Header.Get("ETag") == "" {
+		t.Fatalf("HEAD: %q %v", r.Body, r.Header)
+	}
+	if r := c.Do("GET", "/buckets/docs/object?key=dir/f1.txt", nil, "Range", "bytes=100-"); r.Status != 416 || r.Code() != "InvalidRange" {
+		t.Fatalf("a range past the end: %d %s", r.Status, r.Body)
+	}
 	c.Must(200, "PUT", "/buckets/docs/object?key=page.html", []byte("<script>alert(1)</script>"), "Content-Type", "text/html")
 	r = c.Must(200, "GET", "/buckets/docs/object?key=page.html", nil)
 	if !strings.HasPrefix(r.Header.Get("Content-Disposition"), "attachment") || !strings.Contains(r.Header.Get("Content-Security-Policy"), "sandbox") {
