@@ -457,6 +457,9 @@ func TestAccessAndProvider(t *testing.T) {
 	if r := c.Do("GET", "/buckets", nil); r.Status != 403 {
 		t.Fatalf("a suspended tenant's admin lists buckets: %d %s", r.Status, r.Body)
 	}
+	if r := consoletest.New(t, srv.URL, srv.Client()).SignIn(map[string]string{"tenant": "acme", "user": "ann", "password": "ann-pass-2"}); r.Status != 403 || r.Code() != "TenantSuspended" {
+		t.Fatalf("a suspended tenant's admin signs in: %d %s", r.Status, r.Body)
+	}
 	rc.Must(200, "POST", "/tenants/acme/resume", nil)
 	c.Must(200, "GET", "/buckets", nil)
 	var h struct {

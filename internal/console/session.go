@@ -345,6 +345,11 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) (any, int, erro
 	if err != nil {
 		return nil, 0, err
 	}
+	if id.Suspended {
+		// Every call would be refused: say why once, rather than open a
+		// session that can do nothing.
+		return nil, 0, apiError(http.StatusForbidden, "TenantSuspended", "Your tenant is suspended; ask your provider")
+	}
 	if err := h.con.CreateSession(ctx, cs); err != nil {
 		return nil, 0, err
 	}
