@@ -526,3 +526,38 @@ func TestConsolePages(t *testing.T) {
 		t.Fatalf("unknown call: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestObjectLock: a bucket's default retention protects a new version;
+// only a governance bypass removes it, and a legal hold not even that,
+// as through S3.
+func TestObjectLock(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{})
+	c := tenantAdmin(t, srv)
+	c.Must(201, "POST", "/buckets", map[string]any{"name": "vault", "object_lock": map[string]any{"mode": "GOVERNANCE", "days": 1}})
+	var o struct {
+		VersionID string `json:"version_id"`
+	}
+	c.Must(200, "PUT", "/buckets/vault/object?key=doc", []byte("keep me")).JSON(t, &o)
+	var l struct {
+		Mode        string `json:"mode"`
+		RetainUntil string `json:"retain_until"`
+		LegalHold   bool   `json:"legal_hold"`
+	}
+	c.Must(200, "GET", "/buckets/vault/lock?key=doc&version="+o.VersionID, nil).JSON(t, &l)
+	if l.Mode != "GOVERNANCE" || l.RetainUntil == "" || l.LegalHold {
+		t.Fatalf("lock of a new version: %+v", l)
+	}
+	del := "/buckets/vault/object?key=doc&version=" + o.VersionID
+	if r := c.Do("DELETE", del, nil); r.Status != 403 || r.Code() != "AccessDenied" {
+		t.Fatalf("deleting a retained version: %d %s", r.Status, r.Body)
+	}
+	c.Must(200, "PUT", "/buckets/vault/lock?key=doc&version="+o.VersionID, map[string]any{"legal_hold": true}).JSON(t, &l)
+	if !l.LegalHold {
+		t.Fatalf("legal hold: %+v", l)
+	}
+	if r := c.Do("DELETE", del, nil, "X-Bypass-Governance", "true"); r.Status != 403 {
+		t.Fatalf("deleting a version under legal hold with a bypass: %d %s", r.Status, r.Body)
+	}
+	c.Must(200, "PUT", "/buckets/vault/lock?key=doc&version="+o.VersionID, map[string]any{"legal_hold": false})
+	c.Must(200, "DELETE", del, nil, "X-Bypass-Governance", "true")
+}

@@ -43,6 +43,8 @@ var routes = []route{
 	{method: "PUT", pattern: "/buckets/{bucket}/tags", serve: putObjectTags},
 	{method: "DELETE", pattern: "/buckets/{bucket}/tags", serve: deleteObjectTags},
 	{method: "POST", pattern: "/buckets/{bucket}/copy", serve: copyObject},
+	{method: "GET", pattern: "/buckets/{bucket}/lock", serve: getLock},
+	{method: "PUT", pattern: "/buckets/{bucket}/lock", serve: putLock},
 	{method: "POST", pattern: "/buckets/{bucket}/share", audit: "admin:CreateShareCred", serve: share},
 	{method: "GET", pattern: "/buckets/{bucket}/uploads", serve: listUploads},
 	{method: "POST", pattern: "/buckets/{bucket}/uploads", serve: createUpload},
