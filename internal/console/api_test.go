@@ -91,6 +91,24 @@ func TestBuckets(t *testing.T) {
 	if r := c.Must(200, "GET", "/buckets/photos/settings/lifecycle", nil); !strings.Contains(string(r.Body), "logs/") {
 		t.Fatalf("lifecycle from S3's XML: %s", r.Body)
 	}
+	if r := c.Do("PUT", "/buckets/photos/settings/lifecycle", map[string]any{"rules": []map[string]any{{"id": "bad", "status": "Enabled", "expiration": map[string]any{"days": 0}}}}); r.Status != 400 {
+		t.Errorf("a lifecycle rule of 0 days: %d %s, want 400 as S3", r.Status, r.Body)
+	}
+	// S3's XML documents are taken as S3 takes them.
+	c.Must(200, "PUT", "/buckets/photos/settings/tags", []byte(`<Tagging><TagSet><Tag><Key>from</Key><Value>xml</Value></Tag></TagSet></Tagging>`), "Content-Type", "application/xml")
+	if r := c.Must(200, "GET", "/buckets/photos/settings/tags", nil); !strings.Contains(string(r.Body), `"from"`) {
+		t.Fatalf("tags from XML: %s", r.Body)
+	}
+	c.Must(200, "PUT", "/buckets/photos/settings/cors", []byte(`<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>`), "Content-Type", "text/xml")
+	for _, bad := range []struct{ setting, doc, code string }{
+		{"tags", `<Tagging><TagSet>`, "MalformedXML"},
+		{"versioning", `<VersioningConfiguration><Status>Enabled</Status><MfaDelete>Enabled</MfaDelete></VersioningConfiguration>`, "NotImplemented"},
+		{"policy", `<x/>`, "UnsupportedMediaType"},
+	} {
+		if r := c.Do("PUT", "/buckets/photos/settings/"+bad.setting, []byte(bad.doc), "Content-Type", "application/xml"); r.Code() != bad.code {
+			t.Errorf("%s from %s: %d %s, want %s", bad.setting, bad.doc, r.Status, r.Body, bad.code)
+		}
+	}
 	pab := c.Must(200, "GET", "/buckets/photos/settings/public-access-block", nil)
 	if !strings.Contains(string(pab.Body), `"block_public_acls":true`) {
 		t.Fatalf("a new bucket's public access block: %s", pab.Body)

@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -201,22 +202,9 @@ var settings = map[string]setting{
 			return h.o.Objects.GetBucketLifecycle(c.ctx(), c.id(), b)
 		},
 		put: func(h *Handler, c *call, b string) error {
-			var lc *lifecycle.Configuration
-			// S3's own document is taken as it is, as PutBucketLifecycle
-			// takes it.
-			if strings.Contains(c.r.Header.Get("Content-Type"), "xml") {
-				doc, err := io.ReadAll(io.LimitReader(c.r.Body, maxJSON))
-				if err != nil {
-					return err
-				}
-				if lc, err = lifecycle.Parse(doc); err != nil {
-					return err
-				}
-			} else {
-				lc = &lifecycle.Configuration{}
-				if err := decode(c.r, lc); err != nil {
-					return err
-				}
+			lc := &lifecycle.Configuration{}
+			if err := decode(c.r, lc); err != nil {
+				return err
 			}
 			return h.o.Objects.PutBucketLifecycle(c.ctx(), c.id(), b, lc)
 		},
@@ -303,7 +291,12 @@ func putSetting(h *Handler, c *call) (any, int, error) {
 	if !ok || st.put == nil {
 		return nil, 0, errNoSuchSetting
 	}
-	err := st.put(h, c, c.path("bucket"))
+	var err error
+	if strings.Contains(c.r.Header.Get("Content-Type"), "xml") {
+		err = putXML(h, c)
+	} else {
+		err = st.put(h, c, c.path("bucket"))
+	}
 	h.recordS3(c, st.audit[0], http.StatusOK, err)
 	if err != nil {
 		return nil, 0, err
@@ -420,4 +413,40 @@ func s3Escape(s string) string {
 		b.WriteString("%" + strings.ToUpper(strconv.FormatInt(int64(c)>>4, 16)+strconv.FormatInt(int64(c)&15, 16)))
 	}
 	return b.String()
+}
+
+// putXML puts a setting from S3's own XML document, read by the S3
+// layer's decoder, through the same service call as its JSON.
+func putXML(h *Handler, c *call) error {
+	doc, err := io.ReadAll(io.LimitReader(c.r.Body, maxJSON+1))
+	if err != nil {
+		return err
+	}
+	if len(doc) > maxJSON {
+		return apiError(http.StatusRequestEntityTooLarge, "EntityTooLarge", "The request body is over 1 MiB")
+	}
+	v, ok, err := s3.DecodeSetting(c.path("setting"), doc)
+	switch {
+	case !ok:
+		return apiError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "This setting takes JSON only")
+	case err != nil:
+		return err
+	}
+	ctx, id, b := c.ctx(), c.id(), c.path("bucket")
+	switch v := v.(type) {
+	case *lifecycle.Configuration:
+		return h.o.Objects.PutBucketLifecycle(ctx, id, b, v)
+	case []objects.Tag:
+		return h.o.Objects.PutBucketTagging(ctx, id, b, v)
+	case cors.Config:
+		return h.o.Objects.PutBucketCors(ctx, id, b, v)
+	case iam.PublicAccessBlock:
+		return h.o.Objects.PutPublicAccessBlock(ctx, id, b, &v)
+	case string:
+		if c.path("setting") == "ownership" {
+			return h.o.Objects.PutBucketOwnership(ctx, id, b, v)
+		}
+		return h.o.Objects.PutBucketVersioning(ctx, id, b, v)
+	}
+	return fmt.Errorf("console: setting %s decoded to %T", c.path("setting"), v)
 }
