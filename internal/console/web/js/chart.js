@@ -12,8 +12,14 @@ function s(tag, attrs, ...kids) {
 
 const COLORS = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2'];
 
-function niceMax(v) {
+function niceMax(v, binary) {
   if (v <= 0) return 1;
+  if (binary) {
+    // Bytes get steps that are round in KiB, MiB, GiB…
+    let unit = 1;
+    while (v / unit >= 1024) unit *= 1024;
+    return niceMax(v / unit, false) * unit;
+  }
   const p = 10 ** Math.floor(Math.log10(v));
   for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
   return 10 * p;
@@ -37,10 +43,10 @@ export function lineChart(series, opts = {}) {
   let t0 = Math.min(...ts);
   let t1 = Math.max(...ts);
   if (t0 === t1) { t0 -= 3600e3; t1 += 3600e3; }
-  const vmax = niceMax(Math.max(...all.map((p) => p[1])));
+  const vmax = niceMax(Math.max(...all.map((p) => p[1])), opts.binary);
   const x = (t) => L + ((+new Date(t) - t0) / (t1 - t0)) * (W - L - R);
   const y = (v) => T + (1 - v / vmax) * (H - T - B);
-  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': (opts.title || 'Chart') + ': ' + summary(series, fmt), preserveAspectRatio: 'none' });
+  const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': (opts.title || 'Chart') + ': ' + summary(series, fmt) });
   for (let i = 0; i <= 4; i++) {
     const v = (vmax * i) / 4;
     svg.appendChild(s('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'grid' }));

@@ -26,7 +26,7 @@ export function h(tag, attrs, ...children) {
 
 export function append(el, children) {
   for (const c of children) {
-    if (c === null || c === undefined || c === false) continue;
+    if (c === null || c === undefined || c === false || c === '') continue;
     if (Array.isArray(c)) append(el, c);
     else if (c instanceof Node) el.appendChild(c);
     else el.appendChild(document.createTextNode(String(c)));
@@ -117,8 +117,8 @@ export function table(testid, cols, rows, empty = 'Nothing here yet.') {
   if (!rows.length) return h('p', { class: 'empty', 'data-testid': testid + '-empty' }, empty);
   return h('div', { class: 'table-wrap' },
     h('table', { 'data-testid': testid },
-      h('thead', null, h('tr', null, cols.map((c) => h('th', { scope: 'col', class: c.class }, c.label)))),
-      h('tbody', null, rows.map((r) => h('tr', null, cols.map((c) => h('td', { class: c.class, 'data-label': c.label }, c.cell(r))))))));
+      h('thead', null, h('tr', null, cols.map((c) => h('th', { scope: 'col', class: c.class }, c.hideLabel ? h('span', { class: 'visually-hidden' }, c.label) : c.label)))),
+      h('tbody', null, rows.map((r) => h('tr', null, cols.map((c) => h('td', { class: c.class, 'data-label': c.hideLabel ? '' : c.label }, c.cell(r))))))));
 }
 
 // tabs: a tablist with arrow-key navigation (WAI-ARIA tabs pattern).

@@ -119,7 +119,10 @@ async function render({ path, query }) {
   }
   // Move focus to the page so screen readers announce it after navigation.
   const h1 = main.querySelector('h1');
-  if (h1 && document.activeElement === document.body) {
+  const auto = main.querySelector('[autofocus]');
+  if (auto) {
+    auto.focus();
+  } else if (h1 && document.activeElement === document.body) {
     h1.setAttribute('tabindex', '-1');
     h1.focus({ preventScroll: true });
   }

@@ -112,7 +112,7 @@ export function when(t) {
   if (!t) return '–';
   const d = new Date(t);
   if (Number.isNaN(d.getTime())) return String(t);
-  return d.toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
+  return d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 }
 
 // parseSize reads "10 GiB", "500MB", "1024" into bytes; '' is 0 (no limit).

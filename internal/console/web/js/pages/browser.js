@@ -178,7 +178,7 @@ export async function browserPage({ params, query }) {
     const name = (key) => key.slice(prefix.length);
     const cols = [
       {
-        label: h('span', { class: 'visually-hidden' }, 'Select'),
+        label: 'Select', hideLabel: true,
         cell: (o) => (o.folder ? '' : h('input', {
           type: 'checkbox', 'data-testid': 'object-select', 'aria-label': 'Select ' + o.key + (o.version_id ? ' version ' + o.version_id : ''),
           onchange: (e) => {
@@ -191,7 +191,7 @@ export async function browserPage({ params, query }) {
       {
         label: 'Name', class: 'name',
         cell: (o) => (o.folder
-          ? h('a', { href: href('/buckets/' + enc(bucket), { prefix: o.key, versions: showVersions ? '1' : '' }), 'data-testid': 'folder-link' }, '📁 ', name(o.key))
+          ? h('a', { href: href('/buckets/' + enc(bucket), { prefix: o.key, versions: showVersions ? '1' : '' }), 'data-testid': 'folder-link' }, h('span', { class: 'icon-folder', 'aria-hidden': 'true' }), name(o.key))
           : h('button', {
             type: 'button', class: 'link', 'data-testid': 'object-link', 'data-key': o.key,
             onclick: () => objectDialog(bucket, o, { versions: showVersions, onchange: load }),

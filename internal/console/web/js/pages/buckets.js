@@ -28,7 +28,7 @@ function bucketTable(buckets, refresh) {
     { label: 'Object lock', cell: (b) => (b.object_lock ? h('span', { class: 'badge warn' }, 'On') : 'Off') },
     { label: 'Created', cell: (b) => when(b.created) },
     {
-      label: '', cell: (b) => h('div', { class: 'cell-actions' },
+      label: 'Actions', hideLabel: true, cell: (b) => h('div', { class: 'cell-actions' },
         h('a', { class: 'button small', href: href('/buckets/' + enc(b.name) + '/settings'), 'data-testid': 'bucket-settings', 'aria-label': 'Settings of ' + b.name }, 'Settings'),
         button('Delete', 'bucket-delete', async () => {
           if (!await confirmDialog('Delete bucket', `Delete the bucket "${b.name}"? It must be empty.`, 'confirm-bucket-delete')) return;

@@ -143,7 +143,7 @@ async function quotasTab(tenant) {
         { label: 'Max bytes', class: 'num', cell: (q) => (q.max_bytes ? bytes(q.max_bytes) : 'no limit') },
         { label: 'Max objects', class: 'num', cell: (q) => (q.max_objects ? count(q.max_objects) : 'no limit') },
         {
-          label: '', cell: (q) => button('Edit', 'quota-edit', () => {
+          label: 'Actions', hideLabel: true, cell: (q) => button('Edit', 'quota-edit', () => {
             bucket.value = q.bucket || '';
             maxBytes.value = q.max_bytes ? bytes(q.max_bytes) : '';
             maxObjects.value = q.max_objects || '';
@@ -297,8 +297,8 @@ export async function providerUsagePage() {
       perBucket.push(...m.values());
     }
     replace(body,
-      h('div', { class: 'grid2' },
-        lineChart(storage, { title: 'Storage by tenant', format: bytes, testid: 'chart-provider-storage', legend: true }),
+      h('div', { class: 'charts' },
+        lineChart(storage, { title: 'Storage by tenant', binary: true, format: bytes, testid: 'chart-provider-storage', legend: true }),
         lineChart(reqs, { title: 'Requests per hour by tenant', format: (v) => count(Math.round(v)), testid: 'chart-provider-requests', legend: true })),
       h('h2', null, 'By tenant and bucket'),
       table('billing-table', [

@@ -296,7 +296,7 @@ async function acl(bucket) {
     },
     { label: 'Permission', cell: (g) => g.perm },
     {
-      label: '', cell: (g) => button('Remove', 'acl-remove', () => { grants = grants.filter((x) => x !== g); paint(); },
+      label: 'Actions', hideLabel: true, cell: (g) => button('Remove', 'acl-remove', () => { grants = grants.filter((x) => x !== g); paint(); },
         { class: 'small', disabled: g.id && a && g.id === a.owner, 'aria-label': 'Remove grant' }),
     },
   ], grants, 'No grants.'));

@@ -8,7 +8,7 @@ export function signInPage({ query }) {
   const err = errorBox('signin-error');
   let method = query.get('method') === 'access_key' ? 'access_key' : 'password';
   const fields = h('div');
-  const tenant = input('signin-tenant', { name: 'tenant', autocomplete: 'organization', required: true, autocapitalize: 'none', spellcheck: 'false' });
+  const tenant = input('signin-tenant', { autofocus: true, name: 'tenant', autocomplete: 'organization', required: true, autocapitalize: 'none', spellcheck: 'false' });
   const user = input('signin-user', { name: 'username', autocomplete: 'username', required: true, autocapitalize: 'none', spellcheck: 'false' });
   const password = input('signin-password', { type: 'password', name: 'password', autocomplete: 'current-password', required: true });
   const accessKey = input('signin-access-key', { name: 'access_key', autocomplete: 'username', required: true, autocapitalize: 'none', spellcheck: 'false', class: 'mono' });

@@ -71,8 +71,8 @@ export async function usageView(tenant) {
         gauge(now.bytes, q.max_bytes || 0, { title: 'Storage quota' + (b ? ' of ' + b : ''), format: bytes, testid: 'quota-gauge-bytes' }),
         gauge(now.objects, q.max_objects || 0, { title: 'Object quota' + (b ? ' of ' + b : ''), format: count, testid: 'quota-gauge-objects' })),
       h('h2', null, 'Over time'),
-      h('div', { class: 'grid2' },
-        lineChart([{ label: 'Stored', points: pts((x) => x.bytes) }], { title: 'Storage', format: bytes, testid: 'chart-storage' }),
+      h('div', { class: 'charts' },
+        lineChart([{ label: 'Stored', points: pts((x) => x.bytes) }], { title: 'Storage', binary: true, format: bytes, testid: 'chart-storage' }),
         lineChart([{ label: 'Objects', points: pts((x) => x.objects) }], { title: 'Objects', format: (v) => count(Math.round(v)), testid: 'chart-objects' }),
         lineChart([
           { label: 'GET', points: pts((x) => x.get) }, { label: 'PUT', points: pts((x) => x.put) },
@@ -80,7 +80,7 @@ export async function usageView(tenant) {
         ], { title: 'Requests per hour', format: (v) => count(Math.round(v)), testid: 'chart-requests' }),
         lineChart([
           { label: 'In', points: pts((x) => x.bytes_in) }, { label: 'Out', points: pts((x) => x.bytes_out) },
-        ], { title: 'Bandwidth per hour', format: bytes, testid: 'chart-bandwidth' })));
+        ], { title: 'Bandwidth per hour', binary: true, format: bytes, testid: 'chart-bandwidth' })));
   };
 
   const load = async () => {
