@@ -17,7 +17,7 @@ export function modal(title, testid, body) {
       dlg.remove();
       resolve(value);
     });
-    append(dlg, h('h2', { id: titleId }, title), body(close));
+    append(dlg, [h('h2', { id: titleId }, title), body(close)]);
     document.body.appendChild(dlg);
     dlg.showModal();
   });
