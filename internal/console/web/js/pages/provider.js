@@ -299,7 +299,7 @@ export async function providerUsagePage() {
     replace(body,
       h('div', { class: 'charts' },
         lineChart(storage, { title: 'Storage by tenant', binary: true, format: bytes, testid: 'chart-provider-storage', legend: true }),
-        lineChart(reqs, { title: 'Requests per hour by tenant', format: (v) => count(Math.round(v)), testid: 'chart-provider-requests', legend: true })),
+        lineChart(reqs, { title: 'Requests per hour by tenant', integer: true, format: (v) => count(Math.round(v)), testid: 'chart-provider-requests', legend: true })),
       h('h2', null, 'By tenant and bucket'),
       table('billing-table', [
         { label: 'Tenant', cell: (r) => h('a', { href: href('/provider/tenants/' + enc(r.tenant), { tab: 'usage' }) }, r.tenant) },
