@@ -102,9 +102,9 @@ export function gauge(used, limit, opts = {}) {
     frac > 0 ? s('path', { d: `M${cx - r},${cy} A${r},${r} 0 0 1 ${ex.toFixed(2)},${ey.toFixed(2)}`, class: 'gauge-fill ' + cls, fill: 'none', 'stroke-width': 14 }) : null,
     s('text', { x: cx, y: cy - 8, 'text-anchor': 'middle', class: 'gauge-pct' }, limit > 0 ? Math.round(frac * 100) + '%' : '–'));
   const label = limit > 0 ? `${fmt(used)} of ${fmt(limit)}` : `${fmt(used)} (no quota)`;
-  return h('figure', {
+  return h('div', {
     class: 'gauge', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': limit > 0 ? limit : 0,
     'aria-valuenow': used, 'aria-valuetext': label, 'aria-label': opts.title || 'Quota',
     'data-testid': opts.testid || 'gauge',
-  }, svg, h('figcaption', null, h('strong', null, opts.title || 'Quota'), h('br'), label));
+  }, svg, h('div', { class: 'gauge-caption' }, h('strong', null, opts.title || 'Quota'), h('br'), label));
 }

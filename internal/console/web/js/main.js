@@ -2,7 +2,7 @@
 import { h, replace } from './dom.js';
 import { state, loadSession, setSession, signOut, isProvider, isTenantAdmin } from './session.js';
 import { route, start, match, go, dispatch, href } from './router.js';
-import { loading, toast } from './ui.js';
+import { loading } from './ui.js';
 import { signInPage, passwordPage } from './pages/signin.js';
 import { bucketsPage } from './pages/buckets.js';
 import { browserPage } from './pages/browser.js';
@@ -133,7 +133,6 @@ window.addEventListener('console:expired', () => {
   if (!state.session) return;
   setSession(null);
   state.expiredNotice = true;
-  toast('Your session has ended. Please sign in again.', 'error');
   go('/signin');
 });
 

@@ -133,6 +133,7 @@ export async function browserPage({ params, query }) {
 
   const fileInput = h('input', {
     type: 'file', multiple: true, 'data-testid': 'upload-input', class: 'visually-hidden', id: 'upload-input',
+    'aria-label': 'Files to upload', tabindex: '-1',
     onchange: (e) => {
       const files = [...e.target.files].map((f) => ({ file: f, path: f.name }));
       e.target.value = '';
