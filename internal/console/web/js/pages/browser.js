@@ -14,6 +14,17 @@ const PAGE = 200;
 // when the user comes back), keyed by bucket.
 const uploadsByBucket = new Map();
 
+// Leaving the console (not a page of it) would cut running uploads short.
+window.addEventListener('beforeunload', (e) => {
+  for (const ups of uploadsByBucket.values()) {
+    if (ups.some((u) => u.state === 'uploading' || u.state === 'queued')) {
+      e.preventDefault();
+      e.returnValue = '';
+      return;
+    }
+  }
+});
+
 export function objectURL(bucket, key, version, download) {
   return `${BASE}/buckets/${enc(bucket)}/object${qs({ key, version, download: download ? 1 : '' })}`;
 }
