@@ -34,9 +34,13 @@ function navItems() {
     items.push(['/buckets', 'All buckets', 'nav-buckets']);
   } else {
     items.push(['/buckets', 'Buckets', 'nav-buckets']);
-    if (isTenantAdmin()) items.push(['/access', 'Access', 'nav-access']);
-    else items.push(['/access', 'My keys', 'nav-access']);
-    items.push(['/usage', 'Usage', 'nav-usage']);
+    if (isTenantAdmin()) {
+      items.push(['/access', 'Access', 'nav-access']);
+      // Usage and quotas are the tenant admin's, as in the admin API.
+      items.push(['/usage', 'Usage', 'nav-usage']);
+    } else {
+      items.push(['/access', 'My keys', 'nav-access']);
+    }
   }
   if (state.session.method === 'password') items.push(['/account', 'Account', 'nav-account']);
   return items;

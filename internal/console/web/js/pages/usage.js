@@ -88,6 +88,10 @@ export async function usageView(tenant) {
     try {
       usage = await get(`/tenants/${enc(tenant)}/usage${qs(periodRange(period.value))}`);
     } catch (e) {
+      if (e.code === 'AccessDenied') {
+        replace(body, h('p', { class: 'notice', 'data-testid': 'usage-denied' }, 'Your tenant\'s administrator sees its usage and quotas.'));
+        return;
+      }
       replace(body, h('div', { class: 'error', role: 'alert', 'data-testid': 'usage-error' }, (e.code ? e.code + ': ' : '') + e.message));
       return;
     }
