@@ -273,7 +273,7 @@ type Store interface {
 	// Buckets.
 	CreateBucket(ctx context.Context, b Bucket) error // ErrBucketExists
 	GetBucket(ctx context.Context, name string) (Bucket, error)
-	ListBuckets(ctx context.Context, f BucketFilter) ([]Bucket, error) // by name
+	ListBuckets(ctx context.Context, f BucketFilter) ([]Bucket, error) // by name, settings included
 	// DeleteBucket fails with ErrBucketNotEmpty while any version or delete
 	// marker remains. Multipart uploads do not keep a bucket (as S3): it
 	// aborts them, queueing their parts' blobs, in the same transaction.

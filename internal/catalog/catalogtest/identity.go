@@ -308,6 +308,11 @@ func testSettings(t *testing.T, s catalog.Store) {
 	} {
 		must(t, s.SetBucketSetting(ctx, "b", which, v))
 	}
+	listed, err := s.ListBuckets(ctx, catalog.BucketFilter{Owner: "o"})
+	must(t, err)
+	if len(listed) != 1 || listed[0].Versioning != "Enabled" || listed[0].ObjectLock != "lock" || listed[0].Policy != `{"Statement":[]}` {
+		t.Fatalf("ListBuckets does not carry settings: %+v", listed)
+	}
 	b, _ = s.GetBucket(ctx, "b")
 	if b.Settings != (catalog.Settings{ACL: "acl1", Policy: `{"Statement":[]}`, PublicAccessBlock: "pab1", Platform: "ceph",
 		Logging: "log", Versioning: "Enabled", ObjectLock: "lock", Tagging: "tags", CORS: "cors", Lifecycle: "rules"}) {

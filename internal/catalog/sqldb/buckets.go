@@ -43,7 +43,7 @@ func (s *Store) GetBucket(ctx context.Context, name string) (catalog.Bucket, err
 }
 
 func (s *Store) ListBuckets(ctx context.Context, f catalog.BucketFilter) ([]catalog.Bucket, error) {
-	query, args := `SELECT name, owner, tenant, region, created, platform FROM buckets WHERE 1 = 1`, []any{}
+	query, args := `SELECT name, owner, tenant, region, created, `+settingCols+` FROM buckets WHERE 1 = 1`, []any{}
 	if f.Tenant != "" {
 		query += ` AND tenant = ?`
 		args = append(args, f.Tenant)
@@ -56,7 +56,7 @@ func (s *Store) ListBuckets(ctx context.Context, f catalog.BucketFilter) ([]cata
 		var b catalog.Bucket
 		var name []byte
 		var created int64
-		err := sc.Scan(&name, &b.Owner, &b.Tenant, &b.Region, &created, &b.Platform)
+		err := sc.Scan(append([]any{&name, &b.Owner, &b.Tenant, &b.Region, &created}, settingPointers(&b.Settings)...)...)
 		b.Name, b.CreatedAt = string(name), fromNanos(created)
 		return b, err
 	}, query+` ORDER BY name`, args...)
