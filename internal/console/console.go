@@ -61,6 +61,9 @@ type Options struct {
 	// errors.
 	S3    *s3.Server
 	Audit *audit.Log // nil: none kept
+	// Meter bills what calls on a bucket move, as S3 bills them; nil:
+	// not billed.
+	Meter Meter
 	// Health is the provider's view of the node (GET /health); nil: none.
 	Health func(ctx context.Context) any
 	// IdleExpiry and MaxAge end sessions (0 = the defaults); Now is the

@@ -447,6 +447,7 @@ func (c *call) query(name string) string {
 type rawBody struct{}
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt route) {
+	w, bill := h.metered(rt, w, r)
 	c := &call{w: w, r: r}
 	var err error
 	if !rt.public {
@@ -483,6 +484,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	}
 	if rt.audit != "" && c.s != nil {
 		h.record(r, c.s.id, rt.audit, strings.TrimPrefix(r.URL.Path, API), status, err)
+	}
+	if c.s != nil {
+		bill(status)
 	}
 }
 

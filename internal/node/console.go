@@ -12,7 +12,7 @@ import (
 // openConsole builds the web console's handler over the node's services.
 func (n *Node) openConsole() (http.Handler, error) {
 	return console.New(console.Options{Catalog: n.Catalog, Objects: n.Service, Admin: n.Admin, Keys: n.Keys, S3: n.S3,
-		Audit: n.Audit, Health: n.consoleHealth, IdleExpiry: n.cfg.ConsoleIdleExpiry, MaxAge: n.cfg.ConsoleMaxAge})
+		Audit: n.Audit, Meter: n.Meter, Health: n.consoleHealth, IdleExpiry: n.cfg.ConsoleIdleExpiry, MaxAge: n.cfg.ConsoleMaxAge})
 }
 
 // isConsole tells the console's paths.
