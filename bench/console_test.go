@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,8 +12,10 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,9 +23,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/chromedp/chromedp"
 	_ "modernc.org/sqlite" // the catalog's own driver, for the bulk fill
 
 	"github.com/ostiumio/ostium/internal/node/nodetest"
+	"github.com/ostiumio/ostium/test/browser/browsertest"
 )
 
 // The console's speed figures (issue 16) take minutes and a million
@@ -243,5 +248,126 @@ func TestConsoleFolderPage(t *testing.T) {
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: |")
 	for _, l := range report {
 		fmt.Println(l)
+	}
+}
+
+// bigFile writes size bytes of incompressible data to dir/name once per
+// run (both uploads then read the same file from the page cache).
+func bigFile(t testing.TB, dir, name string, size int64) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 8<<20)
+	var seed uint64 = 0x9e3779b97f4a7c15
+	for off := int64(0); off < size; off += int64(len(buf)) {
+		for i := 0; i+8 <= len(buf); i += 8 {
+			seed ^= seed << 13
+			seed ^= seed >> 7
+			seed ^= seed << 17
+			binary.LittleEndian.PutUint64(buf[i:], seed)
+		}
+		n := min(int64(len(buf)), size-off)
+		if _, err := f.Write(buf[:n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// awsCp uploads path to s3://bucket/key on srv with the aws cli (its
+// default multipart settings: 8 MiB parts, 10 in flight) and returns how
+// long it took.
+func awsCp(t testing.TB, srv *nodetest.Server, path, bucket, key string) time.Duration {
+	t.Helper()
+	cmd := exec.Command("aws", "--endpoint-url", srv.URL, "--region", "us-east-1", "--only-show-errors",
+		"s3", "cp", path, "s3://"+bucket+"/"+key)
+	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID="+nodetest.AccessKey, "AWS_SECRET_ACCESS_KEY="+nodetest.SecretKey,
+		"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null")
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("aws s3 cp: %v\n%s", err, out)
+	}
+	return time.Since(start)
+}
+
+// TestConsoleUpload compares a 1 GiB upload from the browser (the
+// console's multipart upload, from a file input, in Chromium driven by
+// chromedp) with the aws cli's `aws s3 cp` of the same file to the same
+// node, in alternating rounds so both see the same machine. The target is
+// a browser rate of at least 0.8 of the cli's.
+func TestConsoleUpload(t *testing.T) {
+	needConsoleBench(t)
+	browsertest.Need(t)
+	if _, err := exec.LookPath("aws"); err != nil {
+		t.Skip("the aws cli is missing")
+	}
+	rounds := 3
+	if n, err := strconv.Atoi(os.Getenv("OSTIUM_BENCH_ROUNDS")); err == nil && n > 0 {
+		rounds = n
+	}
+	const size = 1 << 30
+	srv := nodetest.Start(t, nodetest.Options{})
+	ctx := context.Background()
+	if _, err := rootS3(srv).CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("uploads")}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	progress("writing a 1 GiB file")
+	path := bigFile(t, dir, "one-gib.bin", size)
+
+	b, bctx, err := browsertest.Launch(ctx, t.TempDir(), 1280, 900)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	browsertest.Step(t, bctx, "sign in", 30*time.Second,
+		browsertest.Open(srv.URL, "/signin"),
+		browsertest.SignInKey(nodetest.AccessKey, nodetest.SecretKey),
+		chromedp.WaitVisible(browsertest.T("nav-tenants")),
+	)
+	rate := func(d time.Duration) float64 { return float64(size) / (1 << 20) / d.Seconds() }
+	var cli, web []float64
+	for r := range rounds {
+		d := awsCp(t, srv, path, "uploads", fmt.Sprintf("cli-%d.bin", r))
+		cli = append(cli, rate(d))
+		progress("round %d: aws s3 cp %s (%.0f MiB/s)", r+1, d.Round(time.Millisecond), rate(d))
+
+		key := "one-gib.bin"
+		browsertest.Step(t, bctx, "open the bucket", 30*time.Second,
+			browsertest.Open(srv.URL, "/buckets/uploads"),
+			chromedp.WaitReady(browsertest.T("upload-input")),
+		)
+		start := time.Now()
+		browsertest.Step(t, bctx, "upload 1 GiB", 10*time.Minute,
+			chromedp.SetUploadFiles(browsertest.T("upload-input"), []string{path}),
+			browsertest.UploadDone(key),
+		)
+		d = time.Since(start)
+		web = append(web, rate(d))
+		progress("round %d: console upload %s (%.0f MiB/s)", r+1, d.Round(time.Millisecond), rate(d))
+		h, err := rootS3(srv).HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("uploads"), Key: aws.String(key)})
+		if err != nil || aws.ToInt64(h.ContentLength) != size {
+			t.Fatalf("the console's upload: %v, %v", h, err)
+		}
+	}
+	mean := func(v []float64) float64 {
+		var s float64
+		for _, x := range v {
+			s += x
+		}
+		return s / float64(len(v))
+	}
+	ratio := mean(web) / mean(cli)
+	fmt.Printf("\n1 GiB upload to one node (SQLite catalog, local disk), %d rounds, means:\n\n", rounds)
+	fmt.Println("| client | MiB/s | ratio | target |")
+	fmt.Println("| --- | ---: | ---: | ---: |")
+	fmt.Printf("| aws s3 cp (8 MiB parts, 10 in flight) | %.0f | 1.00 | |\n", mean(cli))
+	fmt.Printf("| console in Chromium (16 MiB parts, 4 in flight) | %.0f | %.2f | 0.80 |\n", mean(web), ratio)
+	if ratio < 0.8 {
+		t.Errorf("the console's upload reaches %.2f of the aws cli's rate, under 0.8", ratio)
 	}
 }

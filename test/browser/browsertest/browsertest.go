@@ -217,3 +217,81 @@ func Step(t testing.TB, ctx context.Context, name string, d time.Duration, actio
 
 // TestID is the CSS selector of an element's data-testid.
 func TestID(id string) string { return `[data-testid="` + id + `"]` }
+
+// T is the chromedp selector of a data-testid.
+func T(id string) chromedp.CSS { return chromedp.CSS(TestID(id)) }
+
+// Type replaces the value of the input with testid and types v into it,
+// as a person would (key events, so the page's handlers run).
+func Type(id, v string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.WaitVisible(T(id)),
+		chromedp.SetValue(T(id), ""),
+		chromedp.SendKeys(T(id), v),
+	)
+}
+
+// Click waits for the element with testid to be visible and clicks it.
+func Click(id string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.WaitVisible(T(id)), chromedp.Click(T(id)))
+}
+
+// Until polls the page's expression (true when done) every 50 ms.
+func Until(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond))(ctx, t)
+		return err
+	})
+}
+
+// SignInPassword signs in on the console at base (the node's URL) with the
+// password form.
+func SignInPassword(tenant, user, password string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		Click("signin-method-password"),
+		Type("signin-tenant", tenant),
+		Type("signin-user", user),
+		Type("signin-password", password),
+		Click("signin-submit"),
+	)
+}
+
+// SignInKey signs in with an access key and its secret.
+func SignInKey(accessKey, secretKey string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		Click("signin-method-access_key"),
+		Type("signin-access-key", accessKey),
+		Type("signin-secret-key", secretKey),
+		Click("signin-submit"),
+	)
+}
+
+// Open navigates to the console's route (a hash path such as "/buckets")
+// on the node at base.
+func Open(base, route string) chromedp.Action[chromedp.Void] {
+	return chromedp.Navigate(base + "/console/#" + route)
+}
+
+// UploadDone waits until the upload of key is done, failing at once if it
+// failed.
+func UploadDone(key string) chromedp.Action[chromedp.Void] {
+	sel, _ := json.Marshal(`[data-testid="upload-item"][data-key=` + strconvQuote(key) + `]`)
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		st, err := chromedp.Poll[string](`(() => { const e = document.querySelector(`+string(sel)+`);
+			return e && (e.dataset.state === 'done' || e.dataset.state === 'failed' || e.dataset.state === 'cancelled') ? e.dataset.state : false })()`,
+			chromedp.WithPollingInterval(50*time.Millisecond))(ctx, t)
+		if err != nil {
+			return err
+		}
+		if st != "done" {
+			msg, _ := chromedp.Text(T("upload-status"))(ctx, t)
+			return fmt.Errorf("upload of %s: %s (%s)", key, st, msg)
+		}
+		return nil
+	})
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
