@@ -159,6 +159,14 @@ var adminCmds = map[string]adminCmd{
 	"user delete": {args: []string{"TENANT", "USER"}, short: "delete a user and their keys", example: "  ostium admin user delete acme alice", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return deleted(c.Do(context.Background(), "DELETE", path("tenants", a[0], "users", a[1]), nil, nil))
 	}},
+	"user password": {args: []string{"TENANT", "USER"}, short: "set a user's console password (read from the terminal or stdin; the user must change it at its next sign-in)", example: "  ostium admin user password acme alice\n  printf '%s\\n' \"$PW\" | ostium admin user password acme alice", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		pw, err := readPassword()
+		if err != nil {
+			return nil, err
+		}
+		err = c.Do(context.Background(), "PUT", path("tenants", a[0], "users", a[1], "password"), map[string]string{"password": pw}, nil)
+		return map[string]bool{"password_set": err == nil}, err
+	}},
 	"key create": {args: []string{"TENANT", "USER"}, short: "create an access key (its secret is shown once)", example: "  ostium admin key create acme alice", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "keys"), nil)
 	}},

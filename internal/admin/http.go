@@ -98,6 +98,15 @@ var routes = []route{
 		}
 		return ok(s.SetUserEmail(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), in.Email))
 	}},
+	{"PUT", "/tenants/{tenant}/users/{user}/password", "SetPassword", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in struct {
+			Password string `json:"password"`
+		}
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return nil, http.StatusNoContent, s.SetPassword(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), in.Password)
+	}},
 	{"DELETE", "/tenants/{tenant}/users/{user}", "DeleteUser", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return nil, http.StatusNoContent, s.DeleteUser(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"))
 	}},
