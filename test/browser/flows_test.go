@@ -260,3 +260,102 @@ func keysFlow(t *testing.T, ctx context.Context, srv *nodetest.Server) {
 		}
 	}
 }
+
+// TestConsoleProviderFlow: the provider signs in with its access key,
+// onboards a tenant with its first admin and sets the tenant's quota, in
+// the provider portal; the admin API's view confirms both, and the new
+// admin's first sign-in is the forced password change.
+func TestConsoleProviderFlow(t *testing.T) {
+	browsertest.Need(t)
+	srv := nodetest.Start(t, nodetest.Options{})
+	ctx := browsertest.New(t, 1280, 900)
+	browsertest.Step(t, ctx, "sign in as the provider", 20*time.Second,
+		browsertest.Open(srv.URL, "/signin"),
+		browsertest.SignInKey(nodetest.AccessKey, nodetest.SecretKey),
+		chromedp.WaitVisible(browsertest.T("nav-tenants")),
+		chromedp.WaitVisible(browsertest.T("tenant-create")),
+	)
+	browsertest.Step(t, ctx, "onboard a tenant", 20*time.Second,
+		browsertest.Click("tenant-create"),
+		browsertest.Type("tenant-name", "initech"),
+		browsertest.Type("tenant-display-name", "Initech"),
+		browsertest.Type("tenant-admin-name", "peter"),
+		browsertest.Type("tenant-admin-password", "first-password-1"),
+		browsertest.Click("tenant-create-dialog-submit"),
+		chromedp.WaitVisible(withText("tenant-link", "initech")),
+	)
+	browsertest.Step(t, ctx, "set its quota", 20*time.Second,
+		chromedp.Click(withText("tenant-link", "initech")),
+		browsertest.Type("quota-max-bytes", "10 GiB"),
+		browsertest.Type("quota-max-objects", "5000"),
+		browsertest.Click("quota-save"),
+		chromedp.WaitVisible(browsertest.T("toast")),
+	)
+	p := provider(t, srv)
+	var quotas []struct {
+		Bucket     string `json:"bucket"`
+		MaxBytes   int64  `json:"max_bytes"`
+		MaxObjects int64  `json:"max_objects"`
+	}
+	p.must(200, "GET", "/tenants/initech/quotas", nil, &quotas)
+	ok := false
+	for _, q := range quotas {
+		if q.Bucket == "" && q.MaxBytes == 10<<30 && q.MaxObjects == 5000 {
+			ok = true
+		}
+	}
+	if !ok {
+		t.Fatalf("initech's quotas after the provider set them: %+v", quotas)
+	}
+	// The tenant's admin exists, and must change the password it was given.
+	tenantUser(t, srv, "initech", "peter", "first-password-1", "peters-own-password")
+}
+
+// TestConsoleTenantIsolationUI: a tenant's user, signed in, is shown none
+// of another tenant's buckets, gets an error (and no object) when it
+// types that bucket's address, and reaches no provider page: no link to
+// one, and an error with nothing of the provider's data when it types its
+// address. TestConsoleAPIIsolation proves the same of the API beneath.
+func TestConsoleTenantIsolationUI(t *testing.T) {
+	browsertest.Need(t)
+	srv := nodetest.Start(t, nodetest.Options{})
+	p := provider(t, srv)
+	onboard(t, p, "acme", "alice", "provider-set-1")
+	onboard(t, p, "globex", "bob", "provider-set-2")
+	alice := tenantUser(t, srv, "acme", "alice", "provider-set-1", "alice-own-password")
+	alice.must(201, "POST", "/buckets", map[string]any{"name": "acme-private"}, nil)
+	alice.upload("acme-private", "secret.txt", []byte("acme's secret"))
+	tenantUser(t, srv, "globex", "bob", "provider-set-2", "bob-own-password")
+	bob := signIn(t, srv, map[string]string{"tenant": "globex", "user": "bob", "password": "bob-own-password"})
+	bob.must(201, "POST", "/buckets", map[string]any{"name": "globex-data"}, nil)
+
+	ctx := browsertest.New(t, 1280, 900)
+	browsertest.Step(t, ctx, "sign in as bob", 20*time.Second,
+		browsertest.Open(srv.URL, "/signin"),
+		browsertest.SignInPassword("globex", "bob", "bob-own-password"),
+		chromedp.WaitVisible(withText("bucket-link", "globex-data")),
+	)
+	if n := js[int](t, ctx, `document.querySelectorAll('[data-testid="bucket-link"]').length`); n != 1 {
+		t.Fatalf("bob sees %d buckets, want his one", n)
+	}
+	if n := js[int](t, ctx, `document.querySelectorAll('[data-testid^="nav-tenants"], [data-testid="nav-health"], [data-testid="nav-provider-usage"]').length`); n != 0 {
+		t.Fatal("bob's navigation links to provider pages")
+	}
+	browsertest.Step(t, ctx, "type acme's bucket's address", 20*time.Second,
+		browsertest.Open(srv.URL, "/buckets/acme-private"),
+		browsertest.Until(`!!document.querySelector('[data-testid="object-list-error"], [data-testid="page-error"]')`),
+	)
+	if html := js[string](t, ctx, `document.body.innerText`); strings.Contains(html, "secret.txt") {
+		t.Fatal("bob is shown acme's object")
+	}
+	for _, route := range []string{"/provider/tenants", "/provider/usage", "/provider/health", "/provider/tenants/acme"} {
+		browsertest.Step(t, ctx, "type "+route, 20*time.Second,
+			browsertest.Open(srv.URL, route),
+			browsertest.Until(`!document.querySelector('[data-testid="loading"]') && !!document.querySelector('main h1')`),
+		)
+		text := js[string](t, ctx, `document.querySelector('main').innerText`)
+		if strings.Contains(text, "acme") || js[int](t, ctx, `document.querySelectorAll('[data-testid="tenant-link"]').length`) > 0 {
+			t.Fatalf("%s shows bob the provider's data: %s", route, text)
+		}
+	}
+}
