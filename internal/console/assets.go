@@ -22,3 +22,5 @@ func Static() fs.FS {
 	}
 	return sub
 }
+
+func init() { webRoot = Static() }

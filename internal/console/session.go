@@ -184,9 +184,10 @@ func (h *Handler) load(r *http.Request) (*session, error) {
 		}
 		return nil, err
 	}
-	// The last use is written at most once a minute: a page of the
-	// object browser makes several calls a second.
-	if now.Sub(s.LastSeen) >= time.Minute {
+	// The last use is written at most once a minute (or a tenth of the
+	// idle expiry): a page of the object browser makes several calls a
+	// second.
+	if now.Sub(s.LastSeen) >= min(time.Minute, h.o.IdleExpiry/10) {
 		if err := h.con.TouchSession(r.Context(), key, now); err != nil {
 			return nil, err
 		}
