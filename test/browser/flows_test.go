@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,11 @@ func rowOf(key, testid string) x {
 // withText selects the element with testid whose text is text.
 func withText(testid, text string) x {
 	return x(`//*[@data-testid="` + testid + `"][normalize-space(.)="` + text + `"]`)
+}
+
+// folderLink selects the object browser's link into folder prefix.
+func folderLink(prefix string) x {
+	return x(`//a[@data-testid="folder-link"][contains(@href, "prefix=` + url.QueryEscape(prefix) + `")]`)
 }
 
 // s3As is an SDK client of srv with an access key.
@@ -88,7 +94,8 @@ func TestConsoleTenantFlow(t *testing.T) {
 		browsertest.Click("bucket-create"),
 		browsertest.Type("bucket-name", "holiday"),
 		browsertest.Click("bucket-create-dialog-submit"),
-		chromedp.WaitVisible(withText("bucket-link", "holiday")),
+		// A new bucket opens in the object browser.
+		browsertest.Until(`location.hash === '#/buckets/holiday'`),
 	)
 	if _, err := root.HeadBucket(bg, &s3.HeadBucketInput{Bucket: aws.String("holiday")}); err != nil {
 		t.Fatalf("the bucket made in the console: %v", err)
@@ -103,7 +110,6 @@ func TestConsoleTenantFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	browsertest.Step(t, ctx, "open the bucket", 20*time.Second,
-		chromedp.Click(withText("bucket-link", "holiday")),
 		chromedp.WaitReady(browsertest.T("upload-input")),
 		chromedp.Evaluate[chromedp.Void](`window.__progress = [];
 			window.__progressTimer = setInterval(() => {
@@ -153,7 +159,7 @@ func TestConsoleTenantFlow(t *testing.T) {
 	}
 	browsertest.Step(t, ctx, "browse into images/ and preview the image", 20*time.Second,
 		browsertest.Click("object-refresh"),
-		chromedp.Click(withText("folder-link", "📁 images/")),
+		chromedp.Click(folderLink("images/")),
 		chromedp.WaitVisible(rowOf("images/pixel.png", "object-link")),
 		chromedp.Click(rowOf("images/pixel.png", "object-link")),
 		chromedp.WaitVisible(browsertest.T("preview-image")),
@@ -162,7 +168,7 @@ func TestConsoleTenantFlow(t *testing.T) {
 	)
 	browsertest.Step(t, ctx, "back to the root, into docs/, preview the text", 20*time.Second,
 		browsertest.Click("crumb-root"),
-		chromedp.Click(withText("folder-link", "📁 docs/")),
+		chromedp.Click(folderLink("docs/")),
 		chromedp.WaitVisible(rowOf("docs/readme.txt", "object-link")),
 		chromedp.Click(rowOf("docs/readme.txt", "object-link")),
 		chromedp.WaitVisible(browsertest.T("preview-text")),
@@ -212,15 +218,18 @@ func TestConsoleTenantFlow(t *testing.T) {
 // once and works against S3), disables it (S3 refuses it) and deletes it.
 func keysFlow(t *testing.T, ctx context.Context, srv *nodetest.Server) {
 	bg := context.Background()
+	keyRow := func(ak, testid string) x {
+		return x(`//tr[.//code[normalize-space(.)="` + ak + `"]]//*[@data-testid="` + testid + `"]`)
+	}
 	browsertest.Step(t, ctx, "create a key", 20*time.Second,
 		browsertest.Open(srv.URL, "/access"),
 		settled(),
+		chromedp.Click(x(`//tr[.//*[normalize-space(.)="alice"]]//*[@data-testid="user-keys"]`)),
 		browsertest.Click("key-create"),
-		chromedp.WaitVisible(browsertest.T("key-secret")),
+		chromedp.WaitVisible(browsertest.T("new-secret-key")),
 	)
-	secret := js[string](t, ctx, `(() => { const e = document.querySelector('[data-testid="key-secret"]'); return e.value || e.textContent })()`)
-	ak := js[string](t, ctx, `(() => { const e = document.querySelector('[data-testid="key-access-key"]'); return e.value || e.textContent })()`)
-	ak, secret = strings.TrimSpace(ak), strings.TrimSpace(secret)
+	secret := js[string](t, ctx, `document.querySelector('[data-testid="new-secret-key"]').value`)
+	ak := js[string](t, ctx, `document.querySelector('[data-testid="new-access-key"]').value`)
 	if ak == "" || len(secret) < 20 {
 		t.Fatalf("the new key as shown: %q / %q", ak, secret)
 	}
@@ -229,25 +238,28 @@ func keysFlow(t *testing.T, ctx context.Context, srv *nodetest.Server) {
 		t.Fatalf("the new key against S3: %v", err)
 	}
 	browsertest.Step(t, ctx, "close the secret", 20*time.Second,
-		browsertest.Click("key-secret-close"),
-		chromedp.WaitNotPresent(browsertest.T("key-secret")),
-		chromedp.WaitVisible(rowOf(ak, "key-disable")),
+		browsertest.Click("secret-done"),
+		chromedp.WaitNotPresent(browsertest.T("new-secret-key")),
+		chromedp.WaitVisible(keyRow(ak, "key-disable")),
 	)
 	// Shown once: the page holds it nowhere any more.
 	if html := js[string](t, ctx, `document.documentElement.outerHTML`); strings.Contains(html, secret) {
 		t.Fatal("the secret is still in the page after its dialog closed")
 	}
 	browsertest.Step(t, ctx, "disable the key", 20*time.Second,
-		chromedp.Click(rowOf(ak, "key-disable")),
-		browsertest.Until(`!!document.querySelector('[data-key="`+ak+`"][data-status="disabled"], tr[data-key="`+ak+`"] [data-testid="key-enable"]')`),
+		chromedp.Click(keyRow(ak, "key-disable")),
+		chromedp.WaitVisible(keyRow(ak, "key-enable")),
 	)
+	if status := js[string](t, ctx, `document.evaluate('//tr[.//code[normalize-space(.)="`+ak+`"]]//*[@data-testid="key-status"]', document, null, XPathResult.STRING_TYPE, null).stringValue`); status == "active" {
+		t.Fatalf("the disabled key's status reads %q", status)
+	}
 	if _, err := cl.ListBuckets(bg, &s3.ListBucketsInput{}); err == nil {
 		t.Fatal("a disabled key still works against S3")
 	}
 	browsertest.Step(t, ctx, "delete the key", 20*time.Second,
-		chromedp.Click(rowOf(ak, "key-delete")),
+		chromedp.Click(keyRow(ak, "key-delete")),
 		browsertest.Click("confirm-key-delete-ok"),
-		chromedp.WaitNotPresent(rowOf(ak, "key-delete")),
+		chromedp.WaitNotPresent(keyRow(ak, "key-delete")),
 	)
 	var keys []struct {
 		AccessKey string `json:"access_key"`

@@ -211,12 +211,22 @@ func Step(t testing.TB, ctx context.Context, name string, d time.Duration, actio
 		lctx, lcancel := context.WithTimeout(ctx, 2*time.Second)
 		defer lcancel()
 		where, _ := chromedp.Run(lctx, chromedp.Location())
-		t.Fatalf("%s (at %s): %v", name, where, err)
+		text, _ := chromedp.Run(lctx, chromedp.Evaluate[string](`document.body ? document.body.innerText.slice(0, 600) : ''`))
+		if dir := os.Getenv("OSTIUM_BROWSER_FAILURES"); dir != "" {
+			if img, err := chromedp.Run(lctx, chromedp.CaptureScreenshot()); err == nil {
+				p := filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()+"-"+name)+".png")
+				_ = os.WriteFile(p, img, 0o644)
+			}
+		}
+		t.Fatalf("%s (at %s): %v\nthe page says:\n%s", name, where, err, text)
 	}
 }
 
 // TestID is the CSS selector of an element's data-testid.
 func TestID(id string) string { return `[data-testid="` + id + `"]` }
+
+// Void is the value of an action that answers nothing.
+type Void = chromedp.Void
 
 // T is the chromedp selector of a data-testid.
 func T(id string) chromedp.CSS { return chromedp.CSS(TestID(id)) }
@@ -226,7 +236,7 @@ func T(id string) chromedp.CSS { return chromedp.CSS(TestID(id)) }
 func Type(id, v string) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(
 		chromedp.WaitVisible(T(id)),
-		chromedp.SetValue(T(id), ""),
+		chromedp.Evaluate[Void](`document.querySelector(`+strconvQuote(TestID(id))+`).value = ''`),
 		chromedp.SendKeys(T(id), v),
 	)
 }
