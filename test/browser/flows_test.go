@@ -298,10 +298,11 @@ func TestConsoleProviderFlow(t *testing.T) {
 	)
 	browsertest.Step(t, ctx, "set its quota", 20*time.Second,
 		chromedp.Click(withText("tenant-link", "initech")),
+		browsertest.Click("tab-quotas"),
 		browsertest.Type("quota-max-bytes", "10 GiB"),
 		browsertest.Type("quota-max-objects", "5000"),
 		browsertest.Click("quota-save"),
-		chromedp.WaitVisible(browsertest.T("toast")),
+		chromedp.WaitVisible(x(`//*[@data-testid="quota-table"]//td[contains(., "10")]`)),
 	)
 	p := provider(t, srv)
 	var quotas []struct {
