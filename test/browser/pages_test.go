@@ -157,8 +157,11 @@ func TestConsolePages(t *testing.T) {
 						steps = append(steps, chromedp.WaitVisible(browsertest.T(pg.ready)))
 					}
 					browsertest.Step(t, ctx, "open "+pg.name, 20*time.Second, steps...)
-					if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="page-error"]').length`)); n > 0 {
-						msg, _ := chromedp.Run(ctx, chromedp.Text(browsertest.T("page-error")))
+					// Any error the page shows (a failed call of a tab or
+					// a panel, not only the page's own) fails it.
+					shown, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[role="alert"]')]
+						.filter(e => !e.hidden && e.offsetParent !== null && e.innerText.trim() !== '').map(e => e.innerText.trim())`))
+					for _, msg := range shown {
 						t.Errorf("%s: the page shows an error: %s", pg.name, msg)
 					}
 					shoot(ctx, pg.name)
@@ -170,13 +173,13 @@ func TestConsolePages(t *testing.T) {
 				chromedp.WaitVisible(browsertest.T("signin-form")))
 			shoot(ctx, "signin")
 			browsertest.Step(t, ctx, "sign in as alice", 20*time.Second,
-				browsertest.SignInPassword("acme", "alice", password), chromedp.WaitVisible(browsertest.T("nav-buckets")))
+				browsertest.SignInPassword("acme", "alice", password), chromedp.WaitReady(browsertest.T("nav-buckets")))
 			visit(ctx, tenantPages)
 
 			pctx := browsertest.New(t, w.width, w.height)
 			browsertest.Step(t, pctx, "sign in as the provider", 20*time.Second,
 				browsertest.Open(srv.URL, "/signin"), browsertest.SignInKey(nodetest.AccessKey, nodetest.SecretKey),
-				chromedp.WaitVisible(browsertest.T("nav-tenants")))
+				chromedp.WaitReady(browsertest.T("nav-tenants")))
 			visit(pctx, providerPages)
 		})
 	}
