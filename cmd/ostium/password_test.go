@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
@@ -40,5 +42,33 @@ func TestAdminUserPassword(t *testing.T) {
 	}
 	if !strings.HasPrefix(p.Hash, "$argon2id$") || !iam.CheckPassword(p.Hash, "correct horse battery") || !p.MustChange {
 		t.Fatalf("stored %+v: want the argon2id hash of the password, to be changed", p)
+	}
+}
+
+// TestAdminAppCredExpires: `appcred create --expires` makes a credential
+// that stops working then.
+func TestAdminAppCredExpires(t *testing.T) {
+	clearCredentials(t)
+	srv := nodetest.Start(t, nodetest.Options{})
+	t.Setenv("OSTIUM_ENDPOINT", srv.URL)
+	t.Setenv("OSTIUM_ROOT_ACCESS_KEY", nodetest.AccessKey)
+	t.Setenv("OSTIUM_ROOT_SECRET_KEY", nodetest.SecretKey)
+	for _, args := range [][]string{{"admin", "tenant", "create", "acme"}, {"admin", "user", "create", "acme", "alice"}} {
+		if out, err := runCLI(t, args...); err != nil {
+			t.Fatalf("%q: %v\n%s", args, err, out)
+		}
+	}
+	out, err := runCLI(t, "admin", "--json", "appcred", "create", "acme", "alice", "--bucket", "photos", "--expires", "2h")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var k struct {
+		Expires time.Time `json:"expires"`
+	}
+	if err := json.Unmarshal([]byte(out), &k); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Until(k.Expires); d < 119*time.Minute || d > 2*time.Hour {
+		t.Fatalf("expires %v, in %v; want 2 h", k.Expires, d)
 	}
 }

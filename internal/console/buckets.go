@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -14,19 +15,22 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/cors"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
 	"github.com/ostiumio/ostium/internal/lifecycle"
 	"github.com/ostiumio/ostium/internal/objectlock"
 	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/s3"
 )
 
 func listBuckets(h *Handler, c *call) (any, int, error) {
 	bs, err := h.o.Objects.ListBuckets(c.ctx(), c.id())
 	out := make([]Bucket, len(bs))
 	for i, b := range bs {
-		out[i] = bucketOut(b)
+		// A listing's rows carry no settings.
+		out[i] = Bucket{Name: b.Name, Created: b.CreatedAt, Region: b.Region, Tenant: b.Tenant}
 	}
 	return map[string]any{"buckets": out}, http.StatusOK, err
 }
@@ -100,13 +104,17 @@ func deleteBucket(h *Handler, c *call) (any, int, error) {
 
 // setting is one bucket setting's GET, PUT and DELETE.
 type setting struct {
-	get func(h *Handler, c *call, bucket string) (any, error)
-	put func(h *Handler, c *call, bucket string) error
-	del func(h *Handler, c *call, bucket string) error
+	// audit names the S3 operations of put and del the audit log
+	// records, as the S3 endpoint records them ("" = not recorded).
+	audit [2]string
+	get   func(h *Handler, c *call, bucket string) (any, error)
+	put   func(h *Handler, c *call, bucket string) error
+	del   func(h *Handler, c *call, bucket string) error
 }
 
 var settings = map[string]setting{
 	"versioning": {
+		audit: [2]string{"PutBucketVersioning", ""},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			st, err := h.o.Objects.GetBucketVersioning(c.ctx(), c.id(), b)
 			return map[string]string{"status": st}, err
@@ -154,6 +162,7 @@ var settings = map[string]setting{
 		},
 	},
 	"policy": {
+		audit: [2]string{"PutBucketPolicy", "DeleteBucketPolicy"},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			doc, err := h.o.Objects.GetBucketPolicy(c.ctx(), c.id(), b)
 			return jsonRaw(doc), err
@@ -188,26 +197,14 @@ var settings = map[string]setting{
 		},
 	},
 	"lifecycle": {
+		audit: [2]string{"PutBucketLifecycleConfiguration", "DeleteBucketLifecycle"},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			return h.o.Objects.GetBucketLifecycle(c.ctx(), c.id(), b)
 		},
 		put: func(h *Handler, c *call, b string) error {
-			var lc *lifecycle.Configuration
-			// S3's own document is taken as it is, as PutBucketLifecycle
-			// takes it.
-			if strings.Contains(c.r.Header.Get("Content-Type"), "xml") {
-				doc, err := io.ReadAll(io.LimitReader(c.r.Body, maxJSON))
-				if err != nil {
-					return err
-				}
-				if lc, err = lifecycle.Parse(doc); err != nil {
-					return err
-				}
-			} else {
-				lc = &lifecycle.Configuration{}
-				if err := decode(c.r, lc); err != nil {
-					return err
-				}
+			lc := &lifecycle.Configuration{}
+			if err := decode(c.r, lc); err != nil {
+				return err
 			}
 			return h.o.Objects.PutBucketLifecycle(c.ctx(), c.id(), b, lc)
 		},
@@ -216,6 +213,7 @@ var settings = map[string]setting{
 		},
 	},
 	"acl": {
+		audit: [2]string{"PutBucketAcl", ""},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			return h.o.Objects.GetBucketACL(c.ctx(), c.id(), b)
 		},
@@ -244,6 +242,7 @@ var settings = map[string]setting{
 		},
 	},
 	"ownership": {
+		audit: [2]string{"PutBucketOwnershipControls", ""},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			o, err := h.o.Objects.GetBucketOwnership(c.ctx(), c.id(), b)
 			return map[string]string{"ownership": o}, err
@@ -259,6 +258,7 @@ var settings = map[string]setting{
 		},
 	},
 	"public-access-block": {
+		audit: [2]string{"PutPublicAccessBlock", "DeletePublicAccessBlock"},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			return h.o.Objects.GetPublicAccessBlock(c.ctx(), c.id(), b)
 		},
@@ -291,11 +291,31 @@ func putSetting(h *Handler, c *call) (any, int, error) {
 	if !ok || st.put == nil {
 		return nil, 0, errNoSuchSetting
 	}
-	if err := st.put(h, c, c.path("bucket")); err != nil {
+	var err error
+	if strings.Contains(c.r.Header.Get("Content-Type"), "xml") {
+		err = putXML(h, c)
+	} else {
+		err = st.put(h, c, c.path("bucket"))
+	}
+	h.recordS3(c, st.audit[0], http.StatusOK, err)
+	if err != nil {
 		return nil, 0, err
 	}
 	v, err := st.get(h, c, c.path("bucket"))
 	return v, http.StatusOK, err
+}
+
+// recordS3 puts a change to a bucket's access settings in the audit log
+// as the S3 endpoint records its own.
+func (h *Handler) recordS3(c *call, op string, status int, err error) {
+	if op == "" {
+		return
+	}
+	e := catalog.AuditEntry{Action: "s3:" + op, Target: "bucket/" + c.path("bucket"), Status: status}
+	if err != nil {
+		e.Status, e.Outcome, _ = s3.ErrorOf(err)
+	}
+	h.o.Audit.Record(c.ctx(), c.id(), e)
 }
 
 func deleteSetting(h *Handler, c *call) (any, int, error) {
@@ -303,7 +323,9 @@ func deleteSetting(h *Handler, c *call) (any, int, error) {
 	if !ok || st.del == nil {
 		return nil, 0, errNoSuchSetting
 	}
-	return nil, http.StatusNoContent, st.del(h, c, c.path("bucket"))
+	err := st.del(h, c, c.path("bucket"))
+	h.recordS3(c, st.audit[1], http.StatusNoContent, err)
+	return nil, http.StatusNoContent, err
 }
 
 // validatePolicy checks a policy document with the parser
@@ -391,4 +413,40 @@ func s3Escape(s string) string {
 		b.WriteString("%" + strings.ToUpper(strconv.FormatInt(int64(c)>>4, 16)+strconv.FormatInt(int64(c)&15, 16)))
 	}
 	return b.String()
+}
+
+// putXML puts a setting from S3's own XML document, read by the S3
+// layer's decoder, through the same service call as its JSON.
+func putXML(h *Handler, c *call) error {
+	doc, err := io.ReadAll(io.LimitReader(c.r.Body, maxJSON+1))
+	if err != nil {
+		return err
+	}
+	if len(doc) > maxJSON {
+		return apiError(http.StatusRequestEntityTooLarge, "EntityTooLarge", "The request body is over 1 MiB")
+	}
+	v, ok, err := s3.DecodeSetting(c.path("setting"), doc)
+	switch {
+	case !ok:
+		return apiError(http.StatusUnsupportedMediaType, "UnsupportedMediaType", "This setting takes JSON only")
+	case err != nil:
+		return err
+	}
+	ctx, id, b := c.ctx(), c.id(), c.path("bucket")
+	switch v := v.(type) {
+	case *lifecycle.Configuration:
+		return h.o.Objects.PutBucketLifecycle(ctx, id, b, v)
+	case []objects.Tag:
+		return h.o.Objects.PutBucketTagging(ctx, id, b, v)
+	case cors.Config:
+		return h.o.Objects.PutBucketCors(ctx, id, b, v)
+	case iam.PublicAccessBlock:
+		return h.o.Objects.PutPublicAccessBlock(ctx, id, b, &v)
+	case string:
+		if c.path("setting") == "ownership" {
+			return h.o.Objects.PutBucketOwnership(ctx, id, b, v)
+		}
+		return h.o.Objects.PutBucketVersioning(ctx, id, b, v)
+	}
+	return fmt.Errorf("console: setting %s decoded to %T", c.path("setting"), v)
 }

@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -25,7 +26,7 @@ type Bucket struct {
 	Created    time.Time          `json:"created"`
 	Region     string             `json:"region"`
 	Tenant     string             `json:"tenant,omitempty"`
-	Versioning string             `json:"versioning"`
+	Versioning string             `json:"versioning,omitempty"` // GET /buckets/{bucket} only
 	ObjectLock *objectlock.Config `json:"object_lock,omitempty"`
 }
 
@@ -557,4 +558,68 @@ func copyObject(h *Handler, c *call) (any, int, error) {
 		}
 	}
 	return objectOut(dst, false), http.StatusOK, nil
+}
+
+// Lock is a version's retention and legal hold as GET and PUT
+// /buckets/{bucket}/lock take them.
+type Lock struct {
+	Mode        string     `json:"mode,omitempty"` // GOVERNANCE, COMPLIANCE or "" (none)
+	RetainUntil *time.Time `json:"retain_until,omitempty"`
+	LegalHold   *bool      `json:"legal_hold,omitempty"`
+}
+
+func getLock(h *Handler, c *call) (any, int, error) {
+	k, err := key(c)
+	if err != nil {
+		return nil, 0, err
+	}
+	ctx, id, b, v := c.ctx(), c.id(), c.path("bucket"), c.query("version")
+	hold, err := h.o.Objects.GetObjectLegalHold(ctx, id, b, k, v)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := Lock{LegalHold: &hold}
+	r, err := h.o.Objects.GetObjectRetention(ctx, id, b, k, v)
+	switch {
+	case errors.Is(err, objects.ErrNoSuchObjectLock):
+	case err != nil:
+		return nil, 0, err
+	default:
+		out.Mode, out.RetainUntil = string(r.Mode), &r.Until
+	}
+	return out, http.StatusOK, nil
+}
+
+// putLock changes what the body names: the legal hold, the retention
+// (mode with retain_until; an empty mode removes it, with the bypass
+// header, as S3 allows for GOVERNANCE only), each by its S3 call.
+func putLock(h *Handler, c *call) (any, int, error) {
+	k, err := key(c)
+	if err != nil {
+		return nil, 0, err
+	}
+	var in struct {
+		Lock
+		Retention bool `json:"set_retention"` // change the retention too (mode "" removes it)
+	}
+	if err := decode(c.r, &in); err != nil {
+		return nil, 0, err
+	}
+	ctx, id, b, v := c.ctx(), c.id(), c.path("bucket"), c.query("version")
+	if in.LegalHold != nil {
+		if err := h.o.Objects.PutObjectLegalHold(ctx, id, b, k, v, *in.LegalHold); err != nil {
+			return nil, 0, err
+		}
+	}
+	if in.Retention {
+		r := objectlock.Retention{Mode: objectlock.Mode(in.Mode)}
+		if in.RetainUntil != nil {
+			r.Until = *in.RetainUntil
+		}
+		bypass, _ := strconv.ParseBool(c.r.Header.Get("X-Bypass-Governance"))
+		if err := h.o.Objects.PutObjectRetention(ctx, id, b, k, v, r, bypass); err != nil {
+			return nil, 0, err
+		}
+	}
+	return getLock(h, c)
 }

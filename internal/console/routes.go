@@ -43,6 +43,8 @@ var routes = []route{
 	{method: "PUT", pattern: "/buckets/{bucket}/tags", serve: putObjectTags},
 	{method: "DELETE", pattern: "/buckets/{bucket}/tags", serve: deleteObjectTags},
 	{method: "POST", pattern: "/buckets/{bucket}/copy", serve: copyObject},
+	{method: "GET", pattern: "/buckets/{bucket}/lock", serve: getLock},
+	{method: "PUT", pattern: "/buckets/{bucket}/lock", serve: putLock},
 	{method: "POST", pattern: "/buckets/{bucket}/share", audit: "admin:CreateShareCred", serve: share},
 	{method: "GET", pattern: "/buckets/{bucket}/uploads", serve: listUploads},
 	{method: "POST", pattern: "/buckets/{bucket}/uploads", serve: createUpload},
@@ -65,6 +67,11 @@ var routes = []route{
 		if err := decode(c.r, &in); err != nil {
 			return nil, 0, err
 		}
+		// One's own goes through POST /password, which asks for the
+		// current one: a session left open must not be enough.
+		if id := c.id(); !id.Root && id.Tenant == c.path("tenant") && id.User == c.path("user") {
+			return nil, 0, apiError(http.StatusForbidden, "AccessDenied", "Change your own password with POST /console/api/password")
+		}
 		return nil, http.StatusNoContent, h.o.Admin.SetPasswordKeeping(c.ctx(), c.id(), c.path("tenant"), c.path("user"), in.Password, c.s.IDHash)
 	}},
 	{method: "GET", pattern: "/tenants/{tenant}/users/{user}/keys", serve: func(h *Handler, c *call) (any, int, error) {
@@ -75,13 +82,18 @@ var routes = []route{
 	}},
 	{method: "POST", pattern: "/tenants/{tenant}/users/{user}/appcreds", audit: "admin:CreateAppCred", serve: func(h *Handler, c *call) (any, int, error) {
 		var in struct {
-			Buckets  []string `json:"buckets"`
-			ReadOnly bool     `json:"read_only"`
+			Buckets        []string `json:"buckets"`
+			ReadOnly       bool     `json:"read_only"`
+			ExpiresSeconds int64    `json:"expires_seconds"`
 		}
 		if err := decode(c.r, &in); err != nil {
 			return nil, 0, err
 		}
-		return created(h.o.Admin.CreateAppCred(c.ctx(), c.id(), c.path("tenant"), c.path("user"), in.Buckets, in.ReadOnly))
+		var expires time.Time
+		if in.ExpiresSeconds > 0 {
+			expires = time.Now().Add(time.Duration(in.ExpiresSeconds) * time.Second)
+		}
+		return created(h.o.Admin.CreateAppCredUntil(c.ctx(), c.id(), c.path("tenant"), c.path("user"), in.Buckets, in.ReadOnly, expires))
 	}},
 	{method: "POST", pattern: "/tenants/{tenant}/users/{user}/keys/{key}/rotate", audit: "admin:RotateKey", serve: func(h *Handler, c *call) (any, int, error) {
 		var in struct {

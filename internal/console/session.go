@@ -312,6 +312,11 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) (any, int, erro
 	}
 	sub, err := m.SignIn(ctx, in)
 	if err == errInvalidCredentials {
+		// Recorded as the admin API records a refused call, with whom it
+		// claimed to be (bounded: it is the client's text). Throttled
+		// attempts are not, so a flood cannot fill the log.
+		h.o.Audit.Record(ctx, nil, catalog.AuditEntry{Action: "console:SignIn", Target: in.Method, Status: http.StatusUnauthorized,
+			Outcome: errInvalidCredentials.Code, AccessKey: clip(in.AccessKey), Tenant: clip(in.Tenant), User: clip(in.User)})
 		now := h.o.Now()
 		for _, k := range []string{claimant, addr} {
 			if _, _, ferr := h.con.AddSignInFailure(ctx, k, now, now.Add(-h.o.FailureWindow)); ferr != nil {
@@ -339,6 +344,11 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) (any, int, erro
 	id, err := h.identity(ctx, cs)
 	if err != nil {
 		return nil, 0, err
+	}
+	if id.Suspended {
+		// Every call would be refused: say why once, rather than open a
+		// session that can do nothing.
+		return nil, 0, apiError(http.StatusForbidden, "TenantSuspended", "Your tenant is suspended; ask your provider")
 	}
 	if err := h.con.CreateSession(ctx, cs); err != nil {
 		return nil, 0, err
@@ -450,6 +460,18 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	var body any
 	status := 0
 	if err == nil {
+		// Console calls share the node's request slots with S3's, from
+		// the same budgets (the anonymous one before sign-in).
+		var id *iam.Identity
+		if c.s != nil {
+			id = c.s.id
+		}
+		var release func()
+		if release, err = h.o.S3.Acquire(id); err == nil {
+			defer release()
+		}
+	}
+	if err == nil {
 		body, status, err = rt.serve(h, c)
 	} else {
 		closeUnread(w, r)
@@ -490,4 +512,13 @@ func validPassword(p string) error {
 		return apiError(http.StatusBadRequest, "InvalidPassword", "%s", err.Error())
 	}
 	return nil
+}
+
+// clip bounds a client's text kept in the audit log.
+func clip(s string) string {
+	const max = 128
+	if len(s) > max {
+		return s[:max]
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -259,5 +260,74 @@ func TestSignInRateLimit(t *testing.T) {
 	r = c.SignIn(map[string]string{"access_key": nodetest.AccessKey, "secret_key": nodetest.SecretKey})
 	if r.Status != 429 || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("after 20 failures from one address: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestSessionAcrossNodes: sessions live in the catalog, so a cookie
+// from one node serves on another sharing it (on PostgreSQL as nodes
+// behind a balancer run), and sign-out on either ends it on both.
+func TestSessionAcrossNodes(t *testing.T) {
+	a := nodetest.Start(t, nodetest.Options{})
+	b := nodetest.StartPeer(t, a, nodetest.Options{})
+	c := root(t, a)
+	c.Must(201, "POST", "/buckets", map[string]string{"name": "across"})
+	c.Base = b.URL // the cookie jar holds the cookie for the host, whatever the port
+	c.Must(200, "PUT", "/buckets/across/object?key=k", []byte("written through b"))
+	c.Base = a.URL
+	if r := c.Must(200, "GET", "/buckets/across/object?key=k", nil); string(r.Body) != "written through b" {
+		t.Fatalf("read through a: %q", r.Body)
+	}
+	c.Base = b.URL
+	c.Must(204, "DELETE", "/session", nil)
+	c.Base = a.URL
+	if r := c.Do("GET", "/session", nil); r.Status != 401 {
+		t.Fatalf("signed out on b, still signed in on a: %d", r.Status)
+	}
+}
+
+// TestRequestSlots: console calls hold the node's request slots as S3
+// requests do: with one slot, an upload in progress leaves none, and
+// another call gets 503 SlowDown with Retry-After.
+func TestRequestSlots(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.MaxRequests = 1 }})
+	c, other := root(t, srv), root(t, srv)
+	c.Must(201, "POST", "/buckets", map[string]string{"name": "slots"})
+	pr, pw := io.Pipe()
+	done := make(chan *consoletest.Response)
+	go func() {
+		done <- c.Do("PUT", "/buckets/slots/object?key=slow", io.Reader(pr), "Content-Length", "4")
+	}()
+	pw.Write([]byte("ab"))
+	time.Sleep(100 * time.Millisecond) // the upload holds the slot
+	r := other.Do("GET", "/session", nil)
+	if r.Status != 503 || r.Code() != "SlowDown" || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("a call while the one slot is held: %d %s", r.Status, r.Body)
+	}
+	pw.Write([]byte("cd"))
+	pw.Close()
+	if r := <-done; r.Status != 200 {
+		t.Fatalf("the upload: %d %s", r.Status, r.Body)
+	}
+	other.Must(200, "GET", "/session", nil)
+}
+
+// TestCookieSecureBehindProxy: behind a trusted balancer that ended TLS
+// (X-Forwarded-Proto: https) the cookie is Secure; the same header from
+// a client that is not a trusted proxy changes nothing.
+func TestCookieSecureBehindProxy(t *testing.T) {
+	creds := map[string]string{"access_key": nodetest.AccessKey, "secret_key": nodetest.SecretKey}
+	for _, tc := range []struct {
+		proxies []string
+		secure  bool
+	}{{[]string{"127.0.0.1", "::1"}, true}, {nil, false}} {
+		srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.TrustedProxies = tc.proxies }})
+		c := consoletest.New(t, srv.URL, srv.Client())
+		r := c.Do("POST", "/session", creds, "X-Forwarded-Proto", "https", "Origin", "https://"+strings.TrimPrefix(srv.URL, "http://"))
+		if r.Status != 200 {
+			t.Fatalf("proxies %v: sign in: %d %s", tc.proxies, r.Status, r.Body)
+		}
+		if ck := cookie(t, r); ck.Secure != tc.secure {
+			t.Errorf("proxies %v: cookie Secure=%v, want %v", tc.proxies, ck.Secure, tc.secure)
+		}
 	}
 }

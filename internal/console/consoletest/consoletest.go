@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -99,11 +100,17 @@ func (c *Client) Do(method, path string, body any, header ...string) *Response {
 	if c.Origin != "" {
 		req.Header.Set("Origin", c.Origin)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
 	if n, ok := rd.(interface{ Len() int }); ok {
 		req.ContentLength = int64(n.Len())
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		if http.CanonicalHeaderKey(header[i]) == "Content-Length" {
+			// A streamed body's length, which the client sends as given.
+			n, _ := strconv.ParseInt(header[i+1], 10, 64)
+			req.ContentLength = n
+			continue
+		}
+		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {

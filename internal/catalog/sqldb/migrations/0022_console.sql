@@ -22,6 +22,7 @@ CREATE TABLE console_sessions (
 );
 CREATE INDEX console_sessions_subject ON console_sessions (subject);
 CREATE INDEX console_sessions_expires ON console_sessions (expires);
+CREATE INDEX console_sessions_last_seen ON console_sessions (last_seen);
 
 CREATE TABLE console_signin_failures (
   fkey         TEXT PRIMARY KEY,

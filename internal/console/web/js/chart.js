@@ -18,10 +18,12 @@ function niceMax(v, binary) {
     // Bytes get steps that are round in KiB, MiB, GiB…
     let unit = 1;
     while (v / unit >= 1024) unit *= 1024;
-    return niceMax(v / unit, false) * unit;
+    let m = 1;
+    while (m < v / unit) m *= 2;
+    return m * unit;
   }
   const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  for (const m of [1, 2, 4, 8, 10]) if (m * p >= v) return m * p;
   return 10 * p;
 }
 
@@ -43,7 +45,9 @@ export function lineChart(series, opts = {}) {
   let t0 = Math.min(...ts);
   let t1 = Math.max(...ts);
   if (t0 === t1) { t0 -= 3600e3; t1 += 3600e3; }
-  const vmax = niceMax(Math.max(...all.map((p) => p[1])), opts.binary);
+  let vmax = niceMax(Math.max(...all.map((p) => p[1])), opts.binary);
+  // Counts get whole-number ticks.
+  if (opts.integer) vmax = Math.max(4, Math.ceil(vmax / 4) * 4);
   const x = (t) => L + ((+new Date(t) - t0) / (t1 - t0)) * (W - L - R);
   const y = (v) => T + (1 - v / vmax) * (H - T - B);
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': (opts.title || 'Chart') + ': ' + summary(series, fmt) });
@@ -69,7 +73,7 @@ export function lineChart(series, opts = {}) {
   fig.appendChild(h('div', { class: 'chart-svg' }, svg));
   if (series.length > 1 || opts.legend) {
     fig.appendChild(h('ul', { class: 'legend' }, series.map((ser, i) => h('li', null,
-      h('span', { class: 'swatch', style: 'background:' + COLORS[i % COLORS.length] }), ser.label))));
+      h('span', { class: 'swatch c' + (i % COLORS.length), 'aria-hidden': 'true' }), ser.label))));
   }
   return fig;
 }
@@ -98,9 +102,9 @@ export function gauge(used, limit, opts = {}) {
     frac > 0 ? s('path', { d: `M${cx - r},${cy} A${r},${r} 0 0 1 ${ex.toFixed(2)},${ey.toFixed(2)}`, class: 'gauge-fill ' + cls, fill: 'none', 'stroke-width': 14 }) : null,
     s('text', { x: cx, y: cy - 8, 'text-anchor': 'middle', class: 'gauge-pct' }, limit > 0 ? Math.round(frac * 100) + '%' : '–'));
   const label = limit > 0 ? `${fmt(used)} of ${fmt(limit)}` : `${fmt(used)} (no quota)`;
-  return h('figure', {
+  return h('div', {
     class: 'gauge', role: 'meter', 'aria-valuemin': 0, 'aria-valuemax': limit > 0 ? limit : 0,
     'aria-valuenow': used, 'aria-valuetext': label, 'aria-label': opts.title || 'Quota',
     'data-testid': opts.testid || 'gauge',
-  }, svg, h('figcaption', null, h('strong', null, opts.title || 'Quota'), h('br'), label));
+  }, svg, h('div', { class: 'gauge-caption' }, h('strong', null, opts.title || 'Quota'), h('br'), label));
 }

@@ -2,7 +2,7 @@
 import { h, replace } from './dom.js';
 import { state, loadSession, setSession, signOut, isProvider, isTenantAdmin } from './session.js';
 import { route, start, match, go, dispatch, href } from './router.js';
-import { loading, toast } from './ui.js';
+import { loading } from './ui.js';
 import { signInPage, passwordPage } from './pages/signin.js';
 import { bucketsPage } from './pages/buckets.js';
 import { browserPage } from './pages/browser.js';
@@ -34,9 +34,13 @@ function navItems() {
     items.push(['/buckets', 'All buckets', 'nav-buckets']);
   } else {
     items.push(['/buckets', 'Buckets', 'nav-buckets']);
-    if (isTenantAdmin()) items.push(['/access', 'Access', 'nav-access']);
-    else items.push(['/access', 'My keys', 'nav-access']);
-    items.push(['/usage', 'Usage', 'nav-usage']);
+    if (isTenantAdmin()) {
+      items.push(['/access', 'Access', 'nav-access']);
+      // Usage and quotas are the tenant admin's, as in the admin API.
+      items.push(['/usage', 'Usage', 'nav-usage']);
+    } else {
+      items.push(['/access', 'My keys', 'nav-access']);
+    }
   }
   if (state.session.method === 'password') items.push(['/account', 'Account', 'nav-account']);
   return items;
@@ -133,7 +137,6 @@ window.addEventListener('console:expired', () => {
   if (!state.session) return;
   setSession(null);
   state.expiredNotice = true;
-  toast('Your session has ended. Please sign in again.', 'error');
   go('/signin');
 });
 

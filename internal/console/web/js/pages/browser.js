@@ -14,6 +14,17 @@ const PAGE = 200;
 // when the user comes back), keyed by bucket.
 const uploadsByBucket = new Map();
 
+// Leaving the console (not a page of it) would cut running uploads short.
+window.addEventListener('beforeunload', (e) => {
+  for (const ups of uploadsByBucket.values()) {
+    if (ups.some((u) => u.state === 'uploading' || u.state === 'queued')) {
+      e.preventDefault();
+      e.returnValue = '';
+      return;
+    }
+  }
+});
+
 export function objectURL(bucket, key, version, download) {
   return `${BASE}/buckets/${enc(bucket)}/object${qs({ key, version, download: download ? 1 : '' })}`;
 }
@@ -133,6 +144,7 @@ export async function browserPage({ params, query }) {
 
   const fileInput = h('input', {
     type: 'file', multiple: true, 'data-testid': 'upload-input', class: 'visually-hidden', id: 'upload-input',
+    'aria-label': 'Files to upload', tabindex: '-1',
     onchange: (e) => {
       const files = [...e.target.files].map((f) => ({ file: f, path: f.name }));
       e.target.value = '';

@@ -25,7 +25,7 @@ function bucketTable(buckets, refresh) {
   if (isProvider()) cols.push({ label: 'Tenant', cell: (b) => b.tenant || '–' });
   cols.push(
     { label: 'Versioning', cell: (b) => b.versioning || 'Off' },
-    { label: 'Object lock', cell: (b) => (b.object_lock ? h('span', { class: 'badge warn' }, 'On') : 'Off') },
+    { label: 'Object lock', cell: (b) => (b.object_lock ? h('span', { class: 'badge warn' }, 'On' + lockSummary(b.object_lock)) : 'Off') },
     { label: 'Created', cell: (b) => when(b.created) },
     {
       label: 'Actions', hideLabel: true, cell: (b) => h('div', { class: 'cell-actions' },
@@ -43,6 +43,11 @@ function bucketTable(buckets, refresh) {
     },
   );
   return table('bucket-table', cols, buckets, 'No buckets yet. Create one to start.');
+}
+
+function lockSummary(c) {
+  if (!c || typeof c !== 'object' || !c.mode) return '';
+  return ` · ${c.mode.toLowerCase()} ${c.days ? c.days + ' d' : c.years + ' y'}`;
 }
 
 // lockFields: object lock's default retention (mode and a period).

@@ -4,6 +4,7 @@ import { get, put, post, enc, qs, BASE } from '../api.js';
 import { modal, toast, bytes, when, secretBox, loading } from '../ui.js';
 
 const TEXT_PREVIEW = 256 * 1024;
+const PDF_PREVIEW = 32 * 1024 * 1024;
 
 function objURL(bucket, key, version, download) {
   return `${BASE}/buckets/${enc(bucket)}/object${qs({ key, version, download: download ? 1 : '' })}`;
@@ -64,8 +65,14 @@ async function preview(bucket, obj, version) {
     view = h('video', { class: 'preview', src: url, controls: true, preload: 'metadata', 'data-testid': 'preview-video', 'aria-label': 'Video ' + obj.key });
   } else if (ct.startsWith('audio/')) {
     view = h('audio', { src: url, controls: true, 'data-testid': 'preview-audio', 'aria-label': 'Audio ' + obj.key });
-  } else if (ct === 'application/pdf') {
-    view = h('iframe', { class: 'preview', src: url, title: 'PDF ' + obj.key, 'data-testid': 'preview-pdf' });
+  } else if (ct === 'application/pdf' && meta.size <= PDF_PREVIEW) {
+    // The object is answered with CSP sandbox (so no object can run in the
+    // console's origin), and Chromium will not run its PDF viewer in a
+    // sandboxed document: the bytes are shown from a blob: URL instead.
+    const res = await fetch(url, { credentials: 'same-origin' });
+    const blobURL = URL.createObjectURL(new Blob([await res.arrayBuffer()], { type: 'application/pdf' }));
+    view = h('iframe', { class: 'preview', src: blobURL, title: 'PDF ' + obj.key, 'data-testid': 'preview-pdf' });
+    view.addEventListener('load', () => setTimeout(() => URL.revokeObjectURL(blobURL), 60000), { once: true });
   } else if (ct.startsWith('text/') || /json|xml|yaml|csv|javascript/.test(ct)) {
     // Only the head of a large text is fetched (a Range request).
     const res = await fetch(url, { headers: { Range: `bytes=0-${TEXT_PREVIEW - 1}` }, credentials: 'same-origin' });
@@ -73,6 +80,8 @@ async function preview(bucket, obj, version) {
     view = h('div', null,
       h('pre', { class: 'preview-text', 'data-testid': 'preview-text', tabindex: '0' }, text),
       meta.size > TEXT_PREVIEW ? h('p', { class: 'muted' }, `Showing the first ${bytes(TEXT_PREVIEW)} of ${bytes(meta.size)}.`) : null);
+  } else if (ct === 'application/pdf') {
+    view = h('p', { class: 'muted', 'data-testid': 'preview-none' }, `This PDF is over ${bytes(PDF_PREVIEW)}: download it to read it.`);
   } else {
     view = h('p', { class: 'muted', 'data-testid': 'preview-none' }, 'No preview for this type of file.');
   }

@@ -132,7 +132,7 @@ async function quotasTab(tenant) {
   const refresh = async () => {
     const qs0 = (await get(`/tenants/${enc(tenant)}/quotas`)) || [];
     const bucket = input('quota-bucket', { placeholder: 'empty: the whole tenant', autocapitalize: 'none' });
-    const maxBytes = input('quota-max-bytes', { placeholder: 'e.g. 100 GiB; empty: no limit' });
+    const maxBytes = input('quota-max-bytes', { placeholder: 'e.g. 100 GiB' });
     const maxObjects = input('quota-max-objects', { type: 'number', min: 0, placeholder: 'empty: no limit' });
     const err = errorBox('quota-error');
     const save = h('button', { type: 'submit', class: 'primary', 'data-testid': 'quota-save' }, 'Set quota');
@@ -169,7 +169,7 @@ async function quotasTab(tenant) {
           });
         },
       }, h('h3', null, 'Set a quota'),
-      h('div', { class: 'row' }, field('Bucket', bucket), field('Max size', maxBytes, 'Units: KiB, MiB, GiB, TiB.'), field('Max objects', maxObjects)),
+      h('div', { class: 'row' }, field('Bucket', bucket), field('Max size (KiB, MiB, GiB, TiB)', maxBytes), field('Max objects', maxObjects)),
       err, h('div', { class: 'actions' }, save)));
   };
   await refresh();
@@ -299,7 +299,7 @@ export async function providerUsagePage() {
     replace(body,
       h('div', { class: 'charts' },
         lineChart(storage, { title: 'Storage by tenant', binary: true, format: bytes, testid: 'chart-provider-storage', legend: true }),
-        lineChart(reqs, { title: 'Requests per hour by tenant', format: (v) => count(Math.round(v)), testid: 'chart-provider-requests', legend: true })),
+        lineChart(reqs, { title: 'Requests per hour by tenant', integer: true, format: (v) => count(Math.round(v)), testid: 'chart-provider-requests', legend: true })),
       h('h2', null, 'By tenant and bucket'),
       table('billing-table', [
         { label: 'Tenant', cell: (r) => h('a', { href: href('/provider/tenants/' + enc(r.tenant), { tab: 'usage' }) }, r.tenant) },

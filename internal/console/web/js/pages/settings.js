@@ -27,7 +27,7 @@ const NONE = new Set(['NoSuchLifecycleConfiguration', 'NoSuchCORSConfiguration',
 
 async function getSetting(bucket, name) {
   try {
-    return await get(`/buckets/${enc(bucket)}/${name}`);
+    return await get(`/buckets/${enc(bucket)}/settings/${name}`);
   } catch (e) {
     if (NONE.has(e.code)) return null;
     throw e;
@@ -81,7 +81,7 @@ async function versioning(bucket) {
   return h('div', null, h('h2', null, 'Versioning'),
     h('p', { 'data-testid': 'versioning-current' }, 'Now: ', h('strong', null, status || 'never enabled')),
     h('p', { class: 'hint' }, 'With versioning, overwrites and deletes keep the earlier versions; they can be listed with "Show versions" and restored. Once enabled, versioning can only be suspended.'),
-    saveForm('versioning', [field('Versioning', sel)], () => put(`/buckets/${enc(bucket)}/versioning`, { status: sel.value })));
+    saveForm('versioning', [field('Versioning', sel)], () => put(`/buckets/${enc(bucket)}/settings/versioning`, { status: sel.value })));
 }
 
 async function objectLock(bucket) {
@@ -99,7 +99,7 @@ async function objectLock(bucket) {
     h('p', null, 'Object lock is ', h('strong', null, 'on'), '. A default retention applies to new versions written without one of their own.'),
     saveForm('object-lock', [lf], () => {
       const d = lf.value();
-      return put(`/buckets/${enc(bucket)}/object-lock`, { enabled: true, ...(d || {}) });
+      return put(`/buckets/${enc(bucket)}/settings/object-lock`, { enabled: true, ...(d || {}) });
     }));
 }
 
@@ -158,8 +158,8 @@ async function lifecycle(bucket) {
       button('Add rule', 'lifecycle-add', () => addRule(), { class: 'small' }),
     ], async () => {
       const rules = [...list.children].map((x) => x.rule());
-      if (!rules.length) await del(`/buckets/${enc(bucket)}/lifecycle`);
-      else await put(`/buckets/${enc(bucket)}/lifecycle`, { rules });
+      if (!rules.length) await del(`/buckets/${enc(bucket)}/settings/lifecycle`);
+      else await put(`/buckets/${enc(bucket)}/settings/lifecycle`, { rules });
     }));
 }
 
@@ -197,8 +197,8 @@ async function cors(bucket) {
     h('p', { class: 'hint' }, 'Which web sites may call this bucket from a browser.'),
     saveForm('cors', [list, button('Add rule', 'cors-add', () => addRule(), { class: 'small' })], async () => {
       const rules = [...list.children].map((x) => x.rule());
-      if (!rules.length) await del(`/buckets/${enc(bucket)}/cors`);
-      else await put(`/buckets/${enc(bucket)}/cors`, { rules });
+      if (!rules.length) await del(`/buckets/${enc(bucket)}/settings/cors`);
+      else await put(`/buckets/${enc(bucket)}/settings/cors`, { rules });
     }));
 }
 
@@ -208,8 +208,8 @@ async function tags(bucket) {
   return h('div', null, h('h2', null, 'Bucket tags'),
     saveForm('bucket-tags', [ed], async () => {
       const v = ed.value();
-      if (!v.length) await del(`/buckets/${enc(bucket)}/tags`);
-      else await put(`/buckets/${enc(bucket)}/tags`, { tags: v });
+      if (!v.length) await del(`/buckets/${enc(bucket)}/settings/tags`);
+      else await put(`/buckets/${enc(bucket)}/settings/tags`, { tags: v });
     }));
 }
 
@@ -256,7 +256,7 @@ async function policy(bucket) {
     ok.hidden = true;
     await busy(save, async () => {
       try {
-        await send('PUT', `/buckets/${enc(bucket)}/policy`);
+        await send('PUT', `/buckets/${enc(bucket)}/settings/policy`);
         toast('Policy saved');
       } catch (e) { err.show(e); }
     });
@@ -264,7 +264,7 @@ async function policy(bucket) {
   const remove = button('Delete policy', 'policy-delete', async () => {
     if (!await confirmDialog('Delete policy', 'Delete this bucket\'s policy?', 'confirm-policy-delete')) return;
     try {
-      await del(`/buckets/${enc(bucket)}/policy`);
+      await del(`/buckets/${enc(bucket)}/settings/policy`);
       area.value = '';
       toast('Policy deleted');
     } catch (e) { err.show(e); }
@@ -324,14 +324,14 @@ async function acl(bucket) {
   const enforced = ownership === 'BucketOwnerEnforced';
   return h('div', null,
     h('h2', null, 'Object ownership'),
-    saveForm('ownership', [field('Object ownership', ownSel)], () => put(`/buckets/${enc(bucket)}/ownership`, { ownership: ownSel.value })),
+    saveForm('ownership', [field('Object ownership', ownSel)], () => put(`/buckets/${enc(bucket)}/settings/ownership`, { ownership: ownSel.value })),
     h('h2', null, 'Share with other users (ACL)'),
     enforced ? h('p', { class: 'notice', 'data-testid': 'acl-disabled' }, 'ACLs are disabled for this bucket: enable them above to share it through grants, or use the bucket policy.') : null,
     h('p', { class: 'hint' }, 'Grant another tenant\'s user access to this bucket by their e-mail or canonical ID.'),
     saveForm('acl', [
       grantsBox,
       h('div', { class: 'row' }, field('Grantee', kind), field('Who', who), field('Permission', perm), add),
-    ], () => put(`/buckets/${enc(bucket)}/acl`, {
+    ], () => put(`/buckets/${enc(bucket)}/settings/acl`, {
       owner: a && a.owner,
       grants: grants.map((g) => (g.email ? { type: g.type, email: g.email, perm: g.perm } : g)),
     }), 'Save grants'));
@@ -350,7 +350,7 @@ async function publicAccess(bucket) {
     saveForm('pab', items.map(([, label, hint], i) => field(label, boxes[i], hint)), async () => {
       const body = {};
       items.forEach(([k], i) => { body[k] = boxes[i].checked; });
-      await put(`/buckets/${enc(bucket)}/public-access-block`, body);
+      await put(`/buckets/${enc(bucket)}/settings/public-access-block`, body);
     }));
 }
 

@@ -73,11 +73,11 @@ export async function usageView(tenant) {
       h('h2', null, 'Over time'),
       h('div', { class: 'charts' },
         lineChart([{ label: 'Stored', points: pts((x) => x.bytes) }], { title: 'Storage', binary: true, format: bytes, testid: 'chart-storage' }),
-        lineChart([{ label: 'Objects', points: pts((x) => x.objects) }], { title: 'Objects', format: (v) => count(Math.round(v)), testid: 'chart-objects' }),
+        lineChart([{ label: 'Objects', points: pts((x) => x.objects) }], { title: 'Objects', integer: true, format: (v) => count(Math.round(v)), testid: 'chart-objects' }),
         lineChart([
           { label: 'GET', points: pts((x) => x.get) }, { label: 'PUT', points: pts((x) => x.put) },
           { label: 'LIST', points: pts((x) => x.list) }, { label: 'DELETE', points: pts((x) => x.delete) },
-        ], { title: 'Requests per hour', format: (v) => count(Math.round(v)), testid: 'chart-requests' }),
+        ], { title: 'Requests per hour', integer: true, format: (v) => count(Math.round(v)), testid: 'chart-requests' }),
         lineChart([
           { label: 'In', points: pts((x) => x.bytes_in) }, { label: 'Out', points: pts((x) => x.bytes_out) },
         ], { title: 'Bandwidth per hour', binary: true, format: bytes, testid: 'chart-bandwidth' })));
@@ -88,6 +88,10 @@ export async function usageView(tenant) {
     try {
       usage = await get(`/tenants/${enc(tenant)}/usage${qs(periodRange(period.value))}`);
     } catch (e) {
+      if (e.code === 'AccessDenied') {
+        replace(body, h('p', { class: 'notice', 'data-testid': 'usage-denied' }, 'Your tenant\'s administrator sees its usage and quotas.'));
+        return;
+      }
       replace(body, h('div', { class: 'error', role: 'alert', 'data-testid': 'usage-error' }, (e.code ? e.code + ': ' : '') + e.message));
       return;
     }
