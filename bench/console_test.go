@@ -340,7 +340,14 @@ func TestConsoleUpload(t *testing.T) {
 		progress("round %d: aws s3 cp %s (%.0f MiB/s)", r+1, d.Round(time.Millisecond), rate(d))
 
 		key := "one-gib.bin"
+		// A fresh page (the last round's finished upload row must not
+		// answer this one) and no object, so the HEAD below sees this
+		// round's upload.
+		if _, err := rootS3(srv).DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("uploads"), Key: aws.String(key)}); err != nil {
+			t.Fatal(err)
+		}
 		browsertest.Step(t, bctx, "open the bucket", 30*time.Second,
+			chromedp.Navigate("about:blank"),
 			browsertest.Open(srv.URL, "/buckets/uploads"),
 			chromedp.WaitReady(browsertest.T("upload-input")),
 		)
