@@ -129,6 +129,21 @@ func TestBuckets(t *testing.T) {
 	}
 	c.Must(200, "GET", "/buckets/photos/settings/acl", nil)
 	c.Must(200, "GET", "/buckets/photos", nil)
+	// ACL documents are checked as PutBucketAcl checks them.
+	c.Must(200, "PUT", "/buckets/photos/settings/ownership", map[string]string{"ownership": "BucketOwnerPreferred"})
+	for _, bad := range []struct {
+		grant map[string]string
+		code  string
+	}{
+		{map[string]string{"type": "CanonicalUser", "id": "abc", "perm": "EVERYTHING"}, "MalformedACLError"},
+		{map[string]string{"type": "Robot", "id": "abc", "perm": "READ"}, "MalformedACLError"},
+		{map[string]string{"type": "Group", "uri": "http://example.com/all", "perm": "READ"}, "InvalidArgument"},
+		{map[string]string{"type": "CanonicalUser", "perm": "READ"}, "InvalidArgument"},
+	} {
+		if r := c.Do("PUT", "/buckets/photos/settings/acl", map[string]any{"grants": []any{bad.grant}}); r.Status != 400 || r.Code() != bad.code {
+			t.Errorf("grant %v: %d %s, want 400 %s", bad.grant, r.Status, r.Body, bad.code)
+		}
+	}
 	// Access settings changed through the console are audited as
 	// through S3, refused changes too.
 	var page admin.AuditPage

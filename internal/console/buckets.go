@@ -238,6 +238,11 @@ var settings = map[string]setting{
 					spec.Grants = append(spec.Grants, iam.Grant{Type: g.Type, ID: g.ID, URI: g.URI, Email: g.Email, Permission: g.Permission})
 				}
 			}
+			// The S3 layer's checks of a stated ACL, which the object
+			// service leaves to the protocol.
+			if err := s3.ValidACL(spec); err != nil {
+				return err
+			}
 			return h.o.Objects.PutBucketACL(c.ctx(), c.id(), b, spec)
 		},
 	},

@@ -113,3 +113,20 @@ func DecodeSetting(setting string, doc []byte) (v any, ok bool, err error) {
 	}
 	return nil, false, nil
 }
+
+// ValidACL checks the grants of an ACL stated in a document as
+// PutBucketAcl checks its body: known grantee types and permissions,
+// known groups, an id for a user.
+func ValidACL(spec iam.ACLSpec) error {
+	for _, g := range spec.Grants {
+		if !iam.ValidPermission(g.Permission) {
+			return errMalformedACL
+		}
+		switch g.Type {
+		case iam.GranteeUser, iam.GranteeGroup, iam.GranteeEmail:
+		default:
+			return errMalformedACL
+		}
+	}
+	return validGrants(spec.Grants)
+}

@@ -246,11 +246,25 @@ export async function browserPage({ params, query }) {
             const perm = showVersions && o.version_id;
             const msg = perm ? `Permanently delete this version of "${o.key}"?` : `Delete "${o.key}"?`;
             if (!await confirmDialog('Delete', msg, 'confirm-object-delete')) return;
+            const path = `/buckets/${enc(bucket)}/object${qs({ key: o.key, version: perm ? o.version_id : '' })}`;
             try {
-              await del(`/buckets/${enc(bucket)}/object${qs({ key: o.key, version: perm ? o.version_id : '' })}`);
+              await del(path);
               toast('Deleted ' + o.key);
               load();
-            } catch (e) { toast((e.code ? e.code + ': ' : '') + e.message, 'error'); }
+            } catch (e) {
+              // A version under governance retention may go with the
+              // bypass, for a caller who holds s3:BypassGovernanceRetention.
+              if (perm && e.status === 403 && /lock/i.test(e.message)
+                && await confirmDialog('Locked version', `This version is protected by object lock. Delete it anyway, bypassing a governance retention? (A compliance retention or a legal hold cannot be bypassed.)`, 'confirm-bypass-delete')) {
+                try {
+                  await del(path, undefined, { headers: { 'X-Bypass-Governance': 'true' } });
+                  toast('Deleted ' + o.key);
+                  load();
+                } catch (e2) { toast((e2.code ? e2.code + ': ' : '') + e2.message, 'error'); }
+                return;
+              }
+              toast((e.code ? e.code + ': ' : '') + e.message, 'error');
+            }
           }, { class: 'small', 'aria-label': 'Delete ' + o.key }));
           return h('div', { class: 'cell-actions' }, acts);
         },

@@ -1,6 +1,6 @@
 // An object's details: preview, metadata, tags, copy and move, share link.
 import { h, field, input, select, button, replace, errorBox, busy, tabs } from '../dom.js';
-import { get, put, post, enc, qs, BASE } from '../api.js';
+import { get, put, post, enc, qs, BASE, api } from '../api.js';
 import { modal, toast, bytes, when, secretBox, loading } from '../ui.js';
 
 const TEXT_PREVIEW = 256 * 1024;
@@ -19,6 +19,7 @@ export function objectDialog(bucket, obj, opts = {}) {
       { id: 'preview', label: 'Preview' },
       { id: 'metadata', label: 'Metadata' },
       { id: 'tags', label: 'Tags' },
+      { id: 'lock', label: 'Lock' },
       { id: 'copy', label: 'Copy / move' },
       { id: 'share', label: 'Share' },
     ];
@@ -27,7 +28,7 @@ export function objectDialog(bucket, obj, opts = {}) {
       replace(bar, tabs('object-tabs', items, id, show));
       panel.setAttribute('aria-labelledby', 'tab-' + id);
       replace(panel, loading());
-      const render = { preview, metadata, tags, copy, share }[id];
+      const render = { preview, metadata, tags, lock, copy, share }[id];
       Promise.resolve(render(bucket, obj, version, () => { changed = true; }, close))
         .then((n) => replace(panel, n))
         .catch((e) => replace(panel, h('div', { class: 'error', role: 'alert' }, (e.code ? e.code + ': ' : '') + e.message)));
@@ -219,4 +220,64 @@ async function share(bucket, obj, version) {
     },
   }, h('p', { class: 'hint' }, 'A share link is a presigned URL signed with a read-only credential for this bucket that expires with the link.'),
   field('Link expires after', exp), customField, err, h('div', { class: 'actions' }, mk), out);
+}
+
+// lock: a version's retention and legal hold (buckets with object lock).
+async function lock(bucket, obj, version, changed) {
+  const path = `/buckets/${enc(bucket)}/lock${qs({ key: obj.key, version: version || obj.version_id })}`;
+  let l;
+  try {
+    l = await get(path);
+  } catch (e) {
+    if (e.code === 'InvalidRequest' || e.code === 'ObjectLockConfigurationNotFoundError') {
+      return h('p', { class: 'muted', 'data-testid': 'lock-unavailable' }, 'This bucket does not have object lock: its objects cannot be locked.');
+    }
+    throw e;
+  }
+  const hold = h('input', { type: 'checkbox', 'data-testid': 'lock-legal-hold', checked: !!l.legal_hold });
+  const holdErr = errorBox('lock-legal-hold-error');
+  const holdSave = h('button', { type: 'submit', class: 'primary', 'data-testid': 'lock-legal-hold-save' }, 'Save legal hold');
+  const mode = select('lock-mode', [['', 'No retention'], ['GOVERNANCE', 'Governance'], ['COMPLIANCE', 'Compliance']], l.mode || '');
+  const until = input('lock-until', { type: 'date', value: l.retain_until ? String(l.retain_until).slice(0, 10) : '' });
+  const bypass = h('input', { type: 'checkbox', 'data-testid': 'lock-bypass' });
+  const retErr = errorBox('lock-retention-error');
+  const retSave = h('button', { type: 'submit', class: 'primary', 'data-testid': 'lock-retention-save' }, 'Save retention');
+  const now = h('p', { 'data-testid': 'lock-current' });
+  const paint = (x) => {
+    now.textContent = x.mode ? `${x.mode} retention until ${when(x.retain_until)}` : 'No retention.';
+    if (x.legal_hold) now.textContent += ' Legal hold on.';
+  };
+  paint(l);
+  const send = (body, withBypass) => api('PUT', path, body, { headers: withBypass ? { 'X-Bypass-Governance': 'true' } : {} });
+  return h('div', null, now,
+    h('form', {
+      class: 'panel',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        holdErr.show(null);
+        await busy(holdSave, async () => {
+          try { paint(await send({ legal_hold: hold.checked })); changed(); toast('Legal hold saved'); } catch (ex) { holdErr.show(ex); }
+        });
+      },
+    }, h('h3', null, 'Legal hold'), field('Legal hold (no deletion until it is lifted)', hold), holdErr, h('div', { class: 'actions' }, holdSave)),
+    h('form', {
+      class: 'panel',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        retErr.show(null);
+        if (mode.value && !until.value) { retErr.show({ message: 'Choose the date the retention ends.' }); return; }
+        await busy(retSave, async () => {
+          try {
+            const body = { set_retention: true, mode: mode.value, retain_until: mode.value ? until.value + 'T00:00:00Z' : undefined };
+            paint(await send(body, bypass.checked));
+            changed();
+            toast('Retention saved');
+          } catch (ex) { retErr.show(ex); }
+        });
+      },
+    }, h('h3', null, 'Retention'),
+    h('div', { class: 'row' }, field('Mode', mode), field('Retain until (UTC)', until)),
+    field('Bypass governance retention (to shorten or remove it)', bypass),
+    h('p', { class: 'hint' }, 'A compliance retention can only be extended, by anyone, ever.'),
+    retErr, h('div', { class: 'actions' }, retSave)));
 }
