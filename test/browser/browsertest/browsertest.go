@@ -27,8 +27,15 @@ const Chromium = "/usr/bin/chromium"
 func Required() bool { return os.Getenv("OSTIUM_REQUIRE_BROWSER") == "1" }
 
 // Need skips t (or fails it, when Required) unless Chromium is installed.
+// The browser tests run once, in test/all.sh's SQLite pass: the pages do
+// not see the catalog, and the console's catalog records are tested on
+// PostgreSQL by the API tests (TestConsoleAPIIsolation, internal/console),
+// which run in both passes. OSTIUM_BROWSER_ON_POSTGRES=1 runs them there too.
 func Need(t testing.TB) {
 	t.Helper()
+	if os.Getenv("OSTIUM_TEST_CATALOG") == "postgres" && os.Getenv("OSTIUM_BROWSER_ON_POSTGRES") != "1" {
+		t.Skip("browser tests run in the SQLite pass (OSTIUM_BROWSER_ON_POSTGRES=1 runs them on PostgreSQL too)")
+	}
 	if _, err := os.Stat(Chromium); err != nil {
 		if Required() {
 			t.Fatalf("OSTIUM_REQUIRE_BROWSER=1 and %s is missing (apt-get install chromium)", Chromium)
