@@ -45,7 +45,9 @@ type TenantKey struct {
 type KeyVersion struct {
 	Version       int // 1, 2, ...
 	Sealed        []byte
-	MasterVersion int // the master key version Sealed is sealed by
+	// MasterVersion is the master key version Sealed is sealed by; 0 for
+	// material an external KMS holds, which Sealed then names there.
+	MasterVersion int
 	Created       time.Time
 }
 
@@ -86,7 +88,8 @@ type KeyStore interface {
 	// fromMaster: a master key rotation. It reports whether it did.
 	ResealKeyVersion(ctx context.Context, id string, version int, sealed []byte, masterVersion, fromMaster int) (bool, error)
 	// KeysSealedBefore returns up to limit versions of live keys sealed
-	// by a master version older than master, for a re-seal.
+	// by a master version older than master (none an external KMS
+	// holds), for a re-seal.
 	KeysSealedBefore(ctx context.Context, master, limit int) ([]KeyRef, error)
 
 	// MasterKeys returns every master key version, oldest first.

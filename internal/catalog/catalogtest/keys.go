@@ -71,6 +71,14 @@ func testKeys(t *testing.T, s catalog.Store) {
 		must(t, ks.CreateKey(ctx, catalog.TenantKey{ID: fmt.Sprintf("k-anon%d", i), Tenant: "acme", State: catalog.KeyEnabled,
 			Created: now.Add(time.Duration(i+1) * time.Second), Versions: []catalog.KeyVersion{sealedVersion(1, 1)}}))
 	}
+	// Held by an external KMS (master version 0): no master version to
+	// hold, nothing to re-seal.
+	ext := sealedVersion(1, 0)
+	must(t, ks.CreateKey(ctx, catalog.TenantKey{ID: "k-ext", Tenant: "ext", State: catalog.KeyEnabled, Created: now,
+		Versions: []catalog.KeyVersion{ext}}))
+	if got, err := ks.GetKey(ctx, "k-ext"); err != nil || len(got.Versions) != 1 || got.Versions[0].MasterVersion != 0 {
+		t.Fatalf("external key = %+v, %v", got, err)
+	}
 	// Sealed by a master version that does not exist: refused, or the
 	// key could never be opened.
 	wantErr(t, ks.CreateKey(ctx, catalog.TenantKey{ID: "k-4", Tenant: "acme", State: catalog.KeyEnabled, Created: now,

@@ -48,6 +48,9 @@ func (s *Store) insertVersion(ctx context.Context, tx *sql.Tx, id string, v cata
 // needs it; ErrNoSuchKey if it is gone (the writer reloads the master
 // versions and seals again).
 func (s *Store) holdMaster(ctx context.Context, tx *sql.Tx, version int) error {
+	if version == 0 { // held by an external KMS
+		return nil
+	}
 	var one int
 	err := s.row(ctx, tx, s.q(`SELECT 1 FROM kms_master_keys WHERE version = ? {{forshare}}`), version).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -180,7 +183,7 @@ func (s *Store) KeysSealedBefore(ctx context.Context, master, limit int) ([]cata
 	return queryAll(ctx, s, "keys sealed before", func(sc interface{ Scan(...any) error }) (catalog.KeyRef, error) {
 		var r catalog.KeyRef
 		return r, sc.Scan(&r.ID, &r.Version)
-	}, `SELECT key_id, version FROM kms_key_versions WHERE master < ? ORDER BY key_id, version LIMIT ?`, master, limit)
+	}, `SELECT key_id, version FROM kms_key_versions WHERE master > 0 AND master < ? ORDER BY key_id, version LIMIT ?`, master, limit)
 }
 
 func (s *Store) MasterKeys(ctx context.Context) ([]catalog.MasterKey, error) {
