@@ -122,6 +122,9 @@ type Config struct {
 	// only) the length of a lifecycle day; see lifecycle.go.
 	Lifecycle LifecycleConfig `yaml:",inline"`
 
+	// KMS is the key service of encryption at rest; see kms.go.
+	KMS KMSConfig `yaml:"kms,omitempty"`
+
 	// Metrics: who may scrape /metrics; per-tenant series. Log: format
 	// and levels of the log.
 	Metrics MetricsConfig `yaml:"metrics,omitempty"`
@@ -173,6 +176,7 @@ func (c *Config) Validate() error {
 	add(c.Metrics.validate())
 	add(c.Log.validate())
 	add(c.Lifecycle.validate())
+	add(c.KMS.validate())
 	// Sorted, so that the same file gives the same report.
 	ints := map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
 		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue}
