@@ -5,6 +5,7 @@ import (
 	"crypto/cipher"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -137,4 +138,94 @@ func (b *builtin) newVersion(ctx context.Context, tenant, id string, version int
 	defer clear(plain)
 	return catalog.KeyVersion{Version: version, Sealed: seal(ms.aead[ms.newest], nil, plain, tenantAD(tenant, id, version)),
 		MasterVersion: ms.newest, Created: time.Now().UTC()}, nil
+}
+
+// rotateMaster adds a master version, seals every tenant key version
+// again under it, and deletes the older master versions once nothing is
+// sealed by them. A node that still seals by an older version (its cache
+// not yet dropped) only delays the deletion: the next round re-seals
+// what it wrote. Cut short, it is finished by running it again.
+func (b *builtin) rotateMaster(ctx context.Context) (MasterRotation, error) {
+	ms, err := b.masterKeys(ctx, 0)
+	if err != nil {
+		return MasterRotation{}, err
+	}
+	r := MasterRotation{Version: ms.newest + 1}
+	err = b.k.store.AddMasterKey(ctx, catalog.MasterKey{Version: r.Version, Sealed: b.sealMaster(r.Version), Created: time.Now().UTC()})
+	if err != nil {
+		return r, fmt.Errorf("kms: add master version %d (is another rotation running?): %w", r.Version, err)
+	}
+	b.flush()
+	for round := 0; round < 10; round++ {
+		if ms, err = b.masterKeys(ctx, r.Version); err != nil {
+			return r, err
+		}
+		for {
+			refs, err := b.k.store.KeysSealedBefore(ctx, r.Version, 100)
+			if err != nil {
+				return r, fmt.Errorf("kms: re-seal: %w", err)
+			}
+			if len(refs) == 0 {
+				break
+			}
+			for _, ref := range refs {
+				done, err := b.reseal(ctx, ms, ref, r.Version)
+				if err != nil {
+					return r, err
+				}
+				if done {
+					r.Resealed++
+				}
+			}
+		}
+		left := false
+		for v := range ms.aead {
+			if v >= r.Version || slices.Contains(r.Retired, v) {
+				continue
+			}
+			switch err := b.k.store.DeleteMasterKey(ctx, v); {
+			case err == nil, errors.Is(err, catalog.ErrNoSuchKey):
+				r.Retired = append(r.Retired, v)
+			case errors.Is(err, catalog.ErrKeyExists):
+				left = true // sealed by it since the listing: another round
+			default:
+				return r, fmt.Errorf("kms: retire master version %d: %w", v, err)
+			}
+		}
+		if !left {
+			slices.Sort(r.Retired)
+			return r, nil
+		}
+		b.flush()
+	}
+	return r, fmt.Errorf("kms: master versions older than %d are still in use after 10 rounds; run the rotation again", r.Version)
+}
+
+// reseal seals one tenant key version again under master version to.
+func (b *builtin) reseal(ctx context.Context, ms *masterSet, ref catalog.KeyRef, to int) (bool, error) {
+	ck, err := b.k.store.GetKey(ctx, ref.ID)
+	if errors.Is(err, catalog.ErrNoSuchKey) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("kms: re-seal %s: %w", ref.ID, err)
+	}
+	for _, v := range ck.Versions {
+		if v.Version != ref.Version || v.MasterVersion >= to {
+			continue
+		}
+		old, err := b.masterKeys(ctx, v.MasterVersion)
+		if err != nil {
+			return false, err
+		}
+		ad := tenantAD(ck.Tenant, ck.ID, v.Version)
+		plain, err := open(old.aead[v.MasterVersion], v.Sealed, ad)
+		if err != nil {
+			return false, fmt.Errorf("kms: key %s version %d does not open under master version %d", ck.ID, v.Version, v.MasterVersion)
+		}
+		sealed := seal(ms.aead[to], nil, plain, ad)
+		clear(plain)
+		return b.k.store.ResealKeyVersion(ctx, ck.ID, v.Version, sealed, to, v.MasterVersion)
+	}
+	return false, nil // destroyed, or re-sealed meanwhile
 }

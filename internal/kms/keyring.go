@@ -74,8 +74,10 @@ type wrapper interface {
 }
 
 var (
-	_ Keys    = (*Keyring)(nil)
-	_ Manager = (*Keyring)(nil)
+	_ Keys          = (*Keyring)(nil)
+	_ Manager       = (*Keyring)(nil)
+	_ Rewrapper     = (*Keyring)(nil)
+	_ MasterRotator = (*Keyring)(nil)
 )
 
 type tenantKey struct {
@@ -470,4 +472,40 @@ func (k *Keyring) DestroyTenantKeys(ctx context.Context, tenant string) error {
 		}
 	}
 	return nil
+}
+
+func (k *Keyring) Rewrap(ctx context.Context, tenant, keyID string, wrapped, context []byte) ([]byte, bool, error) {
+	version, _, err := parseWrapped(k.be.format(), wrapped)
+	if err != nil {
+		return nil, false, err
+	}
+	tk, err := k.resolve(ctx, tenant, keyID, true)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := tk.usable(); err != nil {
+		return nil, false, err
+	}
+	if version >= tk.current {
+		return wrapped, false, nil
+	}
+	plain, err := k.Unwrap(ctx, tenant, keyID, wrapped, context)
+	if err != nil {
+		return nil, false, err
+	}
+	defer clear(plain)
+	out, err := tk.versions[tk.current].wrap(ctx, wrapHeader(k.be.format(), tk.current), plain, dataAD(tenant, tk.id, tk.current, context))
+	if err != nil {
+		return nil, false, err
+	}
+	return out, true, nil
+}
+
+func (k *Keyring) RotateMaster(ctx context.Context) (MasterRotation, error) {
+	b, ok := k.be.(*builtin)
+	if !ok {
+		return MasterRotation{}, ErrNoMasterKey
+	}
+	defer k.Flush()
+	return b.rotateMaster(ctx)
 }
