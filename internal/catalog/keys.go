@@ -107,3 +107,16 @@ type KeyRef struct {
 	ID      string
 	Version int
 }
+
+// WrappedKeys replaces stored wrapped data keys
+// (Meta.Encryption.WrappedKey of a version or a multipart upload) in
+// place: a key rotation's re-wrap, which changes nothing else of the
+// row, and never what a write changed meanwhile.
+type WrappedKeys interface {
+	// RewrapVersion sets a version's wrapped key to wrapped if it is
+	// still old; false if the version is gone or its key is no longer
+	// old.
+	RewrapVersion(ctx context.Context, bucket, key, versionID string, old, wrapped []byte) (bool, error)
+	// RewrapUpload does the same for a multipart upload.
+	RewrapUpload(ctx context.Context, bucket, key, uploadID string, old, wrapped []byte) (bool, error)
+}

@@ -3,6 +3,7 @@ package node
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -67,4 +68,27 @@ func (n *Node) openKMS(nodeKey []byte) (kms.Manager, error) {
 		return nil, fmt.Errorf("node: %w", err)
 	}
 	return k, nil
+}
+
+// rewrapJob is the job that moves stored data keys to their key's newest
+// version after a rotation (nil if the key service cannot re-wrap).
+func (n *Node) rewrapJob() *kms.RewrapJob {
+	rw, ok := n.KMS.(kms.Rewrapper)
+	if !ok {
+		return nil
+	}
+	j, err := kms.NewRewrapJob(n.Catalog, rw, kms.RewrapOptions{Context: objectKeyContext,
+		Interval: n.cfg.KMS.RewrapInterval, Rate: n.cfg.KMS.RewrapRate})
+	if err != nil {
+		slog.Warn("kms: no re-wrap job", "err", err)
+		return nil
+	}
+	return j
+}
+
+// objectKeyContext is what the object service binds each wrapped data
+// key to (objects.KeyContext, which must stay the same): the re-wrap
+// binds the new wrapped key to it again.
+func objectKeyContext(bucket, key string, enc *catalog.Encryption) []byte {
+	return []byte("ostium object\x00" + bucket + "\x00" + key + "\x00" + enc.Context)
 }

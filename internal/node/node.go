@@ -373,6 +373,9 @@ func (n *Node) startJobs() {
 	deliver := accesslog.NewDeliverer(n.Catalog, n.Service, n.cfg.AccessLogInterval, n.cfg.AccessLogObjectRecords)
 	runs := []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health,
 		alog, leased("access-log-delivery", deliver.Run), leased(lifecycle.JobName, n.lifecycleWorker().Run)}
+	if rw := n.rewrapJob(); rw != nil {
+		runs = append(runs, leased(kms.RewrapJobName, rw.Run))
+	}
 	if n.Audit != nil {
 		runs = append(runs, leased("audit-pruner", func(ctx context.Context) { n.Audit.Run(ctx, time.Hour) }))
 	}

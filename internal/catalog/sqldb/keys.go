@@ -1,8 +1,10 @@
 package sqldb
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -227,4 +229,45 @@ func (s *Store) DeleteMasterKey(ctx context.Context, version int) error {
 		return err
 	})
 	return wrap("delete master key", err)
+}
+
+var _ catalog.WrappedKeys = (*Store)(nil)
+
+func swapWrapped(m *catalog.Meta, old, wrapped []byte) bool {
+	if m.Encryption == nil || len(old) == 0 || !bytes.Equal(m.Encryption.WrappedKey, old) {
+		return false
+	}
+	m.Encryption.WrappedKey = bytes.Clone(wrapped)
+	return true
+}
+
+func (s *Store) RewrapVersion(ctx context.Context, bucket, key, versionID string, old, wrapped []byte) (bool, error) {
+	var done bool
+	err := s.updateMeta(ctx, bucket, key, versionID, func(m *catalog.Meta) { done = swapWrapped(m, old, wrapped) })
+	if errors.Is(err, catalog.ErrNoSuchObject) {
+		return false, nil
+	}
+	return done, wrap("rewrap version", err)
+}
+
+func (s *Store) RewrapUpload(ctx context.Context, bucket, key, uploadID string, old, wrapped []byte) (bool, error) {
+	var done bool
+	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+		done = false
+		u, err := s.getUpload(ctx, tx, bucket, key, uploadID, s.d.ForUpdate)
+		if errors.Is(err, catalog.ErrNoSuchUpload) {
+			return nil
+		}
+		if err != nil || !swapWrapped(&u.Meta, old, wrapped) {
+			return err
+		}
+		meta, err := json.Marshal(u.Meta)
+		if err != nil {
+			return err
+		}
+		_, err = s.exec(ctx, tx, s.q(`UPDATE uploads SET meta = ? WHERE upload_id = ?`), string(meta), uploadID)
+		done = err == nil
+		return err
+	})
+	return done, wrap("rewrap upload", err)
 }
