@@ -43,8 +43,8 @@ type TenantKey struct {
 
 // KeyVersion is one version of a tenant key's material, sealed.
 type KeyVersion struct {
-	Version       int // 1, 2, ...
-	Sealed        []byte
+	Version int // 1, 2, ...
+	Sealed  []byte
 	// MasterVersion is the master key version Sealed is sealed by; 0 for
 	// material an external KMS holds, which Sealed then names there.
 	MasterVersion int

@@ -304,6 +304,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		LifecycleDay: cfg.Lifecycle.Day, Keys: n.KMS})
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
+	n.Admin.SetKMS(n.KMS)
 	n.Meter = metering.New(n.Catalog)
 	n.AccessLog = accesslog.New(n.Catalog, accesslog.Options{Buffer: cfg.AccessLogBuffer, Queue: cfg.AccessLogQueue})
 	proxies, _ := cfg.trustedProxies() // Validate checked them
