@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/objects"
@@ -40,11 +41,15 @@ type listing struct {
 // encoder applies encoding-type=url to keys and prefixes in a response.
 type encoder bool
 
+// enc encodes as AWS does: form encoding (a space is "+", a "+" is
+// "%2B"), except that "/" stays as it is. botocore decodes V1's Marker,
+// NextMarker, Delimiter and keys but not its Prefix, so an encoded "/"
+// gave boto3's list_objects(Prefix="foo/") a Prefix of "foo%2F".
 func (e encoder) enc(s string) string {
-	if e {
-		return url.QueryEscape(s)
+	if !e {
+		return s
 	}
-	return s
+	return strings.ReplaceAll(url.QueryEscape(s), "%2F", "/")
 }
 
 func listParams(r *http.Request, c *call) (objects.ListInput, encoder, error) {
@@ -162,20 +167,29 @@ func listObjectVersions(s *Server, w http.ResponseWriter, r *http.Request, c *ca
 		return err
 	}
 	in.Marker, in.VersionMarker = c.Query.Get("key-marker"), c.Query.Get("version-id-marker")
+	switch {
+	case in.VersionMarker == "":
+	case in.Marker == "":
+		return &apiError{400, "InvalidArgument", "A version-id marker cannot be specified without a key marker."}
+	case !validVersionID(in.VersionMarker):
+		return errBadVersionID
+	}
 	out, err := s.svc.ListVersions(r.Context(), c.id, in)
 	if err != nil {
 		return err
 	}
 	type version struct {
-		XMLName      xml.Name
-		Key          string
-		VersionID    string `xml:"VersionId"`
-		IsLatest     bool
-		LastModified string
-		ETag         string `xml:",omitempty"`
-		Size         *int64 `xml:",omitempty"`
-		StorageClass string `xml:",omitempty"`
-		Owner        *owner
+		XMLName           xml.Name
+		Key               string
+		VersionID         string `xml:"VersionId"`
+		IsLatest          bool
+		LastModified      string
+		ETag              string   `xml:",omitempty"`
+		ChecksumAlgorithm []string `xml:",omitempty"`
+		ChecksumType      string   `xml:",omitempty"`
+		Size              *int64   `xml:",omitempty"`
+		StorageClass      string   `xml:",omitempty"`
+		Owner             *owner
 	}
 	var res struct {
 		XMLName             xml.Name `xml:"ListVersionsResult"`
@@ -209,6 +223,7 @@ func listObjectVersions(s *Server, w http.ResponseWriter, r *http.Request, c *ca
 		} else {
 			size := o.Size
 			v.ETag, v.Size, v.StorageClass = o.ETag, &size, o.StorageClass
+			v.ChecksumAlgorithm, v.ChecksumType = checksumNames(o), o.Meta.ChecksumType
 		}
 		res.Versions = append(res.Versions, v)
 	}
