@@ -20,6 +20,18 @@ import (
 
 var ctx = context.Background()
 
+// openSQLite opens a fresh SQLite catalog, whatever the suite runs on:
+// for the KMIP tests, to which the catalog is only a list of names.
+func openSQLite(t *testing.T) catalog.Store {
+	t.Helper()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // openCatalog opens a fresh catalog of the kind the suite runs on
 // (OSTIUM_TEST_CATALOG).
 func openCatalog(t *testing.T) catalog.Store {

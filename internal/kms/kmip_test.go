@@ -26,7 +26,7 @@ func kmipKeys(t *testing.T, srv *kmstest.KMIPServer, s catalog.Store, o kms.Keyr
 func TestKMIPConformance(t *testing.T) {
 	srv := kmstest.StartKMIP(t)
 	kmstest.Run(t, kmstest.Options{Region: "eu-west-3", Open: func(t *testing.T) kms.Manager {
-		return kmipKeys(t, srv, openCatalog(t), kms.KeyringOptions{Region: "eu-west-3"})
+		return kmipKeys(t, srv, openSQLite(t), kms.KeyringOptions{Region: "eu-west-3"})
 	}})
 }
 
@@ -36,7 +36,7 @@ func TestKMIPConformance(t *testing.T) {
 func TestKMIPOutage(t *testing.T) {
 	srv := kmstest.StartKMIP(t)
 	srv.Config.Timeout = time.Second
-	k := kmipKeys(t, srv, openCatalog(t), kms.KeyringOptions{})
+	k := kmipKeys(t, srv, openSQLite(t), kms.KeyringOptions{})
 	id, err := k.DefaultKey(ctx, "acme")
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestKMIPOutage(t *testing.T) {
 // gone there, whatever the catalog says.
 func TestKMIPDestroyReachesServer(t *testing.T) {
 	srv := kmstest.StartKMIP(t)
-	s := openCatalog(t)
+	s := openSQLite(t)
 	k := kmipKeys(t, srv, s, kms.KeyringOptions{})
 	id, _ := k.DefaultKey(ctx, "acme")
 	dk, err := k.NewDataKey(ctx, "acme", id, nil)
@@ -119,7 +119,7 @@ func TestKMIPDestroyReachesServer(t *testing.T) {
 	}
 	// A key service whose catalog still holds the key as it was (a
 	// restored backup): the server has nothing left to open it with.
-	s2 := openCatalog(t)
+	s2 := openSQLite(t)
 	ks2 := s2.(catalog.KeyStore)
 	ck.State = catalog.KeyEnabled
 	if err := ks2.CreateKey(ctx, ck); err != nil {
