@@ -71,14 +71,19 @@ func NewKMIP(store catalog.KeyStore, c KMIPConfig, o KeyringOptions) (*Keyring, 
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	opts := []kmipclient.Option{kmipclient.WithClientCertFiles(c.CertFile, c.KeyFile),
-		kmipclient.WithKmipVersions(kmip.V1_4, kmip.V1_3, kmip.V1_2),
-		kmipclient.WithTlsConfig(&tls.Config{MinVersion: tls.VersionTLS12})}
-	if c.CAFile != "" {
-		opts = append(opts, kmipclient.WithRootCAFile(c.CAFile))
-	}
-	if c.ServerName != "" {
-		opts = append(opts, kmipclient.WithServerName(c.ServerName))
+	// Options fill in the TLS configuration they are given: each dial
+	// gets its own.
+	opts := func() []kmipclient.Option {
+		opts := []kmipclient.Option{kmipclient.WithTlsConfig(&tls.Config{MinVersion: tls.VersionTLS12}),
+			kmipclient.WithClientCertFiles(c.CertFile, c.KeyFile),
+			kmipclient.WithKmipVersions(kmip.V1_4, kmip.V1_3, kmip.V1_2)}
+		if c.CAFile != "" {
+			opts = append(opts, kmipclient.WithRootCAFile(c.CAFile))
+		}
+		if c.ServerName != "" {
+			opts = append(opts, kmipclient.WithServerName(c.ServerName))
+		}
+		return opts
 	}
 	// The files are read now: a wrong path stops the start, not the
 	// first PUT.
@@ -107,7 +112,7 @@ func NewKMIP(store catalog.KeyStore, c KMIPConfig, o KeyringOptions) (*Keyring, 
 
 type kmipBackend struct {
 	addr    string
-	opts    []kmipclient.Option
+	opts    func() []kmipclient.Option
 	timeout time.Duration
 	// pool holds the connections, nil for one not dialled (or dropped
 	// after a failure): a call takes one for itself, so that a hung
@@ -144,7 +149,7 @@ func (b *kmipBackend) call(ctx context.Context, req kmip.OperationPayload) (kmip
 	}
 	if c == nil {
 		var err error
-		if c, err = kmipclient.DialContext(ctx, b.addr, b.opts...); err != nil {
+		if c, err = kmipclient.DialContext(ctx, b.addr, b.opts()...); err != nil {
 			b.pool <- nil
 			return nil, fmt.Errorf("%w: KMIP server %s: %v", ErrUnavailable, b.addr, err)
 		}

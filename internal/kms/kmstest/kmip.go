@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -141,7 +142,23 @@ func (s *KMIPServer) Stop() {
 
 // Pause freezes the server (SIGSTOP): it accepts connections, in the
 // kernel, and answers nothing, as a hung KMS does. Resume thaws it.
-func (s *KMIPServer) Pause()  { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGSTOP) }
+func (s *KMIPServer) Pause() {
+	s.t.Helper()
+	if err := syscall.Kill(-s.cmd.Process.Pid, syscall.SIGSTOP); err != nil {
+		s.t.Fatalf("pause the KMIP server: %v", err)
+	}
+	// The stop is delivered asynchronously: wait until it took hold, or
+	// the server may still answer the first calls.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+		if _, rest, ok := strings.Cut(string(st), ") "); err == nil && ok && strings.HasPrefix(rest, "T") {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the KMIP server did not stop: %s %v", st, err)
+		}
+	}
+}
 func (s *KMIPServer) Resume() { syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT) }
 
 // newCert writes dir/name.crt and dir/name.key: a CA when parent is nil,
