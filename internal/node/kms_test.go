@@ -5,7 +5,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/kms"
 	"github.com/ostiumio/ostium/internal/kms/kmstest"
@@ -107,5 +109,59 @@ func TestNodeWithKMIP(t *testing.T) {
 	}
 	if ms, _ := n.Catalog.(catalog.KeyStore).MasterKeys(ctx); len(ms) != 0 {
 		t.Fatalf("a node on KMIP made master keys: %+v", ms)
+	}
+}
+
+// A node runs the re-wrap job: after a rotation, a stored wrapped key
+// moves to the new version by itself, bound to the object as the object
+// service binds it, and opens to the same data key.
+func TestNodeRewrapsAfterRotation(t *testing.T) {
+	ctx := context.Background()
+	n, err := node.Open(ctx, node.Config{DataDir: t.TempDir(), Catalog: testenv.CatalogURL(t), KMS: node.KMSConfig{RewrapInterval: 100 * time.Millisecond},
+		RootAccessKey: nodetest.AccessKey, RootSecretKey: nodetest.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if err := n.Catalog.CreateBucket(ctx, catalog.Bucket{Name: "b", Tenant: "acme", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := n.KMS.DefaultKey(ctx, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := &catalog.Encryption{Kind: "AES256", KeyID: id, Context: "e30="}
+	bound := []byte("ostium object\x00b\x00k\x00e30=") // objects.KeyContext
+	dk, err := n.KMS.NewDataKey(ctx, "acme", id, bound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc.WrappedKey = dk.Wrapped
+	now := time.Now()
+	if err := n.Catalog.PutObject(ctx, catalog.Object{Bucket: "b", Key: "k", VersionID: catalog.NullVersion, Size: 1, ETag: `"e"`, LastModified: now,
+		Meta: catalog.Meta{Encryption: enc}, Parts: []catalog.Part{{BlobID: blob.NewID(), Size: 1, ETag: `"e"`, LastModified: now}}}, catalog.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.KMS.RotateKey(ctx, "acme", id); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		o, err := n.Catalog.GetObject(ctx, "b", "k", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := o.Meta.Encryption.WrappedKey; !bytes.Equal(w, dk.Wrapped) {
+			plain, err := n.KMS.Unwrap(ctx, "acme", id, w, bound)
+			if err != nil || !bytes.Equal(plain, dk.Plain) {
+				t.Fatalf("the re-wrapped key: %v", err)
+			}
+			if _, changed, err := n.KMS.(kms.Rewrapper).Rewrap(ctx, "acme", id, w, bound); err != nil || changed {
+				t.Fatalf("re-wrapped, but not under the newest version: %v", err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the node's re-wrap job did not re-wrap the stored key within 20 s")
+		}
 	}
 }
