@@ -46,9 +46,11 @@ type KMIPServer struct {
 	Config kms.KMIPConfig // how a client reaches it
 	t      *testing.T
 	bin    string
+	dir    string
 	conf   string
 	log    string
 	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has exited
 }
 
 // StartKMIP starts a PyKMIP server for the test, stopped when it ends.
@@ -67,16 +69,35 @@ func StartKMIP(t *testing.T) *KMIPServer {
 	ca, caKey := newCert(t, dir, "ca", nil, nil)
 	newCert(t, dir, "server", ca, caKey)
 	newCert(t, dir, "client", ca, caKey)
+	s := &KMIPServer{t: t, bin: bin, dir: dir, conf: filepath.Join(dir, "server.conf"), log: filepath.Join(dir, "server.log"),
+		Config: kms.KMIPConfig{CAFile: filepath.Join(dir, "ca.crt"), CertFile: filepath.Join(dir, "client.crt"),
+			KeyFile: filepath.Join(dir, "client.key"), Timeout: 2 * time.Second}}
+	t.Cleanup(s.Stop)
+	// A free port, as far as one can tell before the server binds it:
+	// another process may take it meanwhile, when the server exits and
+	// another port is tried.
+	for attempt := 1; ; attempt++ {
+		s.pickPort()
+		err := s.start()
+		if err == nil {
+			return s
+		}
+		if attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("PyKMIP server, attempt %d: %v", attempt, err)
+	}
+}
+
+func (s *KMIPServer) pickPort() {
+	s.t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		s.t.Fatal(err)
 	}
-	addr := l.Addr().String()
+	s.Config.Address = l.Addr().String()
 	l.Close()
-	host, port, _ := net.SplitHostPort(addr)
-	s := &KMIPServer{t: t, bin: bin, conf: filepath.Join(dir, "server.conf"), log: filepath.Join(dir, "server.log"),
-		Config: kms.KMIPConfig{Address: addr, CAFile: filepath.Join(dir, "ca.crt"), CertFile: filepath.Join(dir, "client.crt"),
-			KeyFile: filepath.Join(dir, "client.key"), Timeout: 2 * time.Second}}
+	host, port, _ := net.SplitHostPort(s.Config.Address)
 	conf := fmt.Sprintf(`[server]
 hostname=%s
 port=%s
@@ -88,42 +109,55 @@ enable_tls_client_auth=True
 database_path=%s
 policy_path=%s
 logging_level=INFO
-`, host, port, filepath.Join(dir, "server.crt"), filepath.Join(dir, "server.key"), filepath.Join(dir, "ca.crt"),
-		filepath.Join(dir, "pykmip.db"), dir)
+`, host, port, filepath.Join(s.dir, "server.crt"), filepath.Join(s.dir, "server.key"), filepath.Join(s.dir, "ca.crt"),
+		filepath.Join(s.dir, "pykmip.db"), s.dir)
 	if err := os.WriteFile(s.conf, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
+		s.t.Fatal(err)
 	}
-	s.Start()
-	t.Cleanup(s.Stop)
-	return s
 }
 
-// Start starts the server (again, on the same address and database) and
+// Start starts the server again, on the same address and database, and
 // waits until it accepts connections.
 func (s *KMIPServer) Start() {
 	s.t.Helper()
+	if err := s.start(); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *KMIPServer) start() error {
 	out, err := os.OpenFile(s.log+".out", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		s.t.Fatal(err)
+		return err
 	}
 	defer out.Close()
 	s.cmd = exec.Command(s.bin, "-f", s.conf, "-l", s.log)
 	s.cmd.Stdout, s.cmd.Stderr = out, out
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
-		s.t.Fatalf("start %s: %v", s.bin, err)
+		return fmt.Errorf("start %s: %w", s.bin, err)
 	}
+	exited := make(chan struct{})
+	s.exited = exited
+	go func(cmd *exec.Cmd) { cmd.Wait(); close(exited) }(s.cmd)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
+		select {
+		case <-exited:
+			b, _ := os.ReadFile(s.log + ".out")
+			s.cmd = nil
+			return fmt.Errorf("PyKMIP server exited (its port %s taken?):\n%s", s.Config.Address, b)
+		default:
+		}
 		c, err := net.DialTimeout("tcp", s.Config.Address, time.Second)
 		if err == nil {
 			c.Close()
-			return
+			return nil
 		}
 		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(s.log + ".out")
 			s.Stop()
-			s.t.Fatalf("PyKMIP server did not listen on %s within a minute: %v\n%s", s.Config.Address, err, b)
+			return fmt.Errorf("PyKMIP server did not listen on %s within a minute: %v\n%s", s.Config.Address, err, b)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -136,7 +170,7 @@ func (s *KMIPServer) Stop() {
 	}
 	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGCONT) // a paused server dies too
 	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	s.cmd.Wait()
+	<-s.exited
 	s.cmd = nil
 }
 
