@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Locks", testLocks},
 		{"Keys", testKeys},
 		{"WrappedKeys", testWrappedKeys},
+		{"Console", testConsole},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {
