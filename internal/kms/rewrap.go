@@ -157,18 +157,28 @@ func (j *RewrapJob) Pass(ctx context.Context) (RewrapStats, error) {
 		}
 		if !p.Uploads {
 			if err := j.versions(ctx, b, &p, &st); err != nil {
-				return st, err
+				return st, j.stopped(p, err)
 			}
 			p = position{Bucket: b.Name, Uploads: true}
 		}
 		if err := j.uploads(ctx, b, &p, &st); err != nil {
-			return st, err
+			return st, j.stopped(p, err)
 		}
 		p = position{Bucket: b.Name + "\x00"} // the next bucket
 		j.save(ctx, p)
 	}
 	j.save(ctx, position{})
 	return st, nil
+}
+
+// stopped saves where a pass that is stopping got to (the last row it
+// finished), even as its context ends, so that the next pass starts
+// there rather than at the last page saved.
+func (j *RewrapJob) stopped(p position, err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	j.save(ctx, p)
+	return err
 }
 
 // rewrap re-wraps one stored key; swap stores the result if the row
