@@ -74,7 +74,7 @@ func keyCall(c *admin.Client, a []string, method, action string, in any) (any, e
 type adminFlags struct {
 	displayName, role, bucket, email, platform string
 	buckets                                    listFlag
-	purge, readOnly, csv                       bool
+	purge, readOnly, csv, yes                  bool
 	from, to, tenant                           string
 	limit                                      int
 	jsonl                                      bool
@@ -314,12 +314,13 @@ current key is meant.`,
 		ac := adminCmds[name]
 		words := strings.Fields(name)
 		parent := cmd
-		if len(words) == 2 {
-			if groups[words[0]] == nil {
-				groups[words[0]] = &cobra.Command{Use: words[0], Short: adminGroups[words[0]]}
-				cmd.AddCommand(groups[words[0]])
+		for i := 1; i < len(words); i++ { // groups, and groups in groups ("tenant key")
+			g := strings.Join(words[:i], " ")
+			if groups[g] == nil {
+				groups[g] = &cobra.Command{Use: words[i-1], Short: adminGroups[g]}
+				parent.AddCommand(groups[g])
 			}
-			parent = groups[words[0]]
+			parent = groups[g]
 		}
 		need := len(ac.args)
 		if need > 0 && strings.HasPrefix(ac.args[need-1], "[") {

@@ -18,6 +18,7 @@ import (
 	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/kms"
 )
 
 // DefaultGrace is how long a rotated key keeps working, so that running
@@ -87,6 +88,7 @@ type Service struct {
 	grace     time.Duration
 	audit     *audit.Log // nil: none kept
 	rootMu    sync.Mutex
+	kms       kms.Manager // nil: no key service (SetKMS)
 }
 
 // Platforms are the node's storage platforms (*platform.Set).
@@ -341,13 +343,23 @@ func (s *Service) DeleteTenant(ctx context.Context, id *iam.Identity, name strin
 		if err := s.done(s.cat.SetTenantStatus(ctx, name, catalog.TenantSuspended)); err != nil {
 			return err
 		}
+		// Then crypto-shred: from here, whatever of its data a purge cut
+		// short (or a platform, or a backup) keeps is unreadable.
+		if err := s.destroyTenantKeys(ctx, name); err != nil {
+			return err
+		}
 		for _, b := range bs {
 			if err := s.cat.PurgeBucket(ctx, b.Name); err != nil && !errors.Is(err, catalog.ErrNoSuchBucket) {
 				return apiErr(err)
 			}
 		}
 	}
-	return s.done(s.cat.DeleteTenant(ctx, name))
+	if err := s.done(s.cat.DeleteTenant(ctx, name)); err != nil {
+		return err
+	}
+	// A tenant made again under this name is a new one: it gets none of
+	// these keys.
+	return s.destroyTenantKeys(ctx, name)
 }
 
 // CreateUser adds a user; email (optional, unique) lets ACLs grant to it

@@ -43,9 +43,11 @@ type TenantKey struct {
 
 // KeyVersion is one version of a tenant key's material, sealed.
 type KeyVersion struct {
-	Version       int // 1, 2, ...
-	Sealed        []byte
-	MasterVersion int // the master key version Sealed is sealed by
+	Version int // 1, 2, ...
+	Sealed  []byte
+	// MasterVersion is the master key version Sealed is sealed by; 0 for
+	// material an external KMS holds, which Sealed then names there.
+	MasterVersion int
 	Created       time.Time
 }
 
@@ -86,7 +88,8 @@ type KeyStore interface {
 	// fromMaster: a master key rotation. It reports whether it did.
 	ResealKeyVersion(ctx context.Context, id string, version int, sealed []byte, masterVersion, fromMaster int) (bool, error)
 	// KeysSealedBefore returns up to limit versions of live keys sealed
-	// by a master version older than master, for a re-seal.
+	// by a master version older than master (none an external KMS
+	// holds), for a re-seal.
 	KeysSealedBefore(ctx context.Context, master, limit int) ([]KeyRef, error)
 
 	// MasterKeys returns every master key version, oldest first.
@@ -103,4 +106,17 @@ type KeyStore interface {
 type KeyRef struct {
 	ID      string
 	Version int
+}
+
+// WrappedKeys replaces stored wrapped data keys
+// (Meta.Encryption.WrappedKey of a version or a multipart upload) in
+// place: a key rotation's re-wrap, which changes nothing else of the
+// row, and never what a write changed meanwhile.
+type WrappedKeys interface {
+	// RewrapVersion sets a version's wrapped key to wrapped if it is
+	// still old; false if the version is gone or its key is no longer
+	// old.
+	RewrapVersion(ctx context.Context, bucket, key, versionID string, old, wrapped []byte) (bool, error)
+	// RewrapUpload does the same for a multipart upload.
+	RewrapUpload(ctx context.Context, bucket, key, uploadID string, old, wrapped []byte) (bool, error)
 }

@@ -2,7 +2,6 @@ package kms
 
 import (
 	"context"
-	"crypto/cipher"
 	"errors"
 	"fmt"
 	"sync"
@@ -38,35 +37,54 @@ type KeyringOptions struct {
 // inside cipher.AEAD values, which nothing logs.
 type Keyring struct {
 	store  catalog.KeyStore
-	node   cipher.AEAD // seals master key versions
+	be     backend // where the material is: the catalog, sealed, or an external KMS
 	region string
 	epoch  func() uint64
 	ttl    time.Duration
 	max    int
 
 	mu      sync.Mutex
-	masters *masterSet
 	keys    map[string]*tenantKey // by id
 	aliases map[[2]string]aliasEntry
 }
 
-var (
-	_ Keys    = (*Keyring)(nil)
-	_ Manager = (*Keyring)(nil)
-)
-
-type masterSet struct {
-	aead    map[int]cipher.AEAD
-	newest  int
-	epoch   uint64
-	expires time.Time
+// backend holds tenant keys' material: the built-in one seals it into
+// the catalog, an external KMS keeps it and only names it there.
+type backend interface {
+	// format is the first byte of what this backend's keys wrap.
+	format() byte
+	// newVersion makes material for version of a key, as to be stored.
+	newVersion(ctx context.Context, tenant, id string, version int) (catalog.KeyVersion, error)
+	// open makes the wrapper of a stored version.
+	open(ctx context.Context, ck catalog.TenantKey, v catalog.KeyVersion) (wrapper, error)
+	// destroy destroys every version's material of ck, before the catalog
+	// forgets where it is; material already gone is no error.
+	destroy(ctx context.Context, ck catalog.TenantKey) error
+	// flush drops what the backend caches.
+	flush()
 }
+
+// wrapper wraps data keys under one version of a tenant key.
+type wrapper interface {
+	// wrap returns header || the wrapped plain, ad bound.
+	wrap(ctx context.Context, header, plain, ad []byte) ([]byte, error)
+	// unwrap opens body (what follows the header); ErrUnwrap if it does
+	// not open under this key and ad.
+	unwrap(ctx context.Context, body, ad []byte) ([]byte, error)
+}
+
+var (
+	_ Keys          = (*Keyring)(nil)
+	_ Manager       = (*Keyring)(nil)
+	_ Rewrapper     = (*Keyring)(nil)
+	_ MasterRotator = (*Keyring)(nil)
+)
 
 type tenantKey struct {
 	id, tenant, alias, state string
 	created                  time.Time
 	current                  int
-	versions                 map[int]cipher.AEAD
+	versions                 map[int]wrapper
 	epoch                    uint64
 	expires                  time.Time
 }
@@ -84,7 +102,13 @@ func NewKeyring(store catalog.KeyStore, nodeKey []byte, o KeyringOptions) (*Keyr
 	if err != nil {
 		return nil, fmt.Errorf("kms: node key: %w", err)
 	}
-	k := &Keyring{store: store, node: node, region: o.Region, epoch: o.Epoch, ttl: o.TTL, max: o.MaxCached}
+	k := newKeyring(store, o)
+	k.be = &builtin{k: k, node: node}
+	return k, nil
+}
+
+func newKeyring(store catalog.KeyStore, o KeyringOptions) *Keyring {
+	k := &Keyring{store: store, region: o.Region, epoch: o.Epoch, ttl: o.TTL, max: o.MaxCached}
 	if k.region == "" {
 		k.region = "us-east-1"
 	}
@@ -97,107 +121,32 @@ func NewKeyring(store catalog.KeyStore, nodeKey []byte, o KeyringOptions) (*Keyr
 	if k.max <= 0 {
 		k.max = 10_000
 	}
-	k.Flush()
-	return k, nil
+	k.keys, k.aliases = map[string]*tenantKey{}, map[[2]string]aliasEntry{}
+	return k
 }
 
 // Flush drops every cached key.
 func (k *Keyring) Flush() {
 	k.mu.Lock()
-	k.masters, k.keys, k.aliases = nil, map[string]*tenantKey{}, map[[2]string]aliasEntry{}
+	k.keys, k.aliases = map[string]*tenantKey{}, map[[2]string]aliasEntry{}
 	k.mu.Unlock()
+	k.be.flush()
 }
 
 func (k *Keyring) fresh(epoch uint64, expires time.Time) bool {
 	return epoch == k.epoch() && time.Now().Before(expires)
 }
 
-// masterKeys returns the master versions, loading them when none are
-// cached, the cache is stale, or version need (> 0) is not among them.
-// The first use makes version 1.
-func (k *Keyring) masterKeys(ctx context.Context, need int) (*masterSet, error) {
-	k.mu.Lock()
-	ms := k.masters
-	k.mu.Unlock()
-	if ms != nil && k.fresh(ms.epoch, ms.expires) && (need == 0 || ms.aead[need] != nil) {
-		return ms, nil
-	}
-	epoch := k.epoch() // before the read: a change after it is seen next time
-	for range 3 {
-		stored, err := k.store.MasterKeys(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("kms: master keys: %w", err)
-		}
-		if len(stored) == 0 {
-			m := catalog.MasterKey{Version: 1, Sealed: k.sealMaster(1), Created: time.Now().UTC()}
-			if err := k.store.AddMasterKey(ctx, m); err != nil && !errors.Is(err, catalog.ErrKeyExists) {
-				return nil, fmt.Errorf("kms: make the master key: %w", err)
-			}
-			continue // read what won, this node's or another's
-		}
-		ms := &masterSet{aead: map[int]cipher.AEAD{}, epoch: epoch, expires: time.Now().Add(k.ttl)}
-		for _, m := range stored {
-			plain, err := open(k.node, m.Sealed, masterAD(m.Version))
-			if err != nil {
-				return nil, fmt.Errorf("kms: master key version %d does not open under this node key (is node_key the one the other nodes use?)", m.Version)
-			}
-			aead, err := newAEAD(plain)
-			clear(plain)
-			if err != nil {
-				return nil, err
-			}
-			ms.aead[m.Version], ms.newest = aead, m.Version
-		}
-		if need > 0 && ms.aead[need] == nil {
-			return nil, fmt.Errorf("kms: master key version %d is gone", need)
-		}
-		k.mu.Lock()
-		k.masters = ms
-		k.mu.Unlock()
-		return ms, nil
-	}
-	return nil, errors.New("kms: could not make the master key")
-}
-
-// sealMaster makes a fresh master key and seals it by the node key.
-func (k *Keyring) sealMaster(version int) []byte {
-	plain := randomKey()
-	defer clear(plain)
-	return seal(k.node, nil, plain, masterAD(version))
-}
-
-// sealTenant makes fresh material for version of a tenant key, sealed by
-// the newest master version.
-func (k *Keyring) sealTenant(ctx context.Context, tenant, id string, version int) (catalog.KeyVersion, error) {
-	ms, err := k.masterKeys(ctx, 0)
-	if err != nil {
-		return catalog.KeyVersion{}, err
-	}
-	plain := randomKey()
-	defer clear(plain)
-	return catalog.KeyVersion{Version: version, Sealed: seal(ms.aead[ms.newest], nil, plain, tenantAD(tenant, id, version)),
-		MasterVersion: ms.newest, Created: time.Now().UTC()}, nil
-}
-
 // openKey opens every version of a stored key.
 func (k *Keyring) openKey(ctx context.Context, ck catalog.TenantKey, epoch uint64) (*tenantKey, error) {
 	tk := &tenantKey{id: ck.ID, tenant: ck.Tenant, alias: ck.Name, state: ck.State, created: ck.Created, current: ck.Version,
-		versions: make(map[int]cipher.AEAD, len(ck.Versions)), epoch: epoch, expires: time.Now().Add(k.ttl)}
+		versions: make(map[int]wrapper, len(ck.Versions)), epoch: epoch, expires: time.Now().Add(k.ttl)}
 	for _, v := range ck.Versions {
-		ms, err := k.masterKeys(ctx, v.MasterVersion)
+		w, err := k.be.open(ctx, ck, v)
 		if err != nil {
 			return nil, err
 		}
-		plain, err := open(ms.aead[v.MasterVersion], v.Sealed, tenantAD(ck.Tenant, ck.ID, v.Version))
-		if err != nil {
-			return nil, fmt.Errorf("kms: key %s version %d does not open under master version %d", ck.ID, v.Version, v.MasterVersion)
-		}
-		aead, err := newAEAD(plain)
-		clear(plain)
-		if err != nil {
-			return nil, err
-		}
-		tk.versions[v.Version] = aead
+		tk.versions[v.Version] = w
 	}
 	return tk, nil
 }
@@ -315,13 +264,18 @@ func (k *Keyring) DefaultKey(ctx context.Context, tenant string) (string, error)
 func (k *Keyring) create(ctx context.Context, tenant, alias string) (catalog.TenantKey, error) {
 	for attempt := 0; ; attempt++ {
 		id := NewKeyID()
-		v, err := k.sealTenant(ctx, tenant, id, 1)
+		v, err := k.be.newVersion(ctx, tenant, id, 1)
 		if err != nil {
 			return catalog.TenantKey{}, err
 		}
 		ck := catalog.TenantKey{ID: id, Tenant: tenant, Name: alias, State: catalog.KeyEnabled, Created: v.Created,
 			Versions: []catalog.KeyVersion{v}, Version: 1}
 		err = k.store.CreateKey(ctx, ck)
+		if err != nil {
+			// Material the catalog will not name is destroyed (an
+			// external KMS would keep it for good); best effort.
+			k.be.destroy(ctx, ck)
+		}
 		if errors.Is(err, catalog.ErrNoSuchKey) && attempt == 0 {
 			k.Flush() // the master version was retired meanwhile: seal by the newest
 			continue
@@ -342,17 +296,20 @@ func (k *Keyring) NewDataKey(ctx context.Context, tenant, keyID string, context 
 	if err := tk.usable(); err != nil {
 		return DataKey{}, err
 	}
-	aead := tk.versions[tk.current]
-	if aead == nil {
+	w := tk.versions[tk.current]
+	if w == nil {
 		return DataKey{}, fmt.Errorf("kms: key %s has no version %d", tk.id, tk.current)
 	}
 	plain := randomKey()
-	wrapped := seal(aead, wrapHeader(tk.current), plain, dataAD(tenant, tk.id, tk.current, context))
+	wrapped, err := w.wrap(ctx, wrapHeader(k.be.format(), tk.current), plain, dataAD(tenant, tk.id, tk.current, context))
+	if err != nil {
+		return DataKey{}, err
+	}
 	return DataKey{KeyID: tk.id, Plain: plain, Wrapped: wrapped}, nil
 }
 
 func (k *Keyring) Unwrap(ctx context.Context, tenant, keyID string, wrapped, context []byte) ([]byte, error) {
-	version, body, err := parseWrapped(wrapped)
+	version, body, err := parseWrapped(k.be.format(), wrapped)
 	if err != nil {
 		return nil, err
 	}
@@ -369,13 +326,13 @@ func (k *Keyring) Unwrap(ctx context.Context, tenant, keyID string, wrapped, con
 	if err := tk.usable(); err != nil {
 		return nil, err
 	}
-	aead := tk.versions[version]
-	if aead == nil {
+	w := tk.versions[version]
+	if w == nil {
 		return nil, fmt.Errorf("%w: key %s has no version %d", ErrUnwrap, tk.id, version)
 	}
-	plain, err := open(aead, body, dataAD(tenant, tk.id, version, context))
+	plain, err := w.unwrap(ctx, body, dataAD(tenant, tk.id, version, context))
 	if err != nil {
-		return nil, fmt.Errorf("%w: under key %s version %d", ErrUnwrap, tk.id, version)
+		return nil, fmt.Errorf("key %s version %d: %w", tk.id, version, err)
 	}
 	return plain, nil
 }
@@ -447,7 +404,7 @@ func (k *Keyring) RotateKey(ctx context.Context, tenant, keyRef string) (KeyInfo
 		if ck.State == catalog.KeyDestroyed {
 			return KeyInfo{}, fmt.Errorf("%w: %s", ErrDestroyed, keyRef)
 		}
-		v, err := k.sealTenant(ctx, tenant, ck.ID, ck.Version+1)
+		v, err := k.be.newVersion(ctx, tenant, ck.ID, ck.Version+1)
 		if err != nil {
 			return KeyInfo{}, err
 		}
@@ -481,6 +438,11 @@ func (k *Keyring) SetKeyState(ctx context.Context, tenant, keyRef, state string)
 	if err != nil {
 		return KeyInfo{}, err
 	}
+	if state == StateDestroyed && ck.State != StateDestroyed {
+		if err := k.be.destroy(ctx, ck); err != nil {
+			return KeyInfo{}, err
+		}
+	}
 	if err := k.store.SetKeyState(ctx, ck.ID, state); err != nil {
 		return KeyInfo{}, fromCatalog(err, keyRef)
 	}
@@ -496,9 +458,54 @@ func (k *Keyring) DestroyTenantKeys(ctx context.Context, tenant string) error {
 	}
 	defer k.Flush()
 	for _, ck := range cks {
+		if ck.State == catalog.KeyDestroyed {
+			continue
+		}
+		if ck, err = k.store.GetKey(ctx, ck.ID); err != nil {
+			return fmt.Errorf("kms: destroy key %s of %q: %w", ck.ID, tenant, err)
+		}
+		if err := k.be.destroy(ctx, ck); err != nil {
+			return fmt.Errorf("kms: destroy key %s of %q: %w", ck.ID, tenant, err)
+		}
 		if err := k.store.SetKeyState(ctx, ck.ID, catalog.KeyDestroyed); err != nil {
 			return fmt.Errorf("kms: destroy key %s of %q: %w", ck.ID, tenant, err)
 		}
 	}
 	return nil
+}
+
+func (k *Keyring) Rewrap(ctx context.Context, tenant, keyID string, wrapped, context []byte) ([]byte, bool, error) {
+	version, _, err := parseWrapped(k.be.format(), wrapped)
+	if err != nil {
+		return nil, false, err
+	}
+	tk, err := k.resolve(ctx, tenant, keyID, true)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := tk.usable(); err != nil {
+		return nil, false, err
+	}
+	if version >= tk.current {
+		return wrapped, false, nil
+	}
+	plain, err := k.Unwrap(ctx, tenant, keyID, wrapped, context)
+	if err != nil {
+		return nil, false, err
+	}
+	defer clear(plain)
+	out, err := tk.versions[tk.current].wrap(ctx, wrapHeader(k.be.format(), tk.current), plain, dataAD(tenant, tk.id, tk.current, context))
+	if err != nil {
+		return nil, false, err
+	}
+	return out, true, nil
+}
+
+func (k *Keyring) RotateMaster(ctx context.Context) (MasterRotation, error) {
+	b, ok := k.be.(*builtin)
+	if !ok {
+		return MasterRotation{}, ErrNoMasterKey
+	}
+	defer k.Flush()
+	return b.rotateMaster(ctx)
 }

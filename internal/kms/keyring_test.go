@@ -20,6 +20,18 @@ import (
 
 var ctx = context.Background()
 
+// openSQLite opens a fresh SQLite catalog, whatever the suite runs on:
+// for the KMIP tests, to which the catalog is only a list of names.
+func openSQLite(t *testing.T) catalog.Store {
+	t.Helper()
+	s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // openCatalog opens a fresh catalog of the kind the suite runs on
 // (OSTIUM_TEST_CATALOG).
 func openCatalog(t *testing.T) catalog.Store {
@@ -164,5 +176,68 @@ func TestKeyringCatalogHoldsNoPlainKey(t *testing.T) {
 	}
 	if bytes.Contains(dk.Wrapped, dk.Plain) {
 		t.Fatal("the wrapped data key holds it in the clear")
+	}
+}
+
+// Rotating the master key seals every tenant key again under a new
+// version and deletes the old one: the catalog then holds nothing the
+// old master version opens, and every data key still unwraps, on this
+// node and on another that had cached the old master.
+func TestKeyringRotateMaster(t *testing.T) {
+	s, key := openCatalog(t), nodeKey()
+	var epoch atomic.Uint64
+	a := keyring(t, s, key, kms.KeyringOptions{})
+	b := keyring(t, s, key, kms.KeyringOptions{Epoch: epoch.Load})
+	var dks []kms.DataKey
+	var ids []string
+	for _, tenant := range []string{"acme", "zed"} {
+		id, err := a.DefaultKey(ctx, tenant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.RotateKey(ctx, tenant, id); err != nil {
+			t.Fatal(err)
+		}
+		dk, _ := a.NewDataKey(ctx, tenant, id, []byte(tenant))
+		dks, ids = append(dks, dk), append(ids, id)
+	}
+	if _, err := b.NewDataKey(ctx, "acme", ids[0], nil); err != nil { // b caches master 1
+		t.Fatal(err)
+	}
+	r, err := a.RotateMaster(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Version != 2 || r.Resealed != 4 || len(r.Retired) != 1 || r.Retired[0] != 1 {
+		t.Fatalf("RotateMaster = %+v, want version 2, 4 key versions re-sealed, 1 retired", r)
+	}
+	ks := s.(catalog.KeyStore)
+	masters, _ := ks.MasterKeys(ctx)
+	if len(masters) != 1 || masters[0].Version != 2 {
+		t.Fatalf("master versions after rotation: %+v", masters)
+	}
+	if refs, _ := ks.KeysSealedBefore(ctx, 2, 10); len(refs) != 0 {
+		t.Fatalf("still sealed by master 1: %+v", refs)
+	}
+	epoch.Add(1) // b's identity watch saw the change
+	for i, tenant := range []string{"acme", "zed"} {
+		for _, k := range []*kms.Keyring{a, b, keyring(t, s, key, kms.KeyringOptions{})} {
+			plain, err := k.Unwrap(ctx, tenant, ids[i], dks[i].Wrapped, []byte(tenant))
+			if err != nil || !bytes.Equal(plain, dks[i].Plain) {
+				t.Fatalf("%s after master rotation: %v", tenant, err)
+			}
+		}
+	}
+	// A key made after the rotation is sealed by the new master.
+	named, err := b.CreateKey(ctx, "acme", "after")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, _ := ks.GetKey(ctx, named.ID)
+	if ck.Versions[0].MasterVersion != 2 {
+		t.Fatalf("a key made after the rotation is sealed by master %d", ck.Versions[0].MasterVersion)
+	}
+	if r, err := a.RotateMaster(ctx); err != nil || r.Version != 3 || r.Resealed != 5 {
+		t.Fatalf("second rotation = %+v, %v", r, err)
 	}
 }

@@ -2,6 +2,7 @@ package kms
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -45,3 +46,30 @@ type Manager interface {
 	// (crypto-shredding, before the tenant is deleted).
 	DestroyTenantKeys(ctx context.Context, tenant string) error
 }
+
+// Rewrapper re-wraps a stored data key under the newest version of its
+// tenant key, the data key itself unchanged: what a rotation's
+// background job does to every stored wrapped key, so that object bytes
+// are never encrypted again.
+type Rewrapper interface {
+	// Rewrap returns wrapped re-wrapped, and whether it changed (false:
+	// it already was under the newest version).
+	Rewrap(ctx context.Context, tenant, keyID string, wrapped, context []byte) ([]byte, bool, error)
+}
+
+// MasterRotation is what a rotation of the master key did.
+type MasterRotation struct {
+	Version  int   `json:"version"`  // the new master version
+	Resealed int   `json:"resealed"` // tenant key versions sealed again under it
+	Retired  []int `json:"retired"`  // older master versions deleted
+}
+
+// MasterRotator rotates the master key: a new version, every tenant key
+// sealed again under it, the old versions deleted. Only the built-in
+// keyring has a master key (a KMIP server keeps tenant keys itself).
+type MasterRotator interface {
+	RotateMaster(ctx context.Context) (MasterRotation, error)
+}
+
+// ErrNoMasterKey: the key service has no master key of its own to rotate.
+var ErrNoMasterKey = errors.New("kms: this key service has no master key to rotate (the KMIP server keeps the tenant keys; rotate them there, or with key rotate)")

@@ -90,20 +90,21 @@ func dataAD(tenant, id string, version int, context []byte) []byte {
 	return ad("ostium kms data key 1", []byte(tenant), []byte(id), u32(version), context)
 }
 
-// A data key the keyring wraps: format byte, the tenant key version
-// (big-endian uint32), then what seal makes.
+// A wrapped data key: a format byte (which backend wrapped it), the
+// tenant key version (big-endian uint32), then what the backend made.
 const (
-	wrapFormat     = 1
+	formatBuiltin  = 1 // seal under the version's AEAD
+	formatKMIP     = 2 // the KMIP server's AES-GCM: nonce, ciphertext, tag
 	wrapHeaderSize = 5
 )
 
-func wrapHeader(version int) []byte {
-	return append([]byte{wrapFormat}, u32(version)...)
+func wrapHeader(format byte, version int) []byte {
+	return append([]byte{format}, u32(version)...)
 }
 
-func parseWrapped(w []byte) (version int, body []byte, err error) {
-	if len(w) < wrapHeaderSize || w[0] != wrapFormat {
-		return 0, nil, fmt.Errorf("%w: not a wrapped key of the built-in keyring", ErrUnwrap)
+func parseWrapped(format byte, w []byte) (version int, body []byte, err error) {
+	if len(w) < wrapHeaderSize || w[0] != format {
+		return 0, nil, fmt.Errorf("%w: not a wrapped key of this key service", ErrUnwrap)
 	}
 	v := binary.BigEndian.Uint32(w[1:5])
 	if v == 0 || v > 1<<30 {

@@ -128,6 +128,9 @@ type Config struct {
 	// only) the length of a lifecycle day; see lifecycle.go.
 	Lifecycle LifecycleConfig `yaml:",inline"`
 
+	// KMS is the key service of encryption at rest; see kms.go.
+	KMS KMSConfig `yaml:"kms,omitempty"`
+
 	// ConsoleIdleExpiry and ConsoleMaxAge end console sessions unused
 	// for that long, and that long after sign-in (0 = 30 min and 12 h).
 	ConsoleIdleExpiry time.Duration `yaml:"console_idle_expiry,omitempty"`
@@ -190,6 +193,7 @@ func (c *Config) Validate() error {
 	add(c.Metrics.validate())
 	add(c.Log.validate())
 	add(c.Lifecycle.validate())
+	add(c.KMS.validate())
 	// Sorted, so that the same file gives the same report.
 	ints := map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
 		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue}
@@ -324,6 +328,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
+	n.Admin.SetKMS(n.KMS)
 	n.Meter = metering.New(n.Catalog)
 	n.AccessLog = accesslog.New(n.Catalog, accesslog.Options{Buffer: cfg.AccessLogBuffer, Queue: cfg.AccessLogQueue})
 	proxies, _ := cfg.trustedProxies() // Validate checked them
@@ -397,6 +402,9 @@ func (n *Node) startJobs() {
 	deliver := accesslog.NewDeliverer(n.Catalog, n.Service, n.cfg.AccessLogInterval, n.cfg.AccessLogObjectRecords)
 	runs := []func(context.Context){leased("collector", gc.Run), leased("sweeper", sw.Run), watch, meter, health,
 		alog, leased("access-log-delivery", deliver.Run), leased(lifecycle.JobName, n.lifecycleWorker().Run)}
+	if rw := n.rewrapJob(); rw != nil {
+		runs = append(runs, leased(kms.RewrapJobName, rw.Run))
+	}
 	if n.Audit != nil {
 		runs = append(runs, leased("audit-pruner", func(ctx context.Context) { n.Audit.Run(ctx, time.Hour) }))
 	}

@@ -71,6 +71,14 @@ func testKeys(t *testing.T, s catalog.Store) {
 		must(t, ks.CreateKey(ctx, catalog.TenantKey{ID: fmt.Sprintf("k-anon%d", i), Tenant: "acme", State: catalog.KeyEnabled,
 			Created: now.Add(time.Duration(i+1) * time.Second), Versions: []catalog.KeyVersion{sealedVersion(1, 1)}}))
 	}
+	// Held by an external KMS (master version 0): no master version to
+	// hold, nothing to re-seal.
+	ext := sealedVersion(1, 0)
+	must(t, ks.CreateKey(ctx, catalog.TenantKey{ID: "k-ext", Tenant: "ext", State: catalog.KeyEnabled, Created: now,
+		Versions: []catalog.KeyVersion{ext}}))
+	if got, err := ks.GetKey(ctx, "k-ext"); err != nil || len(got.Versions) != 1 || got.Versions[0].MasterVersion != 0 {
+		t.Fatalf("external key = %+v, %v", got, err)
+	}
 	// Sealed by a master version that does not exist: refused, or the
 	// key could never be opened.
 	wantErr(t, ks.CreateKey(ctx, catalog.TenantKey{ID: "k-4", Tenant: "acme", State: catalog.KeyEnabled, Created: now,
@@ -173,5 +181,62 @@ func testKeys(t *testing.T, s catalog.Store) {
 	}
 	if list, _ := ks.ListKeys(ctx, "acme"); len(list) != 4 {
 		t.Fatalf("ListKeys keeps destroyed keys: %+v", list)
+	}
+}
+
+// testWrappedKeys checks the re-wrap of stored data keys: swapped only
+// while still the old one, nothing else of the row changed.
+func testWrappedKeys(t *testing.T, s catalog.Store) {
+	wk, ok := s.(catalog.WrappedKeys)
+	if !ok {
+		t.Fatalf("%T does not implement catalog.WrappedKeys", s)
+	}
+	bucket(t, s, "b")
+	enc := func(w string) *catalog.Encryption {
+		return &catalog.Encryption{Kind: "aws:kms", KeyID: "k-1", WrappedKey: []byte(w), Context: "e30=", BucketKey: true}
+	}
+	o := object("b", "k", 10)
+	o.Meta.Encryption = enc("w1")
+	o.Meta.Tags = map[string]string{"t": "v"}
+	put(t, s, o)
+	plain := put(t, s, object("b", "plain", 1))
+
+	done, err := wk.RewrapVersion(ctx, "b", "k", o.VersionID, []byte("w1"), []byte("w2"))
+	must(t, err)
+	if !done {
+		t.Fatal("RewrapVersion did not swap the current wrapped key")
+	}
+	got, err := s.GetObject(ctx, "b", "k", "")
+	must(t, err)
+	if e := got.Meta.Encryption; e == nil || string(e.WrappedKey) != "w2" || e.KeyID != "k-1" || e.Context != "e30=" || !e.BucketKey || e.Kind != "aws:kms" ||
+		got.Meta.Tags["t"] != "v" || got.Meta.User["a"] != "b" || got.Size != 10 || got.Parts[0].BlobID != o.Parts[0].BlobID {
+		t.Fatalf("after RewrapVersion: %+v, %+v", got, got.Meta.Encryption)
+	}
+	for _, c := range []struct{ key, old string }{{"k", "w1"}, {"plain", "w1"}, {"gone", "w1"}, {"k", ""}} {
+		done, err := wk.RewrapVersion(ctx, "b", c.key, "", []byte(c.old), []byte("w3"))
+		if err != nil || done {
+			t.Fatalf("RewrapVersion(%s, old %q) = %v, %v; want nothing done", c.key, c.old, done, err)
+		}
+	}
+	if got, _ := s.GetObject(ctx, "b", "plain", ""); got.Meta.Encryption != nil || got.ETag != plain.ETag {
+		t.Fatalf("a plain object changed: %+v", got)
+	}
+
+	u := catalog.Upload{Bucket: "b", Key: "u", UploadID: "up", Initiated: time.Now(), Meta: catalog.Meta{ContentType: "x/y", Encryption: enc("u1")}}
+	must(t, s.CreateUpload(ctx, u))
+	done, err = wk.RewrapUpload(ctx, "b", "u", "up", []byte("u1"), []byte("u2"))
+	must(t, err)
+	if !done {
+		t.Fatal("RewrapUpload did not swap")
+	}
+	gu, err := s.GetUpload(ctx, "b", "u", "up")
+	must(t, err)
+	if string(gu.Meta.Encryption.WrappedKey) != "u2" || gu.Meta.ContentType != "x/y" || gu.Meta.Encryption.KeyID != "k-1" {
+		t.Fatalf("after RewrapUpload: %+v", gu.Meta)
+	}
+	for _, id := range []string{"up", "nope"} {
+		if done, err := wk.RewrapUpload(ctx, "b", "u", id, []byte("u1"), []byte("u3")); err != nil || done {
+			t.Fatalf("RewrapUpload(%s, stale old) = %v, %v", id, done, err)
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package sqldb
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -48,6 +50,9 @@ func (s *Store) insertVersion(ctx context.Context, tx *sql.Tx, id string, v cata
 // needs it; ErrNoSuchKey if it is gone (the writer reloads the master
 // versions and seals again).
 func (s *Store) holdMaster(ctx context.Context, tx *sql.Tx, version int) error {
+	if version == 0 { // held by an external KMS
+		return nil
+	}
 	var one int
 	err := s.row(ctx, tx, s.q(`SELECT 1 FROM kms_master_keys WHERE version = ? {{forshare}}`), version).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -180,7 +185,7 @@ func (s *Store) KeysSealedBefore(ctx context.Context, master, limit int) ([]cata
 	return queryAll(ctx, s, "keys sealed before", func(sc interface{ Scan(...any) error }) (catalog.KeyRef, error) {
 		var r catalog.KeyRef
 		return r, sc.Scan(&r.ID, &r.Version)
-	}, `SELECT key_id, version FROM kms_key_versions WHERE master < ? ORDER BY key_id, version LIMIT ?`, master, limit)
+	}, `SELECT key_id, version FROM kms_key_versions WHERE master > 0 AND master < ? ORDER BY key_id, version LIMIT ?`, master, limit)
 }
 
 func (s *Store) MasterKeys(ctx context.Context) ([]catalog.MasterKey, error) {
@@ -224,4 +229,45 @@ func (s *Store) DeleteMasterKey(ctx context.Context, version int) error {
 		return err
 	})
 	return wrap("delete master key", err)
+}
+
+var _ catalog.WrappedKeys = (*Store)(nil)
+
+func swapWrapped(m *catalog.Meta, old, wrapped []byte) bool {
+	if m.Encryption == nil || len(old) == 0 || !bytes.Equal(m.Encryption.WrappedKey, old) {
+		return false
+	}
+	m.Encryption.WrappedKey = bytes.Clone(wrapped)
+	return true
+}
+
+func (s *Store) RewrapVersion(ctx context.Context, bucket, key, versionID string, old, wrapped []byte) (bool, error) {
+	var done bool
+	err := s.updateMeta(ctx, bucket, key, versionID, func(m *catalog.Meta) { done = swapWrapped(m, old, wrapped) })
+	if errors.Is(err, catalog.ErrNoSuchObject) {
+		return false, nil
+	}
+	return done, wrap("rewrap version", err)
+}
+
+func (s *Store) RewrapUpload(ctx context.Context, bucket, key, uploadID string, old, wrapped []byte) (bool, error) {
+	var done bool
+	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+		done = false
+		u, err := s.getUpload(ctx, tx, bucket, key, uploadID, s.d.ForUpdate)
+		if errors.Is(err, catalog.ErrNoSuchUpload) {
+			return nil
+		}
+		if err != nil || !swapWrapped(&u.Meta, old, wrapped) {
+			return err
+		}
+		meta, err := json.Marshal(u.Meta)
+		if err != nil {
+			return err
+		}
+		_, err = s.exec(ctx, tx, s.q(`UPDATE uploads SET meta = ? WHERE upload_id = ?`), string(meta), uploadID)
+		done = err == nil
+		return err
+	})
+	return done, wrap("rewrap upload", err)
 }

@@ -38,6 +38,7 @@ func Run(t *testing.T, o Options) {
 		{"NamedKeys", testNamedKeys},
 		{"Disable", testDisable},
 		{"Rotate", testRotate},
+		{"Rewrap", testRewrap},
 		{"Destroy", testDestroy},
 		{"DestroyTenantKeys", testDestroyTenantKeys},
 	}
@@ -369,4 +370,35 @@ func testDestroyTenantKeys(t *testing.T, k kms.Manager, o Options) {
 	if err := k.DestroyTenantKeys(ctx, "acme"); err != nil {
 		t.Fatalf("destroying again: %v", err)
 	}
+}
+
+// Re-wrapping keeps the data key and moves it to the newest version;
+// what is already there is left alone.
+func testRewrap(t *testing.T, k kms.Manager, o Options) {
+	rw, ok := k.(kms.Rewrapper)
+	if !ok {
+		t.Fatalf("%T does not re-wrap", k)
+	}
+	id := must(k.DefaultKey(ctx, "acme"))(t)
+	cx := []byte("b/k/v")
+	dk := must(k.NewDataKey(ctx, "acme", id, cx))(t)
+	if _, changed, err := rw.Rewrap(ctx, "acme", id, dk.Wrapped, cx); err != nil || changed {
+		t.Fatalf("Rewrap under the newest version: changed %v, %v", changed, err)
+	}
+	must(k.RotateKey(ctx, "acme", id))(t)
+	_, _, err := rw.Rewrap(ctx, "acme", id, dk.Wrapped, []byte("other"))
+	wantErr(t, err, kms.ErrUnwrap)
+	out, changed, err := rw.Rewrap(ctx, "acme", id, dk.Wrapped, cx)
+	if err != nil || !changed || bytes.Equal(out, dk.Wrapped) {
+		t.Fatalf("Rewrap after a rotation: changed %v, %v", changed, err)
+	}
+	plain := must(k.Unwrap(ctx, "acme", id, out, cx))(t)
+	if !bytes.Equal(plain, dk.Plain) {
+		t.Fatal("the re-wrapped key is another data key")
+	}
+	if _, changed, err := rw.Rewrap(ctx, "acme", id, out, cx); err != nil || changed {
+		t.Fatalf("Rewrap of a re-wrapped key: changed %v, %v", changed, err)
+	}
+	_, err = k.Unwrap(ctx, "acme", id, out, []byte("other"))
+	wantErr(t, err, kms.ErrUnwrap)
 }
