@@ -120,6 +120,9 @@ type Config struct {
 	// Lifecycle: the worker's pass interval and pace, and (for tests
 	// only) the length of a lifecycle day; see lifecycle.go.
 	Lifecycle LifecycleConfig `yaml:",inline"`
+	// SSE: the provider's default encryption of new objects, and (for
+	// tests only) SSE-C over plain HTTP; see sse.go.
+	SSE SSEConfig `yaml:",inline"`
 
 	// Metrics: who may scrape /metrics; per-tenant series. Log: format
 	// and levels of the log.
@@ -172,6 +175,7 @@ func (c *Config) Validate() error {
 	add(c.Metrics.validate())
 	add(c.Log.validate())
 	add(c.Lifecycle.validate())
+	add(c.SSE.validate())
 	// Sorted, so that the same file gives the same report.
 	ints := map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
 		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue}
@@ -292,7 +296,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute, n.Metrics.KeyCache)
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache,
-		LifecycleDay: cfg.Lifecycle.Day})
+		LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule()})
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Meter = metering.New(n.Catalog)
@@ -304,7 +308,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		MaxPerTenant: max(1, maxReq*or(cfg.TenantShare, DefaultTenantShare)/100),
 		IdleTimeout:  or(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout), RequestTimeout: or(cfg.RequestTimeout, DefaultRequestTimeout),
 		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog, Audit: n.Audit,
-		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel()})
+		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel(), SSECOverHTTP: cfg.SSE.COverHTTP})
 	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys))
 	n.exportStores()
 	// Root credentials last: a start that fails before this point leaves

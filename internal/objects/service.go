@@ -34,6 +34,8 @@ type Service struct {
 	buckets bucketCache
 	hits    *metrics.Cache // of bucket lookups
 	lc      lifecycleState
+	// sseDefault is the provider's default encryption of new objects.
+	sseDefault EncryptionRule
 }
 
 // Tenants tells whether a tenant is suspended, where its blobs go and
@@ -118,12 +120,16 @@ type Options struct {
 	// LifecycleDay is how long a lifecycle day lasts (0 = 24 h; shorter
 	// only in tests).
 	LifecycleDay time.Duration
+	// DefaultEncryption is the provider's default encryption of new
+	// objects, under tenants' and buckets' defaults (zero: none).
+	DefaultEncryption EncryptionRule
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
 func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
 	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache}
 	s.lc.day = o.LifecycleDay
+	s.sseDefault = o.DefaultEncryption
 	if s.region == "" {
 		s.region = "us-east-1"
 	}
