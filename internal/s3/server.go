@@ -248,6 +248,7 @@ func init() {
 		OpGetBucketLifecycleConfiguration: getBucketLifecycle,
 		OpPutBucketLifecycleConfiguration: putBucketLifecycle,
 		OpDeleteBucketLifecycle:           deleteBucketLifecycle,
+		OpGetObjectAttributes:             getObjectAttributes,
 	}
 }
 
