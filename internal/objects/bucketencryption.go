@@ -155,3 +155,14 @@ func (s *Service) BucketDefaultEncryption(ctx context.Context, bucket string) (*
 	}
 	return s.DefaultEncryption(ctx, b)
 }
+
+// UploadEncryption is how a multipart upload's parts are encrypted (nil:
+// not), which UploadPart's response reports as AWS does; the caller has
+// just been allowed to write a part of it.
+func (s *Service) UploadEncryption(ctx context.Context, bucket, key, uploadID string) (*catalog.Encryption, error) {
+	u, err := s.cat.GetUpload(ctx, bucket, key, uploadID)
+	if err != nil {
+		return nil, fmt.Errorf("objects: upload %s: %w", uploadID, err)
+	}
+	return u.Meta.Encryption, nil
+}

@@ -5,7 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -38,11 +40,6 @@ var (
 	errSSECMissingMD5  = &apiError{400, "InvalidArgument", "Requests specifying Server Side Encryption with Customer provided keys must provide the client calculated MD5 of the secret key."}
 	errSSECMD5Mismatch = &apiError{400, "InvalidArgument", "The calculated MD5 hash of the key did not match the hash that was provided."}
 	errSSECWithSSE     = &apiError{400, "InvalidArgument", "Server Side Encryption with Customer provided key is incompatible with the encryption method specified"}
-	// errSSECRequired answers a read of an SSE-C object without its key.
-	errSSECRequired = &apiError{400, "InvalidRequest", "The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object."}
-	// errSSECWrongKey answers a read with another key than the object's:
-	// AWS says no more than that access is denied.
-	errSSECWrongKey = &apiError{403, "AccessDenied", "Access Denied"}
 )
 
 // sseRequest is what a request's encryption headers ask for, checked as
@@ -170,6 +167,26 @@ func (s *Server) customerKey(r *http.Request, prefix string) (sseRequest, error)
 	return sseRequest{Kind: objects.SSEAlgorithmC, CustomerKey: k, CustomerKeyMD5: sum}, nil
 }
 
+// request is q as the object service takes it (nil: none asked).
+func (q sseRequest) request() *objects.EncryptRequest {
+	if q.Kind == "" {
+		return nil
+	}
+	return &objects.EncryptRequest{Kind: q.Kind, KeyID: q.KMSKeyID, Context: q.Context, BucketKey: q.BucketKey, CustomerKey: q.CustomerKey}
+}
+
+// formSSERequest is a form upload's encryption fields as the headers of
+// a request in r's context (whose origin tells whether it was secure).
+func formSSERequest(r *http.Request, fields map[string]string) *http.Request {
+	h := http.Header{}
+	for k, v := range fields {
+		if strings.HasPrefix(k, "x-amz-server-side-encryption") {
+			h.Set(k, v)
+		}
+	}
+	return (&http.Request{Method: http.MethodPost, Header: h, URL: &url.URL{}}).WithContext(r.Context())
+}
+
 // withSSEConditions puts a write's encryption headers, as sent, where
 // the bucket policy's condition keys read them.
 func withSSEConditions(r *http.Request) *http.Request {
@@ -180,23 +197,6 @@ func withSSEConditions(r *http.Request) *http.Request {
 	o := iam.OriginOf(r.Context())
 	o.SSE, o.SSEKMSKeyID = sse, id
 	return r.WithContext(iam.WithOrigin(r.Context(), o))
-}
-
-// checkReadKey checks the SSE-C key a read (or an extension of an
-// upload) presents against what the object was stored with: none for an
-// object that is not SSE-C (AWS's InvalidRequest), the key for one that
-// is.
-func checkReadKey(enc *catalog.Encryption, q sseRequest) error {
-	isC := enc != nil && enc.Kind == objects.SSEAlgorithmC
-	switch {
-	case !isC && q.Kind != "":
-		return errNotEncrypted
-	case isC && q.Kind == "":
-		return errSSECRequired
-	case isC && q.CustomerKeyMD5 != enc.CustomerKeyMD5:
-		return errSSECWrongKey
-	}
-	return nil
 }
 
 // setSSEHeaders writes the encryption response headers AWS sends for an
