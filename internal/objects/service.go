@@ -18,6 +18,7 @@ import (
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/kms"
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objectlock"
 )
@@ -34,6 +35,7 @@ type Service struct {
 	buckets bucketCache
 	hits    *metrics.Cache // of bucket lookups
 	lc      lifecycleState
+	keys    kms.Keys // data keys of encryption at rest; nil: SSE-C only
 }
 
 // Tenants tells whether a tenant is suspended, where its blobs go and
@@ -118,11 +120,14 @@ type Options struct {
 	// LifecycleDay is how long a lifecycle day lasts (0 = 24 h; shorter
 	// only in tests).
 	LifecycleDay time.Duration
+	// Keys wraps the data keys of SSE-S3 and SSE-KMS (nil: only SSE-C,
+	// whose key the client brings, is possible).
+	Keys kms.Keys
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
 func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
-	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache}
+	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, keys: o.Keys}
 	s.lc.day = o.LifecycleDay
 	if s.region == "" {
 		s.region = "us-east-1"
