@@ -18,6 +18,7 @@ import (
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/kms"
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objectlock"
 )
@@ -38,6 +39,7 @@ type Service struct {
 	sseDefault EncryptionRule
 	// legacyDefaults: new buckets are ObjectWriter and unblocked.
 	legacyDefaults bool
+	keys           kms.Keys // data keys of encryption at rest; nil: SSE-C only
 }
 
 // Tenants tells whether a tenant is suspended, where its blobs go and
@@ -129,11 +131,14 @@ type Options struct {
 	// 2023 and Ceph RGW keeps (ObjectWriter, no public access block)
 	// instead of BucketOwnerEnforced and a block of all public access.
 	LegacyBucketDefaults bool
+	// Keys wraps the data keys of SSE-S3 and SSE-KMS (nil: only SSE-C,
+	// whose key the client brings, is possible).
+	Keys kms.Keys
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
 func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
-	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, legacyDefaults: o.LegacyBucketDefaults}
+	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, legacyDefaults: o.LegacyBucketDefaults, keys: o.Keys}
 	s.lc.day = o.LifecycleDay
 	s.sseDefault = o.DefaultEncryption
 	if s.region == "" {
