@@ -166,3 +166,13 @@ func (s *Service) UploadEncryption(ctx context.Context, bucket, key, uploadID st
 	}
 	return u.Meta.Encryption, nil
 }
+
+// defaultRequest is the encryption of a new object of bucket b whose
+// request asks for none (DefaultEncryption); nil for none.
+func (s *Service) defaultRequest(ctx context.Context, b catalog.Bucket) (*EncryptRequest, error) {
+	r, err := s.DefaultEncryption(ctx, b)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return &EncryptRequest{Kind: r.Algorithm, KeyID: r.KMSKeyID, BucketKey: r.BucketKey}, nil
+}

@@ -70,7 +70,10 @@ func KeyContext(bucket, key string, enc *catalog.Encryption) []byte {
 // by req (nil: none).
 func (s *Service) newSealing(ctx context.Context, b catalog.Bucket, key string, req *EncryptRequest) (*sealing, error) {
 	if req == nil {
-		return nil, nil
+		var err error
+		if req, err = s.defaultRequest(ctx, b); err != nil || req == nil {
+			return nil, err
+		}
 	}
 	enc := &catalog.Encryption{Kind: req.Kind, BucketKey: req.BucketKey}
 	switch req.Kind {
