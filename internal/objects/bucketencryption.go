@@ -176,3 +176,13 @@ func (s *Service) defaultRequest(ctx context.Context, b catalog.Bucket) (*Encryp
 	}
 	return &EncryptRequest{Kind: r.Algorithm, KeyID: r.KMSKeyID, BucketKey: r.BucketKey}, nil
 }
+
+// BucketTenant is the tenant that owns bucket (its account in ARNs), read
+// through the bucket cache; "" for the provider's, or when it is gone.
+func (s *Service) BucketTenant(ctx context.Context, bucket string) string {
+	b, _, err := s.getBucket(ctx, bucket)
+	if err != nil {
+		return ""
+	}
+	return b.Tenant
+}

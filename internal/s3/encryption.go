@@ -1,10 +1,12 @@
 package s3
 
 import (
+	"context"
 	"encoding/xml"
 	"net/http"
 	"strings"
 
+	"github.com/ostiumio/ostium/internal/kms"
 	"github.com/ostiumio/ostium/internal/objects"
 )
 
@@ -38,10 +40,8 @@ func getBucketEncryption(s *Server, w http.ResponseWriter, r *http.Request, c *c
 	if err != nil {
 		return err
 	}
-	d := &sseByDefault{SSEAlgorithm: rule.Algorithm}
-	if rule.KMSKeyID != "" {
-		d.KMSMasterKeyID = s.kmsKeyARN(c, rule.KMSKeyID)
-	}
+	// The key as it was set, as AWS reports it.
+	d := &sseByDefault{SSEAlgorithm: rule.Algorithm, KMSMasterKeyID: rule.KMSKeyID}
 	bk := rule.BucketKey
 	out := sseConfiguration{NS: s3NS, Rules: []sseRule{{Default: d, BucketKeyEnabled: &bk}}}
 	writeXML(w, http.StatusOK, out)
@@ -61,7 +61,7 @@ func putBucketEncryption(s *Server, w http.ResponseWriter, r *http.Request, c *c
 		return errMalformedXML
 	}
 	in := doc.Rules[0]
-	rule := objects.EncryptionRule{Algorithm: in.Default.SSEAlgorithm, KMSKeyID: kmsKeyName(in.Default.KMSMasterKeyID)}
+	rule := objects.EncryptionRule{Algorithm: in.Default.SSEAlgorithm, KMSKeyID: in.Default.KMSMasterKeyID}
 	if in.BucketKeyEnabled != nil {
 		rule.BucketKey = *in.BucketKeyEnabled
 	}
@@ -76,39 +76,12 @@ func deleteBucketEncryption(s *Server, w http.ResponseWriter, r *http.Request, c
 	return nil
 }
 
-// kmsKeyName is the key id a client names, in any of the forms AWS
-// takes (the id, "alias/name", or a key or alias ARN), reduced to what
-// the key service knows: the part after "key/" of an ARN, or the alias.
-func kmsKeyName(v string) string {
-	if !strings.HasPrefix(v, "arn:") {
-		return v
-	}
-	// arn:aws:kms:region:account:key/id or ...:alias/name
-	parts := strings.SplitN(v, ":", 6)
-	if len(parts) < 6 {
-		return v
-	}
-	res := parts[5]
-	if id, ok := strings.CutPrefix(res, "key/"); ok {
-		return id
-	}
-	return res
-}
-
 // kmsKeyARN is the full ARN AWS reports for a KMS key in
-// x-amz-server-side-encryption-aws-kms-key-id and KMSMasterKeyID:
-// arn:aws:kms:region:account:key/id, the account being the bucket's
-// tenant.
-func (s *Server) kmsKeyARN(c *call, id string) string {
+// x-amz-server-side-encryption-aws-kms-key-id: the key of the bucket's
+// tenant (its account) in the node's region.
+func (s *Server) kmsKeyARN(ctx context.Context, bucket, id string) string {
 	if strings.HasPrefix(id, "arn:") {
 		return id
 	}
-	account := ""
-	if c.id != nil {
-		account = c.id.Tenant
-	}
-	if strings.HasPrefix(id, "alias/") {
-		return "arn:aws:kms:" + s.svc.Region() + ":" + account + ":" + id
-	}
-	return "arn:aws:kms:" + s.svc.Region() + ":" + account + ":key/" + id
+	return kms.KeyARN(s.svc.Region(), s.svc.BucketTenant(ctx, bucket), id)
 }

@@ -173,7 +173,6 @@ var fields = []field{
 	{name: "X-Amz-Server-Side-Encryption-Customer-Algorithm", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSEKinds, TestSSECErrors, TestSSECOverHTTP"},
 	{name: "X-Amz-Server-Side-Encryption-Customer-Key", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSEKinds, TestSSECErrors"},
 	{name: "X-Amz-Server-Side-Encryption-Customer-Key-Md5", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSECErrors"},
-	{name: "X-Amz-Server-Side-Encryption-*", ops: objectWrites, how: refused, note: "a field AWS may add"},
 	{name: "X-Amz-Copy-Source-Server-Side-Encryption-Customer-Algorithm", ops: copies, how: honoured, note: "TestSSECopyMatrix"},
 	{name: "X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key", ops: copies, how: honoured, note: "TestSSECopyMatrix"},
 	{name: "X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key-Md5", ops: copies, how: honoured, note: "TestSSECopyMatrix"},

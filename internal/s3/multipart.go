@@ -74,7 +74,7 @@ func createUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
-	s.setSSEHeaders(w.Header(), c, u.Meta.Encryption, true, true)
+	s.setSSEHeaders(r.Context(), w.Header(), c, u.Meta.Encryption, true, true)
 	if u.ChecksumAlgorithm != "" {
 		w.Header().Set("x-amz-checksum-algorithm", u.ChecksumAlgorithm)
 		w.Header().Set("x-amz-checksum-type", u.ChecksumType)
@@ -138,7 +138,7 @@ func uploadPart(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	if err != nil {
 		return err
 	}
-	s.setSSEHeaders(w.Header(), c, enc, false, true)
+	s.setSSEHeaders(r.Context(), w.Header(), c, enc, false, true)
 	if c.Op == OpUploadPartCopy {
 		if srcVersion != "" {
 			w.Header().Set("x-amz-copy-source-version-id", srcVersion)
@@ -216,7 +216,7 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	res.ChecksumCRC32, res.ChecksumCRC32C, res.ChecksumCRC64NVME = sums["CRC32"], sums["CRC32C"], sums["CRC64NVME"]
 	res.ChecksumSHA1, res.ChecksumSHA256, res.ChecksumType = sums["SHA1"], sums["SHA256"], obj.Meta.ChecksumType
 	setVersionHeader(w.Header(), obj)
-	s.setSSEHeaders(w.Header(), c, obj.Meta.Encryption, false, false)
+	s.setSSEHeaders(r.Context(), w.Header(), c, obj.Meta.Encryption, false, false)
 	s.setExpiration(r.Context(), w.Header(), obj)
 	writeXML(w, http.StatusOK, res)
 	return nil

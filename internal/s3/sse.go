@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/base64"
 	"encoding/json"
@@ -46,7 +47,7 @@ var (
 // AWS checks them; Kind "" asks for nothing (a default may apply).
 type sseRequest struct {
 	Kind      string // objects.SSEAlgorithmAES256, SSEAlgorithmKMS or SSEAlgorithmC
-	KMSKeyID  string // as the key service names it (kmsKeyName)
+	KMSKeyID  string // as sent: an id, alias/NAME or an ARN (kms.ParseKeyRef)
 	Context   string // SSE-KMS's encryption context, base64 JSON as sent
 	BucketKey bool
 	// CustomerKey and CustomerKeyMD5 are SSE-C's key and its digest
@@ -64,7 +65,7 @@ const (
 	hSSECAlgo     = "X-Amz-Server-Side-Encryption-Customer-Algorithm"
 	hSSECKey      = "X-Amz-Server-Side-Encryption-Customer-Key"
 	hSSECKeyMD5   = "X-Amz-Server-Side-Encryption-Customer-Key-Md5"
-	copySourcePfx = "X-Amz-Copy-Source-"
+	copySourcePfx = "Copy-Source-" // x-amz-copy-source-server-side-encryption-customer-*
 )
 
 // writeSSE reads a write's encryption headers (PutObject,
@@ -96,7 +97,7 @@ func (s *Server) writeSSE(r *http.Request) (sseRequest, error) {
 		if q.Kind != objects.SSEAlgorithmKMS {
 			return q, errSSEKMSHeader
 		}
-		q.KMSKeyID = kmsKeyName(id)
+		q.KMSKeyID = id
 	}
 	if cx := h.Get(hSSEContext); cx != "" {
 		if q.Kind != objects.SSEAlgorithmKMS {
@@ -136,7 +137,8 @@ func validSSEContext(v string) bool {
 // is sent.
 func (s *Server) customerKey(r *http.Request, prefix string) (sseRequest, error) {
 	h := r.Header
-	algo, key, sum := h.Get(prefix+hSSECAlgo), h.Get(prefix+hSSECKey), h.Get(prefix+hSSECKeyMD5)
+	name := func(n string) string { return "X-Amz-" + prefix + strings.TrimPrefix(n, "X-Amz-") }
+	algo, key, sum := h.Get(name(hSSECAlgo)), h.Get(name(hSSECKey)), h.Get(name(hSSECKeyMD5))
 	if algo == "" && key == "" && sum == "" {
 		return sseRequest{}, nil
 	}
@@ -204,7 +206,7 @@ func withSSEConditions(r *http.Request) *http.Request {
 // and CreateMultipartUpload also echo SSE-KMS's context; withCustomer:
 // every operation but CompleteMultipartUpload echoes SSE-C's algorithm
 // and key digest.
-func (s *Server) setSSEHeaders(h http.Header, c *call, enc *catalog.Encryption, withContext, withCustomer bool) {
+func (s *Server) setSSEHeaders(ctx context.Context, h http.Header, c *call, enc *catalog.Encryption, withContext, withCustomer bool) {
 	if enc == nil {
 		return
 	}
@@ -217,7 +219,7 @@ func (s *Server) setSSEHeaders(h http.Header, c *call, enc *catalog.Encryption, 
 		return
 	case objects.SSEAlgorithmKMS:
 		h.Set(hSSE, enc.Kind)
-		h.Set(hSSEKMSKeyID, s.kmsKeyARN(c, enc.KeyID))
+		h.Set(hSSEKMSKeyID, s.kmsKeyARN(ctx, c.Bucket, enc.KeyID))
 		if withContext && enc.Context != "" {
 			h.Set(hSSEContext, enc.Context)
 		}
