@@ -551,6 +551,20 @@ func TestSSECErrors(t *testing.T) {
 	}
 	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: aws.String("plain"), SSECustomerAlgorithm: k.cAlgo(), SSECustomerKey: k.cKey(), SSECustomerKeyMD5: k.cMD5()})
 	wantCode(t, err, "InvalidRequest")
+	// GetObjectAttributes reads no bytes, and is held to the key alike.
+	attrs := func(h http.Header) (int, string) {
+		st, code, _ := send(t, srv, signedRequest(t, srv, "GET", "/"+bucket+"/c?attributes", nil, withHeader(h, "X-Amz-Object-Attributes", "ETag")))
+		return st, code
+	}
+	if st, code := attrs(http.Header{}); st != 400 || code != "InvalidRequest" {
+		t.Errorf("attributes without the key: %d %s", st, code)
+	}
+	if st, code := attrs(sseCHeaders(wrong.customer, "")); st != 403 || code != "AccessDenied" {
+		t.Errorf("attributes with another key: %d %s", st, code)
+	}
+	if st, code := attrs(sseCHeaders(k.customer, "")); st != 200 {
+		t.Errorf("attributes with the key: %d %s", st, code)
+	}
 
 	for name, h := range map[string]http.Header{
 		"short key":       sseCHeaders(make([]byte, 16), ""),

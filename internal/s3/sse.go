@@ -3,6 +3,7 @@ package s3
 import (
 	"context"
 	"crypto/md5"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -29,18 +30,21 @@ func init() {
 // AWS's answers to encryption headers it refuses (status, code and
 // message as S3 sends them).
 var (
-	errSSEMethod       = &apiError{400, "InvalidArgument", "The encryption method specified is not supported"}
-	errSSEKMSHeader    = &apiError{400, "InvalidArgument", "Server Side Encryption with AWS KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms"}
-	errSSEContext      = &apiError{400, "InvalidArgument", "The header 'x-amz-server-side-encryption-context' shall be Base64-encoded UTF-8 string holding JSON which represents a string-string map"}
-	errSSEBucketKey    = &apiError{400, "InvalidArgument", "Invalid value for header x-amz-server-side-encryption-bucket-key-enabled"}
-	errSSECInsecure    = &apiError{400, "InvalidRequest", "Requests specifying Server Side Encryption with Customer provided keys must be made over a secure connection."}
-	errSSECAlgorithm   = &apiError{400, "InvalidArgument", "Requests specifying Server Side Encryption with Customer provided keys must provide a valid encryption algorithm."}
-	errSSECBadAlgo     = &apiError{400, "InvalidEncryptionAlgorithmError", "The Encryption request you specified is not valid. Supported value: AES256."}
-	errSSECMissingKey  = &apiError{400, "InvalidArgument", "Requests specifying Server Side Encryption with Customer provided keys must provide an appropriate secret key."}
-	errSSECBadKey      = &apiError{400, "InvalidArgument", "The secret key was invalid for the specified algorithm."}
-	errSSECMissingMD5  = &apiError{400, "InvalidArgument", "Requests specifying Server Side Encryption with Customer provided keys must provide the client calculated MD5 of the secret key."}
-	errSSECMD5Mismatch = &apiError{400, "InvalidArgument", "The calculated MD5 hash of the key did not match the hash that was provided."}
-	errSSECWithSSE     = &apiError{400, "InvalidArgument", "Server Side Encryption with Customer provided key is incompatible with the encryption method specified"}
+	errSSEMethod         = &apiError{400, "InvalidArgument", "The encryption method specified is not supported"}
+	errSSEKMSHeader      = &apiError{400, "InvalidArgument", "Server Side Encryption with AWS KMS managed key requires HTTP header x-amz-server-side-encryption : aws:kms"}
+	errSSEContext        = &apiError{400, "InvalidArgument", "The header 'x-amz-server-side-encryption-context' shall be Base64-encoded UTF-8 string holding JSON which represents a string-string map"}
+	errSSEBucketKey      = &apiError{400, "InvalidArgument", "Invalid value for header x-amz-server-side-encryption-bucket-key-enabled"}
+	errSSECInsecure      = &apiError{400, "InvalidRequest", "Requests specifying Server Side Encryption with Customer provided keys must be made over a secure connection."}
+	errSSECAlgorithm     = &apiError{400, "InvalidArgument", "Requests specifying Server Side Encryption with Customer provided keys must provide a valid encryption algorithm."}
+	errSSECBadAlgo       = &apiError{400, "InvalidEncryptionAlgorithmError", "The Encryption request you specified is not valid. Supported value: AES256."}
+	errSSECMissingKey    = &apiError{400, "InvalidArgument", "Requests specifying Server Side Encryption with Customer provided keys must provide an appropriate secret key."}
+	errSSECBadKey        = &apiError{400, "InvalidArgument", "The secret key was invalid for the specified algorithm."}
+	errSSECMissingMD5    = &apiError{400, "InvalidArgument", "Requests specifying Server Side Encryption with Customer provided keys must provide the client calculated MD5 of the secret key."}
+	errSSECMD5Mismatch   = &apiError{400, "InvalidArgument", "The calculated MD5 hash of the key did not match the hash that was provided."}
+	errSSECWithSSE       = &apiError{400, "InvalidArgument", "Server Side Encryption with Customer provided key is incompatible with the encryption method specified"}
+	errSSECRequired      = &apiError{400, "InvalidRequest", "The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object."}
+	errSSECWrongKey      = &apiError{403, "AccessDenied", "Access Denied"}
+	errSSECNotApplicable = &apiError{400, "InvalidRequest", "The encryption parameters are not applicable to this object."}
 )
 
 // sseRequest is what a request's encryption headers ask for, checked as
@@ -199,6 +203,23 @@ func withSSEConditions(r *http.Request) *http.Request {
 	o := iam.OriginOf(r.Context())
 	o.SSE, o.SSEKMSKeyID = sse, id
 	return r.WithContext(iam.WithOrigin(r.Context(), o))
+}
+
+// checkReadKey checks the SSE-C key a request that reads no bytes
+// (GetObjectAttributes) presents against the object's, as a read of its
+// bytes is checked (package objects): a key for an object that is not
+// SSE-C, none for one that is, or another key, each get AWS's answer.
+func checkReadKey(enc *catalog.Encryption, q sseRequest) error {
+	isC := enc != nil && enc.Kind == objects.KindSSEC
+	switch {
+	case !isC && q.Kind != "":
+		return errSSECNotApplicable
+	case isC && q.Kind == "":
+		return errSSECRequired
+	case isC && subtle.ConstantTimeCompare([]byte(q.CustomerKeyMD5), []byte(enc.CustomerKeyMD5)) != 1:
+		return errSSECWrongKey
+	}
+	return nil
 }
 
 // setSSEHeaders writes the encryption response headers AWS sends for an
