@@ -29,7 +29,7 @@ gateway)
   echo "chart: $out.svg"
   ;;
 sse)
-  count=${1:-2}
+  count=${1:-1} # each benchmark already measures every kind 3 times, interleaved
   benchtime=${2:-2s}
   out=bench/results/$day-sse
   echo "==> go test -bench SSE (count=$count, benchtime=$benchtime): raw output in $out.txt"

@@ -28,6 +28,20 @@ import (
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
+// sseRounds interleaves the kinds: each is measured this many times, in
+// turn with the others, so that a shared machine's drift falls on every
+// kind alike (go test -count would run one kind's repetitions in a row).
+const sseRounds = 3
+
+// eachKind runs f for every kind, sseRounds times over.
+func eachKind(b *testing.B, f func(b *testing.B, name string, h http.Header)) {
+	for range sseRounds {
+		for _, k := range sseKinds {
+			b.Run("target="+k.name, func(b *testing.B) { f(b, k.name, k.header) })
+		}
+	}
+}
+
 // sseKinds are the settings compared, plain first (the base).
 var sseKinds = []struct {
 	name   string
@@ -96,33 +110,28 @@ func fill(b *testing.B, t *target, size, n int) {
 func benchSSEPut(b *testing.B, size, keys int) {
 	t := sseNode(b)
 	body := bytes.Repeat([]byte("p"), size)
-	for _, k := range sseKinds {
-		b.Run("target="+k.name, func(b *testing.B) {
-			run(b, func(ctx context.Context, i int64) (int64, error) {
-				// Large objects overwrite a few keys, so that the disk
-				// holds what the collector has not yet freed, not b.N
-				// objects.
-				key := i
-				if keys > 0 {
-					key = i % int64(keys)
-				}
-				_, err := t.doH(ctx, http.MethodPut, fmt.Sprintf("/bench/%s/put-%09d", k.name, key), body, k.header)
-				return int64(size), err
-			})
+	eachKind(b, func(b *testing.B, name string, h http.Header) {
+		run(b, func(ctx context.Context, i int64) (int64, error) {
+			// Large objects overwrite a few keys, so that the disk holds
+			// what the collector has not yet freed, not b.N objects.
+			key := i
+			if keys > 0 {
+				key = i % int64(keys)
+			}
+			_, err := t.doH(ctx, http.MethodPut, fmt.Sprintf("/bench/%s/put-%09d", name, key), body, h)
+			return int64(size), err
 		})
-	}
+	})
 }
 
 func benchSSEGet(b *testing.B, size, objects int) {
 	t := sseNode(b)
 	fill(b, t, size, objects)
-	for _, k := range sseKinds {
-		b.Run("target="+k.name, func(b *testing.B) {
-			run(b, func(ctx context.Context, i int64) (int64, error) {
-				return t.doH(ctx, http.MethodGet, fmt.Sprintf("/bench/%s/obj-%06d", k.name, i%int64(objects)), nil, k.header)
-			})
+	eachKind(b, func(b *testing.B, name string, h http.Header) {
+		run(b, func(ctx context.Context, i int64) (int64, error) {
+			return t.doH(ctx, http.MethodGet, fmt.Sprintf("/bench/%s/obj-%06d", name, i%int64(objects)), nil, h)
 		})
-	}
+	})
 }
 
 func BenchmarkSSEPut4KiB(b *testing.B)   { benchSSEPut(b, 4<<10, 0) }
@@ -145,21 +154,15 @@ func BenchmarkSSERange1MiB(b *testing.B) {
 		}
 	}
 	body = nil
-	for _, k := range sseKinds {
-		h := http.Header{}
-		for name, vs := range k.header {
-			h[name] = vs
-		}
-		b.Run("target="+k.name, func(b *testing.B) {
-			run(b, func(ctx context.Context, i int64) (int64, error) {
-				off := rand.Int64N(size - span)
-				return t.doWith(ctx, http.MethodGet, "/bench/"+k.name+"/big", nil, func(r *http.Request) {
-					for name, vs := range h {
-						r.Header[name] = vs
-					}
-					r.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", off, off+span-1))
-				})
+	eachKind(b, func(b *testing.B, name string, h http.Header) {
+		run(b, func(ctx context.Context, i int64) (int64, error) {
+			off := rand.Int64N(size - span)
+			return t.doWith(ctx, http.MethodGet, "/bench/"+name+"/big", nil, func(r *http.Request) {
+				for k, vs := range h {
+					r.Header[k] = vs
+				}
+				r.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", off, off+span-1))
 			})
 		})
-	}
+	})
 }

@@ -89,6 +89,11 @@ func parse(r io.Reader) ([]result, error) {
 		if i := strings.LastIndexByte(sub, '-'); i > 0 {
 			target = sub[:i]
 		}
+		// A sub-benchmark run again under the same name (interleaved
+		// rounds) is target#01, #02, ...: the same target.
+		if i := strings.IndexByte(target, '#'); i > 0 {
+			target = target[:i]
+		}
 		name = strings.TrimPrefix(name, "Benchmark")
 		unit := "ops/s"
 		if strings.Contains(name, "MiB") {
