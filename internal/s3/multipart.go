@@ -263,6 +263,10 @@ func intParam(c *call, name string, def int) (int, error) {
 }
 
 func listParts(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	// SSE-C's headers are checked as sent; listing reads no bytes.
+	if _, err := s.customerKey(r, ""); err != nil {
+		return err
+	}
 	marker, err := intParam(c, "part-number-marker", 0)
 	if err != nil {
 		return err
