@@ -35,7 +35,7 @@ func encryptionOut(enc string) *TenantEncryption {
 	if err != nil || r == nil {
 		return nil
 	}
-	if r.Algorithm == objects.SSEAlgorithmKMS {
+	if r.Algorithm == objects.KindKMS {
 		return &TenantEncryption{Default: "sse-kms", KMSKey: r.KMSKeyID}
 	}
 	return &TenantEncryption{Default: "sse-s3"}
@@ -50,9 +50,9 @@ func (s *Service) SetTenantEncryption(ctx context.Context, id *iam.Identity, nam
 	var rule *objects.EncryptionRule
 	switch in.Default {
 	case "sse-s3":
-		rule = &objects.EncryptionRule{Algorithm: objects.SSEAlgorithmAES256}
+		rule = &objects.EncryptionRule{Algorithm: objects.KindS3}
 	case "sse-kms":
-		rule = &objects.EncryptionRule{Algorithm: objects.SSEAlgorithmKMS, KMSKeyID: in.KMSKey}
+		rule = &objects.EncryptionRule{Algorithm: objects.KindKMS, KMSKeyID: in.KMSKey}
 	case "none", "":
 	default:
 		return Tenant{}, newErr(http.StatusBadRequest, "InvalidArgument", "default: %q is not sse-s3, sse-kms or none", in.Default)

@@ -25,9 +25,9 @@ type SSEConfig struct {
 func (c SSEConfig) rule() objects.EncryptionRule {
 	switch c.Default {
 	case "sse-s3":
-		return objects.EncryptionRule{Algorithm: objects.SSEAlgorithmAES256}
+		return objects.EncryptionRule{Algorithm: objects.KindS3}
 	case "sse-kms":
-		return objects.EncryptionRule{Algorithm: objects.SSEAlgorithmKMS, KMSKeyID: c.DefaultKMSKey}
+		return objects.EncryptionRule{Algorithm: objects.KindKMS, KMSKeyID: c.DefaultKMSKey}
 	}
 	return objects.EncryptionRule{}
 }

@@ -10,13 +10,9 @@ import (
 	"github.com/ostiumio/ostium/internal/iam"
 )
 
-// Server-side encryption algorithms, as S3 names them.
-const (
-	SSEAlgorithmAES256 = "AES256"       // SSE-S3: the tenant's own key
-	SSEAlgorithmKMS    = "aws:kms"      // SSE-KMS: a key the tenant names
-	SSEAlgorithmDSSE   = "aws:kms:dsse" // dual-layer SSE-KMS: not offered
-	SSEAlgorithmC      = "SSE-C"        // the customer's key (catalog.Encryption.Kind)
-)
+// SSEAlgorithmDSSE is dual-layer SSE-KMS, which S3 defines and Ostium
+// does not offer (the other kinds: KindS3, KindKMS, KindSSEC).
+const SSEAlgorithmDSSE = "aws:kms:dsse"
 
 // ErrNoSuchEncryptionConfiguration is GetBucketEncryption's answer when
 // neither the bucket, its tenant nor the provider sets a default.
@@ -26,7 +22,7 @@ var ErrNoSuchEncryptionConfiguration = errors.New("no server side encryption con
 // (PutBucketEncryption), a tenant's (set by the provider) or the
 // provider's (node configuration).
 type EncryptionRule struct {
-	Algorithm string `json:"a"`            // SSEAlgorithmAES256 or SSEAlgorithmKMS
+	Algorithm string `json:"a"`            // KindS3 or KindKMS
 	KMSKeyID  string `json:"id,omitempty"` // SSE-KMS's key; "" = the tenant's own key
 	BucketKey bool   `json:"bk,omitempty"` // BucketKeyEnabled, as asked and echoed
 }
@@ -34,11 +30,11 @@ type EncryptionRule struct {
 // Validate checks a rule as AWS checks PutBucketEncryption's.
 func (r EncryptionRule) Validate() error {
 	switch r.Algorithm {
-	case SSEAlgorithmAES256:
+	case KindS3:
 		if r.KMSKeyID != "" {
 			return errorf(ErrInvalidArgument, "a KMSMasterKeyID is not applicable if the default sse algorithm is not aws:kms or aws:kms:dsse")
 		}
-	case SSEAlgorithmKMS:
+	case KindKMS:
 	case SSEAlgorithmDSSE:
 		return errorf(ErrNotImplementedSSE, "Dual-layer server-side encryption (aws:kms:dsse) is not implemented")
 	default:
@@ -143,17 +139,6 @@ func (s *Service) DefaultEncryption(ctx context.Context, b catalog.Bucket) (*Enc
 		return &r, nil
 	}
 	return nil, nil
-}
-
-// BucketDefaultEncryption is DefaultEncryption for a bucket by name, read
-// through the bucket cache, for the protocol layer to fill a request that
-// names no encryption; the caller's access is decided by the operation.
-func (s *Service) BucketDefaultEncryption(ctx context.Context, bucket string) (*EncryptionRule, error) {
-	b, _, err := s.getBucket(ctx, bucket)
-	if err != nil {
-		return nil, err
-	}
-	return s.DefaultEncryption(ctx, b)
 }
 
 // UploadEncryption is how a multipart upload's parts are encrypted (nil:

@@ -50,7 +50,7 @@ var (
 // sseRequest is what a request's encryption headers ask for, checked as
 // AWS checks them; Kind "" asks for nothing (a default may apply).
 type sseRequest struct {
-	Kind      string // objects.SSEAlgorithmAES256, SSEAlgorithmKMS or SSEAlgorithmC
+	Kind      string // objects.KindS3, KindKMS or KindSSEC
 	KMSKeyID  string // as sent: an id, alias/NAME or an ARN (kms.ParseKeyRef)
 	Context   string // SSE-KMS's encryption context, base64 JSON as sent
 	BucketKey bool
@@ -90,7 +90,7 @@ func (s *Server) writeSSE(r *http.Request) (sseRequest, error) {
 	}
 	switch kind {
 	case "":
-	case objects.SSEAlgorithmAES256, objects.SSEAlgorithmKMS:
+	case objects.KindS3, objects.KindKMS:
 		q.Kind = kind
 	case objects.SSEAlgorithmDSSE:
 		return q, errNotImplemented
@@ -98,13 +98,13 @@ func (s *Server) writeSSE(r *http.Request) (sseRequest, error) {
 		return q, errSSEMethod
 	}
 	if id := h.Get(hSSEKMSKeyID); id != "" {
-		if q.Kind != objects.SSEAlgorithmKMS {
+		if q.Kind != objects.KindKMS {
 			return q, errSSEKMSHeader
 		}
 		q.KMSKeyID = id
 	}
 	if cx := h.Get(hSSEContext); cx != "" {
-		if q.Kind != objects.SSEAlgorithmKMS {
+		if q.Kind != objects.KindKMS {
 			return q, errSSEKMSHeader
 		}
 		if !validSSEContext(cx) {
@@ -170,7 +170,7 @@ func (s *Server) customerKey(r *http.Request, prefix string) (sseRequest, error)
 	if base64.StdEncoding.EncodeToString(d[:]) != sum {
 		return sseRequest{}, errSSECMD5Mismatch
 	}
-	return sseRequest{Kind: objects.SSEAlgorithmC, CustomerKey: k, CustomerKeyMD5: sum}, nil
+	return sseRequest{Kind: objects.KindSSEC, CustomerKey: k, CustomerKeyMD5: sum}, nil
 }
 
 // request is q as the object service takes it (nil: none asked).
@@ -232,13 +232,13 @@ func (s *Server) setSSEHeaders(ctx context.Context, h http.Header, c *call, enc 
 		return
 	}
 	switch enc.Kind {
-	case objects.SSEAlgorithmC:
+	case objects.KindSSEC:
 		if withCustomer {
 			h.Set(hSSECAlgo, "AES256")
 			h.Set("X-Amz-Server-Side-Encryption-Customer-Key-MD5", enc.CustomerKeyMD5)
 		}
 		return
-	case objects.SSEAlgorithmKMS:
+	case objects.KindKMS:
 		h.Set(hSSE, enc.Kind)
 		h.Set(hSSEKMSKeyID, s.kmsKeyARN(ctx, c.Bucket, enc.KeyID))
 		if withContext && enc.Context != "" {
