@@ -166,7 +166,7 @@ var fields = []field{
 	// Encryption at rest (sse.go, package objects' encrypt.go): checked
 	// as AWS checks them before a byte of the body is read.
 	{name: "X-Amz-Server-Side-Encryption", ops: objectWrites, values: []string{"aws:kms:dsse"}, how: refused, note: "dual-layer SSE-KMS is not offered"},
-	{name: "X-Amz-Server-Side-Encryption", ops: objectWrites, how: honoured, note: "TestSSEKinds, TestSSEHeaderErrors, TestSSEPolicyRequiresEncryption"},
+	{name: "X-Amz-Server-Side-Encryption", ops: objectWrites, how: honoured, note: "TestSSEKinds, TestSSEHeaderErrors, TestSSEPolicyRequiresEncryption, TestSSEFormUpload"},
 	{name: "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id", ops: objectWrites, how: honoured, note: "TestSSEKinds, TestSSEHeaderErrors"},
 	{name: "X-Amz-Server-Side-Encryption-Context", ops: objectWrites, how: honoured, note: "TestSSEKinds, TestSSEHeaderErrors"},
 	{name: "X-Amz-Server-Side-Encryption-Bucket-Key-Enabled", ops: objectWrites, how: honoured, note: "accepted and echoed, as AWS: TestSSEKinds"},

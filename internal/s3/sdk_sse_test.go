@@ -749,3 +749,54 @@ func TestSSEPolicyRequiresEncryption(t *testing.T) {
 	_, err = c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: &bucket, Key: aws.String("k2"), CopySource: aws.String(bucket + "/k")})
 	wantCode(t, err, "AccessDenied")
 }
+
+// A browser form's encryption fields are PutObject's headers: SSE-S3 and
+// SSE-C (over TLS) are honoured, with the bucket's default for a form
+// that names none, and what is refused on a PUT is refused alike.
+func TestSSEFormUpload(t *testing.T) {
+	c, bucket, srv, _, _ := sseNode(t)
+	ctx := context.Background()
+	u := srv.URL + "/" + bucket
+	key := customerKey(3)
+	for _, tc := range []struct {
+		key    string
+		fields []field
+		status int
+		want   string // the kind HEAD reports
+	}{
+		{"s3", []field{{"x-amz-server-side-encryption", "AES256"}}, 204, "AES256"},
+		{"c", []field{{"x-amz-server-side-encryption-customer-algorithm", "AES256"},
+			{"x-amz-server-side-encryption-customer-key", base64.StdEncoding.EncodeToString(key)},
+			{"x-amz-server-side-encryption-customer-key-md5", md5b64(key)}}, 204, "SSE-C"},
+		{"bad", []field{{"x-amz-server-side-encryption", "AES128"}}, 400, ""},
+	} {
+		fields := append([]field{{"key", tc.key}}, tc.fields...)
+		conds := []any{}
+		for _, f := range fields {
+			conds = append(conds, []any{"starts-with", "$" + f.name, ""})
+		}
+		resp, body := postForm(t, srv, u, append(signedV4(conds...), fields...), "f", strings.NewReader("form data"))
+		if resp.StatusCode != tc.status {
+			t.Fatalf("%s: %d %s", tc.key, resp.StatusCode, body)
+		}
+		if tc.status != 204 {
+			continue
+		}
+		in := &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String(tc.key)}
+		if tc.want == "SSE-C" {
+			k := sseKind{customer: key}
+			in.SSECustomerAlgorithm, in.SSECustomerKey, in.SSECustomerKeyMD5 = k.cAlgo(), k.cKey(), k.cMD5()
+		}
+		h, err := c.HeadObject(ctx, in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.key, err)
+		}
+		got := string(h.ServerSideEncryption)
+		if h.SSECustomerAlgorithm != nil {
+			got = "SSE-C"
+		}
+		if got != tc.want {
+			t.Errorf("%s: stored as %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}
