@@ -219,3 +219,39 @@ def test_awscli_cp_sse(aws_tls, s3s, sbucket, tmp_path):
             "--sse-c-copy-source", "AES256", "--sse-c-copy-source-key", f"fileb://{keyfile}", "--sse", "AES256")
     g = s3s.get_object(Bucket=sbucket, Key="c-to-s3")
     assert g["ServerSideEncryption"] == "AES256" and g["Body"].read() == data
+
+
+def test_tenant_default_with_the_cli(ostium_bin, tls_server):
+    """`ostium admin tenant encryption`: a tenant's new objects are encrypted
+    by the provider's choice; what was stored before keeps its setting."""
+    import json
+    import uuid
+    env = dict(os.environ, OSTIUM_ENDPOINT=tls_server.endpoint,
+               OSTIUM_ROOT_ACCESS_KEY=tls_server.access_key, OSTIUM_ROOT_SECRET_KEY=tls_server.secret_key)
+
+    def admin(*args):
+        res = subprocess.run([ostium_bin, "admin", "--json", *args], env=env, capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0, res.stderr
+        return json.loads(res.stdout) if res.stdout.strip() else None
+
+    t = "sse-" + uuid.uuid4().hex[:8]
+    admin("tenant", "create", t)
+    admin("user", "create", t, "ann", "--role", "admin")
+    key = admin("key", "create", t, "ann")
+    ann = tls_server.client(endpoint=tls_server.https, verify=tls_server.ca.cert,
+                            access_key=key["access_key"], secret_key=key["secret_key"])
+    b = unique_bucket("tenant-default")
+    ann.create_bucket(Bucket=b)
+    try:
+        ann.put_object(Bucket=b, Key="before", Body=b"x")
+        out = admin("tenant", "encryption", t, "--default", "sse-kms")
+        assert out["encryption"] == {"default": "sse-kms"}
+        ann.put_object(Bucket=b, Key="after", Body=b"x")
+        assert "ServerSideEncryption" not in ann.head_object(Bucket=b, Key="before")
+        assert ann.head_object(Bucket=b, Key="after")["ServerSideEncryption"] == "aws:kms"
+        rule = ann.get_bucket_encryption(Bucket=b)["ServerSideEncryptionConfiguration"]["Rules"][0]
+        assert rule["ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] == "aws:kms"
+        out = admin("tenant", "encryption", t, "--default", "none")
+        assert "encryption" not in out
+    finally:
+        empty_and_delete(ann, b)
