@@ -78,7 +78,7 @@ type adminFlags struct {
 	from, to, tenant                           string
 	limit                                      int
 	jsonl                                      bool
-	grace                                      time.Duration
+	grace, expires                             time.Duration
 	maxBytes                                   string // with a unit: 1TB, 500GiB
 	maxObjects                                 int64
 	sseDefault, kmsKey                         string
@@ -168,6 +168,14 @@ var adminCmds = map[string]adminCmd{
 	"user delete": {args: []string{"TENANT", "USER"}, short: "delete a user and their keys", example: "  ostium admin user delete acme alice", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return deleted(c.Do(context.Background(), "DELETE", path("tenants", a[0], "users", a[1]), nil, nil))
 	}},
+	"user password": {args: []string{"TENANT", "USER"}, short: "set a user's console password (read from the terminal or stdin; the user must change it at its next sign-in)", example: "  ostium admin user password acme alice\n  printf '%s\\n' \"$PW\" | ostium admin user password acme alice", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		pw, err := readPassword()
+		if err != nil {
+			return nil, err
+		}
+		err = c.Do(context.Background(), "PUT", path("tenants", a[0], "users", a[1], "password"), map[string]string{"password": pw}, nil)
+		return map[string]bool{"password_set": err == nil}, err
+	}},
 	"key create": {args: []string{"TENANT", "USER"}, short: "create an access key (its secret is shown once)", example: "  ostium admin key create acme alice", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "keys"), nil)
 	}},
@@ -189,9 +197,10 @@ var adminCmds = map[string]adminCmd{
 	"appcred create": {args: []string{"TENANT", "USER"}, short: "an application credential limited to some buckets", example: "  ostium admin appcred create acme alice --bucket photos --bucket videos --read-only", flags: func(fs *pflag.FlagSet, f *adminFlags) {
 		fs.Var(&f.buckets, "bucket", "bucket the credential may use (repeatable)")
 		fs.BoolVar(&f.readOnly, "read-only", false, "the credential may only read")
+		fs.DurationVar(&f.expires, "expires", 0, "the credential stops working after this long (default: never)")
 	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "appcreds"),
-			map[string]any{"buckets": []string(f.buckets), "read_only": f.readOnly})
+			map[string]any{"buckets": []string(f.buckets), "read_only": f.readOnly, "expires_seconds": int64(f.expires / time.Second)})
 	}},
 	"quota set": {args: []string{"TENANT"}, short: "limit a tenant's (or one bucket's) bytes and objects", example: "  ostium admin quota set acme --max-bytes 1TB --max-objects 10000000\n  ostium admin quota set acme --bucket photos --max-bytes 500GiB", flags: func(fs *pflag.FlagSet, f *adminFlags) {
 		fs.StringVar(&f.bucket, "bucket", "", "the quota of this bucket (default: the tenant's)")

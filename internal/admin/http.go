@@ -98,6 +98,15 @@ var routes = []route{
 		}
 		return ok(s.SetUserEmail(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), in.Email))
 	}},
+	{"PUT", "/tenants/{tenant}/users/{user}/password", "SetPassword", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in struct {
+			Password string `json:"password"`
+		}
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return nil, http.StatusNoContent, s.SetPassword(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), in.Password)
+	}},
 	{"DELETE", "/tenants/{tenant}/users/{user}", "DeleteUser", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return nil, http.StatusNoContent, s.DeleteUser(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"))
 	}},
@@ -109,13 +118,14 @@ var routes = []route{
 	}},
 	{"POST", "/tenants/{tenant}/users/{user}/appcreds", "CreateAppCred", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in struct {
-			Buckets  []string `json:"buckets"`
-			ReadOnly bool     `json:"read_only"`
+			Buckets        []string `json:"buckets"`
+			ReadOnly       bool     `json:"read_only"`
+			ExpiresSeconds int64    `json:"expires_seconds"`
 		}
 		if err := decode(r, &in); err != nil {
 			return nil, 0, err
 		}
-		return created(s.CreateAppCred(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), in.Buckets, in.ReadOnly))
+		return created(s.CreateAppCredUntil(r.Context(), id, r.PathValue("tenant"), r.PathValue("user"), in.Buckets, in.ReadOnly, expiresIn(in.ExpiresSeconds)))
 	}},
 	{"POST", "/tenants/{tenant}/users/{user}/keys/{key}/rotate", "RotateKey", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		var in struct {
@@ -394,4 +404,12 @@ func Routes() []string {
 		out[i] = rt.method + " " + rt.pattern
 	}
 	return out
+}
+
+// expiresIn is the time n seconds from now; zero (never) for n <= 0.
+func expiresIn(n int64) time.Time {
+	if n <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(time.Duration(n) * time.Second)
 }

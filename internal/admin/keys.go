@@ -45,8 +45,17 @@ func (s *Service) CreateKey(ctx context.Context, id *iam.Identity, tenant, user 
 // but only on the named buckets, read-only if asked, and never creates or
 // deletes a bucket.
 func (s *Service) CreateAppCred(ctx context.Context, id *iam.Identity, tenant, user string, buckets []string, readOnly bool) (Key, error) {
+	return s.CreateAppCredUntil(ctx, id, tenant, user, buckets, readOnly, time.Time{})
+}
+
+// CreateAppCredUntil is CreateAppCred for a credential that stops
+// working at expires (zero: never).
+func (s *Service) CreateAppCredUntil(ctx context.Context, id *iam.Identity, tenant, user string, buckets []string, readOnly bool, expires time.Time) (Key, error) {
 	if err := allow(id, tenant); err != nil {
 		return Key{}, err
+	}
+	if !expires.IsZero() && !expires.After(time.Now()) {
+		return Key{}, newErr(http.StatusBadRequest, "InvalidArgument", "An application credential expires in the future")
 	}
 	if len(buckets) == 0 {
 		return Key{}, newErr(http.StatusBadRequest, "InvalidArgument", "An application credential names at least one bucket")
@@ -57,7 +66,7 @@ func (s *Service) CreateAppCred(ctx context.Context, id *iam.Identity, tenant, u
 		}
 	}
 	slices.Sort(buckets)
-	return s.newKey(ctx, tenant, user, catalog.AccessKey{Kind: catalog.KeyAppCred, Buckets: slices.Compact(buckets), ReadOnly: readOnly})
+	return s.newKey(ctx, tenant, user, catalog.AccessKey{Kind: catalog.KeyAppCred, Buckets: slices.Compact(buckets), ReadOnly: readOnly, Expires: expires.UTC()})
 }
 
 func (s *Service) ListKeys(ctx context.Context, id *iam.Identity, tenant, user string) ([]Key, error) {

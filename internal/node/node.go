@@ -131,6 +131,11 @@ type Config struct {
 	// tests only) SSE-C over plain HTTP; see sse.go.
 	SSE SSEConfig `yaml:",inline"`
 
+	// ConsoleIdleExpiry and ConsoleMaxAge end console sessions unused
+	// for that long, and that long after sign-in (0 = 30 min and 12 h).
+	ConsoleIdleExpiry time.Duration `yaml:"console_idle_expiry,omitempty"`
+	ConsoleMaxAge     time.Duration `yaml:"console_max_age,omitempty"`
+
 	// Metrics: who may scrape /metrics; per-tenant series. Log: format
 	// and levels of the log.
 	Metrics MetricsConfig `yaml:"metrics,omitempty"`
@@ -205,7 +210,8 @@ func (c *Config) Validate() error {
 	}
 	durations := map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval, "job_lease": c.JobLease,
 		"header_timeout": c.HeaderTimeout, "body_idle_timeout": c.BodyIdleTimeout, "keepalive_timeout": c.KeepAliveTimeout, "request_timeout": c.RequestTimeout,
-		"sigv2_presign_max_age": c.PresignV2MaxAge, "audit_retention": c.AuditRetention, "access_log_flush": c.AccessLogFlush, "access_log_interval": c.AccessLogInterval}
+		"sigv2_presign_max_age": c.PresignV2MaxAge, "audit_retention": c.AuditRetention, "access_log_flush": c.AccessLogFlush, "access_log_interval": c.AccessLogInterval,
+		"console_idle_expiry": c.ConsoleIdleExpiry, "console_max_age": c.ConsoleMaxAge}
 	for _, name := range slices.Sorted(maps.Keys(durations)) {
 		if d := durations[name]; d < 0 {
 			add(fmt.Errorf("%s: %v must not be negative", name, d))
@@ -331,7 +337,11 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		IdleTimeout:  or(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout), RequestTimeout: or(cfg.RequestTimeout, DefaultRequestTimeout),
 		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog, Audit: n.Audit,
 		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel(), SSECOverHTTP: cfg.SSE.COverHTTP})
-	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys))
+	consoleh, err := n.openConsole()
+	if err != nil {
+		return fail(err)
+	}
+	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys), consoleh)
 	n.exportStores()
 	// Root credentials last: a start that fails before this point leaves
 	// the root keys as they were, and the replacement is one transaction.
@@ -426,7 +436,7 @@ func (n *Node) Close() error {
 // route sends the admin API's and the health checks' paths to them and
 // everything else to S3. Path-style buckets of those names would collide,
 // so objects refuses the names; on a virtual host the path is a key.
-func (n *Node) route(s3h *s3.Server, adminh http.Handler) http.Handler {
+func (n *Node) route(s3h *s3.Server, adminh, consoleh http.Handler) http.Handler {
 	domains := n.cfg.Domains
 	metricsh := n.metricsHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -435,6 +445,9 @@ func (n *Node) route(s3h *s3.Server, adminh http.Handler) http.Handler {
 		case strings.HasPrefix(r.URL.Path, admin.Prefix+"/"):
 			// Its audit log records the client as S3 sees it.
 			adminh.ServeHTTP(w, s3h.WithOrigin(n.bodyDeadline(w, r)))
+			return
+		case isConsole(r.URL.Path):
+			consoleh.ServeHTTP(w, r)
 			return
 		case strings.HasPrefix(r.URL.Path, healthPrefix):
 			n.health(w, r)

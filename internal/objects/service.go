@@ -230,9 +230,9 @@ func (s *Service) authorize(ctx context.Context, r iam.Request) error {
 }
 
 // ReservedBuckets are taken by the node's own paths: the admin API
-// (/admin/v1), the health checks (/health/ready) and the metrics
-// (/metrics).
-var ReservedBuckets = []string{"admin", "health", "metrics"}
+// (/admin/v1), the health checks (/health/ready), the metrics
+// (/metrics) and the web console (/console/).
+var ReservedBuckets = []string{"admin", "health", "metrics", "console"}
 
 // BucketInput describes CreateBucket.
 type BucketInput struct {

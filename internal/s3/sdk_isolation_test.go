@@ -181,38 +181,12 @@ func (ten *tenancy) share(t *testing.T) {
 func TestIsolationMatrix(t *testing.T) {
 	ten := newTenancy(t)
 	ten.share(t)
-	const (
-		ok     = ""
-		denied = "AccessDenied"
-	)
-	// expect[identity][bucket] lists the outcome per group, in opGroups'
-	// order: ListObjects GetObject PutObject DeleteObject Multipart
-	// CopyFrom GetBucketAcl PutBucketAcl DeleteBucket.
-	all := []string{ok, ok, ok, ok, ok, ok, ok, ok, "BucketNotEmpty"}
-	none := []string{denied, denied, denied, denied, denied, denied, denied, denied, denied}
-	// beta-shared's public-read ACL grants READ, not READ_ACP; its policy
-	// gives cy objects, not the bucket's settings.
-	publicRead := []string{ok, ok, denied, denied, denied, denied, denied, denied, denied}
-	policyReadWrite := []string{ok, ok, ok, ok, ok, ok, denied, denied, denied}
-	// Application credentials stay within their buckets whatever is
-	// granted elsewhere, and never change who else may reach them.
-	appRead := []string{ok, ok, denied, denied, denied, denied, ok, denied, denied}
-	appReadWrite := []string{ok, ok, ok, ok, ok, ok, ok, denied, denied}
-	expect := map[string]map[string][]string{
-		"root":      {"acme-bob": all, "beta-carl": all, "beta-shared": all},
-		"ann":       {"acme-bob": all, "beta-carl": none, "beta-shared": publicRead},       // tenant admin
-		"bob":       {"acme-bob": all, "beta-carl": none, "beta-shared": publicRead},       // owner
-		"cy":        {"acme-bob": none, "beta-carl": none, "beta-shared": policyReadWrite}, // colleague
-		"app-ro":    {"acme-bob": appRead, "beta-carl": none, "beta-shared": none},
-		"app-rw":    {"acme-bob": appReadWrite, "beta-carl": none, "beta-shared": none},
-		"carl":      {"acme-bob": none, "beta-carl": all, "beta-shared": all},
-		"anonymous": {"acme-bob": none, "beta-carl": none, "beta-shared": publicRead},
-	}
+	expect := isolationExpect()
 	for who, byBucket := range expect {
 		for bucket, want := range byBucket {
 			for i, g := range opGroups {
 				err := g.do(ten.clients[who], bucket, who)
-				if got := apiCode(err); got != want[i] || (want[i] == ok && err != nil) {
+				if got := apiCode(err); got != want[i] || (want[i] == "" && err != nil) {
 					t.Errorf("%s %s on %s: got %q (%v), want %q", who, g.name, bucket, got, err, want[i])
 				}
 			}
@@ -446,4 +420,38 @@ func TestIsolationObjectActionsUseTheirKey(t *testing.T) {
 			t.Errorf("cy %s: %q (%v), want %q", c.name, got, c.err, c.want)
 		}
 	}
+}
+
+// isolationExpect is the matrix's expected outcomes: per identity and
+// bucket, the S3 error code of each of opGroups ("" = success). The
+// console's column (console_isolation_test.go) holds its API to them.
+func isolationExpect() map[string]map[string][]string {
+	const (
+		ok     = ""
+		denied = "AccessDenied"
+	)
+	// expect[identity][bucket] lists the outcome per group, in opGroups'
+	// order: ListObjects GetObject PutObject DeleteObject Multipart
+	// CopyFrom GetBucketAcl PutBucketAcl DeleteBucket.
+	all := []string{ok, ok, ok, ok, ok, ok, ok, ok, "BucketNotEmpty"}
+	none := []string{denied, denied, denied, denied, denied, denied, denied, denied, denied}
+	// beta-shared's public-read ACL grants READ, not READ_ACP; its policy
+	// gives cy objects, not the bucket's settings.
+	publicRead := []string{ok, ok, denied, denied, denied, denied, denied, denied, denied}
+	policyReadWrite := []string{ok, ok, ok, ok, ok, ok, denied, denied, denied}
+	// Application credentials stay within their buckets whatever is
+	// granted elsewhere, and never change who else may reach them.
+	appRead := []string{ok, ok, denied, denied, denied, denied, ok, denied, denied}
+	appReadWrite := []string{ok, ok, ok, ok, ok, ok, ok, denied, denied}
+	expect := map[string]map[string][]string{
+		"root":      {"acme-bob": all, "beta-carl": all, "beta-shared": all},
+		"ann":       {"acme-bob": all, "beta-carl": none, "beta-shared": publicRead},       // tenant admin
+		"bob":       {"acme-bob": all, "beta-carl": none, "beta-shared": publicRead},       // owner
+		"cy":        {"acme-bob": none, "beta-carl": none, "beta-shared": policyReadWrite}, // colleague
+		"app-ro":    {"acme-bob": appRead, "beta-carl": none, "beta-shared": none},
+		"app-rw":    {"acme-bob": appReadWrite, "beta-carl": none, "beta-shared": none},
+		"carl":      {"acme-bob": none, "beta-carl": all, "beta-shared": all},
+		"anonymous": {"acme-bob": none, "beta-carl": none, "beta-shared": publicRead},
+	}
+	return expect
 }

@@ -58,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"ObjectTags", testObjectTags},
 		{"Locks", testLocks},
 		{"Keys", testKeys},
+		{"Console", testConsole},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {

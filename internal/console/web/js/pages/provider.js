@@ -1,0 +1,322 @@
+// The provider portal: tenants (onboarding, suspension, quotas,
+// placement, users), platforms and nodes, usage and billing.
+import { h, field, input, select, button, table, replace, errorBox, busy, tabs } from '../dom.js';
+import { get, post, put, del, enc, qs } from '../api.js';
+import { href, go } from '../router.js';
+import { pageHeader, formDialog, confirmDialog, toast, when, bytes, count, parseSize, loading } from '../ui.js';
+import { lineChart } from '../chart.js';
+import { usersSection } from './access.js';
+import { usageView, byHour } from './usage.js';
+
+async function platformNames() {
+  try {
+    const hl = await get('/health');
+    return Object.keys(hl.platforms || {}).sort();
+  } catch {
+    return [];
+  }
+}
+
+const statusBadge = (s) => h('span', { class: 'badge ' + (s === 'active' ? 'ok' : 'bad'), 'data-testid': 'tenant-status' }, s);
+
+export async function tenantsPage() {
+  const list = h('div');
+  const refresh = async () => {
+    const tenants = (await get('/tenants')) || [];
+    replace(list, table('tenant-table', [
+      { label: 'Tenant', class: 'name', cell: (t) => h('a', { href: href('/provider/tenants/' + enc(t.name)), 'data-testid': 'tenant-link' }, t.name) },
+      { label: 'Display name', cell: (t) => t.display_name || '–' },
+      { label: 'Status', cell: (t) => statusBadge(t.status) },
+      { label: 'Platform', cell: (t) => t.platform || 'default' },
+      { label: 'Created', cell: (t) => when(t.created) },
+      { label: 'Actions', cell: (t) => tenantActions(t, refresh) },
+    ], tenants, 'No tenants yet. Onboard the first one.'));
+  };
+  await refresh();
+  return h('div', null,
+    pageHeader('Tenants', button('Onboard tenant', 'tenant-create', () => onboard(refresh), { class: 'primary' })),
+    list);
+}
+
+function tenantActions(t, refresh, after) {
+  const suspended = t.status !== 'active';
+  return h('div', { class: 'cell-actions' },
+    button(suspended ? 'Resume' : 'Suspend', suspended ? 'tenant-resume' : 'tenant-suspend', async () => {
+      if (!suspended && !await confirmDialog('Suspend tenant', `Suspend "${t.name}"? Its users and keys are refused at once, and its buckets answer no one.`, 'confirm-tenant-suspend')) return;
+      try {
+        await post(`/tenants/${enc(t.name)}/${suspended ? 'resume' : 'suspend'}`);
+        toast(`Tenant ${t.name} ${suspended ? 'resumed' : 'suspended'}`);
+        refresh();
+      } catch (e) { toast(e.message, 'error'); }
+    }, { class: 'small', 'aria-label': (suspended ? 'Resume ' : 'Suspend ') + t.name }),
+    button('Delete', 'tenant-delete', async () => {
+      const purge = h('input', { type: 'checkbox', 'data-testid': 'tenant-delete-purge' });
+      const ok = await formDialog('Delete tenant', 'tenant-delete-dialog', [
+        h('p', null, `Delete the tenant "${t.name}"? Its users and keys go with it.`),
+        field('Also delete all its buckets and objects (purge)', purge),
+      ], async () => { await del(`/tenants/${enc(t.name)}${qs({ purge: purge.checked })}`); return true; }, 'Delete tenant');
+      if (ok) {
+        toast(`Tenant ${t.name} deleted`);
+        if (after) after(); else refresh();
+      }
+    }, { class: 'small', 'aria-label': 'Delete ' + t.name }));
+}
+
+async function onboard(refresh) {
+  const platforms = await platformNames();
+  const name = input('tenant-name', { required: true, autocapitalize: 'none', spellcheck: 'false' });
+  const display = input('tenant-display-name');
+  const platform = select('tenant-platform', [['', 'Default platform'], ...platforms], '');
+  const admin = input('tenant-admin-name', { autocapitalize: 'none', spellcheck: 'false', value: 'admin' });
+  const pw = input('tenant-admin-password', { type: 'password', autocomplete: 'new-password', minlength: 8 });
+  const t = await formDialog('Onboard tenant', 'tenant-create-dialog', [
+    field('Tenant name', name, 'Lower-case letters, digits and hyphens; it names the tenant in sign-in and policies.'),
+    field('Display name', display),
+    field('Platform', platform),
+    h('fieldset', null, h('legend', null, 'First administrator (optional)'),
+      field('User name', admin),
+      field('Initial password', pw, 'They must change it at first sign-in. Leave empty to add users later.')),
+  ], () => post('/tenants', {
+    name: name.value.trim(), display_name: display.value.trim() || undefined, platform: platform.value || undefined,
+    admin: pw.value ? { name: admin.value.trim(), password: pw.value } : undefined,
+  }), 'Onboard');
+  if (t) {
+    toast(`Tenant ${t.name} onboarded`);
+    refresh();
+  }
+}
+
+const TENANT_TABS = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'users', label: 'Users & keys' },
+  { id: 'quotas', label: 'Quotas' },
+  { id: 'placement', label: 'Placement' },
+  { id: 'usage', label: 'Usage' },
+];
+
+export async function tenantPage({ params, query }) {
+  const name = params.tenant;
+  const tab = TENANT_TABS.some((t) => t.id === query.get('tab')) ? query.get('tab') : 'overview';
+  const t = await get(`/tenants/${enc(name)}`);
+  const panel = h('div', { id: 'tabpanel', role: 'tabpanel', 'aria-labelledby': 'tab-' + tab, 'data-testid': 'tenant-panel' }, loading());
+  const reload = () => go('/provider/tenants/' + enc(name), { tab });
+  const render = {
+    overview: async () => h('div', { class: 'panel' },
+      h('dl', null,
+        h('dt', null, 'Name'), h('dd', null, t.name),
+        h('dt', null, 'Display name'), h('dd', null, t.display_name || '–'),
+        h('dt', null, 'Status'), h('dd', null, statusBadge(t.status)),
+        h('dt', null, 'Platform'), h('dd', null, t.platform || 'default'),
+        h('dt', null, 'Canonical ID'), h('dd', { class: 'mono' }, t.canonical_id),
+        h('dt', null, 'Created'), h('dd', null, when(t.created))),
+      h('div', { class: 'actions' }, tenantActions(t, reload, () => go('/provider/tenants'))),
+      h('div', { class: 'placeholder', 'data-testid': 'tenant-encryption-placeholder' },
+        h('strong', null, 'Encryption defaults: '), 'set here once encryption at rest is available (issue 14).')),
+    users: () => usersSection(name, ''),
+    quotas: () => quotasTab(name),
+    placement: () => placementTab(t, reload),
+    usage: () => usageView(name),
+  }[tab];
+  Promise.resolve(render())
+    .then((n) => replace(panel, n))
+    .catch((e) => replace(panel, h('div', { class: 'error', role: 'alert' }, (e.code ? e.code + ': ' : '') + e.message)));
+  return h('div', null,
+    h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumbs' }, h('a', { href: href('/provider/tenants') }, 'Tenants'), ' / ', name),
+    pageHeader('Tenant ' + name),
+    tabs('tenant-tabs', TENANT_TABS, tab, (id) => go('/provider/tenants/' + enc(name), { tab: id })),
+    panel);
+}
+
+async function quotasTab(tenant) {
+  const wrap = h('div');
+  const refresh = async () => {
+    const qs0 = (await get(`/tenants/${enc(tenant)}/quotas`)) || [];
+    const bucket = input('quota-bucket', { placeholder: 'empty: the whole tenant', autocapitalize: 'none' });
+    const maxBytes = input('quota-max-bytes', { placeholder: 'e.g. 100 GiB' });
+    const maxObjects = input('quota-max-objects', { type: 'number', min: 0, placeholder: 'empty: no limit' });
+    const err = errorBox('quota-error');
+    const save = h('button', { type: 'submit', class: 'primary', 'data-testid': 'quota-save' }, 'Set quota');
+    replace(wrap,
+      h('h2', null, 'Quotas'),
+      table('quota-table', [
+        { label: 'Applies to', cell: (q) => q.bucket || 'Whole tenant' },
+        { label: 'Max bytes', class: 'num', cell: (q) => (q.max_bytes ? bytes(q.max_bytes) : 'no limit') },
+        { label: 'Max objects', class: 'num', cell: (q) => (q.max_objects ? count(q.max_objects) : 'no limit') },
+        {
+          label: 'Actions', hideLabel: true, cell: (q) => button('Edit', 'quota-edit', () => {
+            bucket.value = q.bucket || '';
+            maxBytes.value = q.max_bytes ? bytes(q.max_bytes) : '';
+            maxObjects.value = q.max_objects || '';
+            maxBytes.focus();
+          }, { class: 'small', 'aria-label': 'Edit quota of ' + (q.bucket || 'the tenant') }),
+        },
+      ], qs0, 'No quotas: the tenant may store without limit.'),
+      h('form', {
+        class: 'panel', 'data-testid': 'quota-form',
+        onsubmit: async (e) => {
+          e.preventDefault();
+          err.show(null);
+          await busy(save, async () => {
+            try {
+              await put(`/tenants/${enc(tenant)}/quotas`, {
+                bucket: bucket.value.trim() || undefined,
+                max_bytes: parseSize(maxBytes.value),
+                max_objects: maxObjects.value ? Number(maxObjects.value) : 0,
+              });
+              toast('Quota set');
+              refresh();
+            } catch (ex) { err.show(ex); }
+          });
+        },
+      }, h('h3', null, 'Set a quota'),
+      h('div', { class: 'row' }, field('Bucket', bucket), field('Max size (KiB, MiB, GiB, TiB)', maxBytes), field('Max objects', maxObjects)),
+      err, h('div', { class: 'actions' }, save)));
+  };
+  await refresh();
+  return wrap;
+}
+
+async function placementTab(t, reload) {
+  const platforms = await platformNames();
+  const opts = [['', 'Default platform'], ...platforms];
+  const tp = select('placement-tenant-platform', opts, t.platform || '');
+  const err1 = errorBox('placement-tenant-error');
+  const save1 = h('button', { type: 'submit', class: 'primary', 'data-testid': 'placement-tenant-save' }, 'Move new writes');
+  let buckets = [];
+  try {
+    buckets = ((await get('/buckets')).buckets || []).filter((b) => !b.tenant || b.tenant === t.name).map((b) => b.name);
+  } catch { /* the provider may list all buckets; if not, type the name */ }
+  const bn = buckets.length ? select('placement-bucket', buckets, buckets[0]) : input('placement-bucket', { autocapitalize: 'none' });
+  const bp = select('placement-bucket-platform', platforms.length ? platforms : [['', 'Default platform']], platforms[0] || '');
+  const err2 = errorBox('placement-bucket-error');
+  const save2 = h('button', { type: 'submit', class: 'primary', 'data-testid': 'placement-bucket-save' }, 'Place bucket');
+  return h('div', null,
+    h('form', {
+      class: 'panel',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        err1.show(null);
+        await busy(save1, async () => {
+          try {
+            await put(`/tenants/${enc(t.name)}/platform`, { platform: tp.value });
+            toast('Tenant placed');
+            reload();
+          } catch (ex) { err1.show(ex); }
+        });
+      },
+    }, h('h2', null, 'Tenant platform'),
+    h('p', { class: 'hint' }, 'New objects of the tenant go to this platform; existing ones stay where they are.'),
+    field('Platform', tp), err1, h('div', { class: 'actions' }, save1)),
+    h('form', {
+      class: 'panel',
+      onsubmit: async (e) => {
+        e.preventDefault();
+        err2.show(null);
+        await busy(save2, async () => {
+          try {
+            await put(`/placement/buckets/${enc(bn.value)}`, { platform: bp.value });
+            toast('Bucket placed');
+          } catch (ex) { err2.show(ex); }
+        });
+      },
+    }, h('h2', null, 'Bucket placement'),
+    h('p', { class: 'hint' }, 'New objects of one bucket go to a platform of its own.'),
+    h('div', { class: 'row' }, field('Bucket', bn), field('Platform', bp)), err2, h('div', { class: 'actions' }, save2)));
+}
+
+export async function healthPage() {
+  const body = h('div', { 'data-testid': 'health-body' });
+  const refresh = async () => {
+    const hl = await get('/health');
+    const plat = Object.entries(hl.platforms || {}).map(([name, st]) => ({ name, st }));
+    const jobs = Object.entries(hl.jobs || {}).map(([job, holder]) => ({ job, holder }));
+    replace(body,
+      h('div', { class: 'stats' },
+        statBox('Node', hl.node || '–', 'health-node'),
+        statBox('Catalog', hl.catalog === 'ok' || hl.catalog === true ? h('span', { class: 'badge ok' }, 'ok') : h('span', { class: 'badge bad' }, String(hl.catalog)), 'health-catalog'),
+        statBox('Requests in flight', `${count(hl.requests)} of ${count(hl.max_requests)}`, 'health-requests'),
+        statBox('Collector backlog', count(hl.collector_backlog) + ' blobs', 'health-backlog')),
+      h('h2', null, 'Platforms'),
+      table('platform-table', [
+        { label: 'Platform', cell: (p) => p.name },
+        { label: 'Health', cell: (p) => (p.st === 'ok' ? h('span', { class: 'badge ok' }, 'ok') : h('span', { class: 'badge bad' }, String(p.st))) },
+      ], plat, 'No platforms.'),
+      h('h2', null, 'Background jobs (lease holders)'),
+      table('lease-table', [
+        { label: 'Job', cell: (j) => j.job },
+        { label: 'Held by node', cell: (j) => j.holder || h('span', { class: 'badge warn' }, 'nobody') },
+      ], jobs, 'No jobs.'),
+      h('p', { class: 'muted' }, 'Checked ', when(new Date()), '.'));
+  };
+  await refresh();
+  return h('div', null, pageHeader('Platforms & nodes', button('Refresh', 'health-refresh', () => refresh(), {})), body);
+}
+
+function statBox(label, value, testid) {
+  return h('div', { class: 'stat', 'data-testid': testid }, h('div', { class: 'v' }, value), h('div', { class: 'k' }, label));
+}
+
+const dateOnly = (d) => d.toISOString().slice(0, 10);
+
+export async function providerUsagePage() {
+  const today = new Date();
+  const monthStart = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1));
+  const tomorrow = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 1));
+  const from = input('billing-from', { type: 'date', value: dateOnly(monthStart), required: true });
+  const to = input('billing-to', { type: 'date', value: dateOnly(tomorrow), required: true });
+  const body = h('div', { 'data-testid': 'provider-usage-body', 'aria-live': 'polite' });
+  const range = () => ({ from: from.value + 'T00:00:00Z', to: to.value + 'T00:00:00Z' });
+  const exportLink = (fmt) => h('a', {
+    class: 'button', href: '#', 'data-testid': 'billing-export-' + fmt, download: `ostium-usage.${fmt}`,
+    onclick: (e) => { e.currentTarget.href = `/console/api/usage${qs({ ...range(), format: fmt })}`; },
+  }, 'Export ' + fmt.toUpperCase());
+  const load = async () => {
+    replace(body, loading());
+    let u;
+    try {
+      u = await get(`/usage${qs(range())}`);
+    } catch (e) {
+      replace(body, h('div', { class: 'error', role: 'alert', 'data-testid': 'provider-usage-error' }, (e.code ? e.code + ': ' : '') + e.message));
+      return;
+    }
+    const tenants = u.tenants || [];
+    const storage = tenants.map((t) => ({ label: t.tenant, points: byHour(t.rows || []).map((x) => [x.hour, x.bytes]) }));
+    const reqs = tenants.map((t) => ({ label: t.tenant, points: byHour(t.rows || []).map((x) => [x.hour, x.requests]) }));
+    const perBucket = [];
+    for (const t of tenants) {
+      const m = new Map();
+      for (const r of t.rows || []) {
+        const a = m.get(r.bucket) || { tenant: t.tenant, bucket: r.bucket, byte_hours: 0, requests: 0, bytes_in: 0, bytes_out: 0, objects: 0, last: '' };
+        a.byte_hours += r.byte_hours || 0;
+        a.requests += (r.get || 0) + (r.put || 0) + (r.list || 0) + (r.delete || 0);
+        a.bytes_in += r.bytes_in || 0;
+        a.bytes_out += r.bytes_out || 0;
+        if (r.hour >= a.last) { a.last = r.hour; a.objects = r.objects || 0; }
+        m.set(r.bucket, a);
+      }
+      perBucket.push(...m.values());
+    }
+    replace(body,
+      h('div', { class: 'charts' },
+        lineChart(storage, { title: 'Storage by tenant', binary: true, format: bytes, testid: 'chart-provider-storage', legend: true }),
+        lineChart(reqs, { title: 'Requests per hour by tenant', integer: true, format: (v) => count(Math.round(v)), testid: 'chart-provider-requests', legend: true })),
+      h('h2', null, 'By tenant and bucket'),
+      table('billing-table', [
+        { label: 'Tenant', cell: (r) => h('a', { href: href('/provider/tenants/' + enc(r.tenant), { tab: 'usage' }) }, r.tenant) },
+        { label: 'Bucket', class: 'name', cell: (r) => r.bucket },
+        { label: 'GiB-hours', class: 'num', cell: (r) => (r.byte_hours / 1024 ** 3).toFixed(2) },
+        { label: 'Objects', class: 'num', cell: (r) => count(r.objects) },
+        { label: 'Requests', class: 'num', cell: (r) => count(r.requests) },
+        { label: 'In', class: 'num', cell: (r) => bytes(r.bytes_in) },
+        { label: 'Out', class: 'num', cell: (r) => bytes(r.bytes_out) },
+      ], perBucket, 'No usage in this period.'));
+  };
+  const form = h('form', {
+    class: 'toolbar', 'data-testid': 'billing-form',
+    onsubmit: (e) => { e.preventDefault(); load(); },
+  }, field('From (UTC)', from), field('To (UTC, exclusive)', to),
+  h('button', { type: 'submit', class: 'primary', 'data-testid': 'billing-show' }, 'Show'),
+  exportLink('csv'), exportLink('json'));
+  load();
+  return h('div', null, pageHeader('Usage & billing'), form, body);
+}
