@@ -48,6 +48,12 @@ func newTarget(url string) *target {
 // do sends one signed request and drains the response, returning the bytes
 // read.
 func (t *target) do(ctx context.Context, method, path string, body []byte) (int64, error) {
+	return t.doWith(ctx, method, path, body, nil)
+}
+
+// doWith is do with the request adjusted by set (headers) before it is
+// signed.
+func (t *target) doWith(ctx context.Context, method, path string, body []byte, set func(*http.Request)) (int64, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -57,6 +63,9 @@ func (t *target) do(ctx context.Context, method, path string, body []byte) (int6
 		return 0, err
 	}
 	req.Header.Set("x-amz-content-sha256", "UNSIGNED-PAYLOAD")
+	if set != nil {
+		set(req)
+	}
 	if err := t.signer.SignHTTP(ctx, t.creds, req, "UNSIGNED-PAYLOAD", "s3", "us-east-1", time.Now()); err != nil {
 		return 0, err
 	}

@@ -4,6 +4,9 @@
 #   bench/run.sh [gateway [count] [benchtime]]
 #       the gateway benchmarks (bench/*_test.go), each against a ceiling
 #       measured in the same run: raw output, a table and a chart
+#   bench/run.sh sse [count] [benchtime]
+#       the cost of encryption at rest (bench/sse_test.go): plain, SSE-S3
+#       and SSE-C on one node in one run, each kind as a ratio of plain
 #   bench/run.sh workloads [FILE ...]
 #       workload files (default bench/workloads/*.xml) with `ostium bench run`
 #       against an `ostium serve` this script starts on a fresh data dir
@@ -22,6 +25,16 @@ gateway)
   echo "==> go test -bench (count=$count, benchtime=$benchtime): progress below, raw output in $out.txt"
   go test -run '^$' -bench . -benchtime "$benchtime" -count "$count" -timeout 60m ./bench | tee "$out.txt"
   go run ./bench/chart -svg "$out.svg" < "$out.txt" > "$out.md"
+  cat "$out.md"
+  echo "chart: $out.svg"
+  ;;
+sse)
+  count=${1:-1} # each benchmark already measures every kind 3 times, interleaved
+  benchtime=${2:-2s}
+  out=bench/results/$day-sse
+  echo "==> go test -bench SSE (count=$count, benchtime=$benchtime): raw output in $out.txt"
+  go test -run '^$' -bench '^BenchmarkSSE' -benchtime "$benchtime" -count "$count" -timeout 60m ./bench | tee "$out.txt"
+  go run ./bench/chart -base plain -svg "$out.svg" < "$out.txt" > "$out.md"
   cat "$out.md"
   echo "chart: $out.svg"
   ;;
@@ -45,7 +58,7 @@ workloads)
   done
   ;;
 *)
-  echo "usage: bench/run.sh [gateway [count] [benchtime]] | workloads [FILE ...]" >&2
+  echo "usage: bench/run.sh [gateway [count] [benchtime]] | sse [count] [benchtime] | workloads [FILE ...]" >&2
   exit 2
   ;;
 esac

@@ -18,6 +18,10 @@ import (
 	"strings"
 )
 
+// base, when set, is the target every other one is a ratio of (the SSE
+// benchmarks: plain); otherwise ostium is a ratio of ceiling.
+var base string
+
 // figure is the mean of one metric over the runs of one benchmark target.
 type figure struct {
 	sum float64
@@ -34,6 +38,7 @@ type result struct {
 
 func main() {
 	svgPath := flag.String("svg", "", "write the ratio chart to this SVG file")
+	flag.StringVar(&base, "base", "", "compare every target with this one (e.g. plain) instead of ostium with ceiling")
 	flag.Parse()
 	results, err := parse(os.Stdin)
 	if err != nil {
@@ -42,7 +47,11 @@ func main() {
 	if len(results) == 0 {
 		log.Fatal("chart: no gateway benchmark results on stdin")
 	}
-	fmt.Println("| benchmark | unit | ceiling | ostium | ratio |")
+	if base != "" {
+		fmt.Printf("| benchmark | unit | %s | target | ratio |\n", base)
+	} else {
+		fmt.Println("| benchmark | unit | ceiling | ostium | ratio |")
+	}
 	fmt.Println("| --- | --- | ---: | ---: | ---: |")
 	for _, r := range results {
 		fmt.Printf("| %s | %s | %.0f | %.0f | %.2f |\n", r.name, r.unit, r.ceiling.mean(), r.ostium.mean(), r.ratio())
@@ -80,6 +89,11 @@ func parse(r io.Reader) ([]result, error) {
 		if i := strings.LastIndexByte(sub, '-'); i > 0 {
 			target = sub[:i]
 		}
+		// A sub-benchmark run again under the same name (interleaved
+		// rounds) is target#01, #02, ...: the same target.
+		if i := strings.IndexByte(target, '#'); i > 0 {
+			target = target[:i]
+		}
 		name = strings.TrimPrefix(name, "Benchmark")
 		unit := "ops/s"
 		if strings.Contains(name, "MiB") {
@@ -99,10 +113,22 @@ func parse(r io.Reader) ([]result, error) {
 				byName[name] = res
 			}
 			var fig *figure
-			switch target {
-			case "ceiling":
+			switch {
+			case base != "" && target == base:
+				// The base is every other target's ceiling: kept under
+				// the bare name and copied to each row below.
 				fig = &res.ceiling
-			case "ostium":
+			case base != "":
+				key := name + " " + target
+				r := byName[key]
+				if r == nil {
+					r = &result{name: key, unit: unit}
+					byName[key] = r
+				}
+				fig = &r.ostium
+			case target == "ceiling":
+				fig = &res.ceiling
+			case target == "ostium":
 				fig = &res.ostium
 			default: // a reference such as target=hop: in the text, not the chart
 				continue
@@ -112,7 +138,16 @@ func parse(r io.Reader) ([]result, error) {
 		}
 	}
 	out := make([]result, 0, len(byName))
-	for _, r := range byName {
+	for key, r := range byName {
+		if base != "" {
+			name, _, ok := strings.Cut(key, " ")
+			if !ok {
+				continue // the base's own row
+			}
+			if b := byName[name]; b != nil {
+				r.ceiling = b.ceiling
+			}
+		}
 		out = append(out, *r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
@@ -122,11 +157,15 @@ func parse(r io.Reader) ([]result, error) {
 // svg draws one horizontal bar per benchmark: the ratio to the ceiling, the
 // absolute figures written beside it.
 func svg(results []result) string {
-	const w, rowH, left, barW = 760, 46, 120, 420
+	const w, rowH, left, barW = 880, 46, 200, 420
 	h := 60 + rowH*len(results)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="13">`, w, h)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/><text x="10" y="22" font-size="15">Ostium as a fraction of the same-run ceiling (16 clients)</text>`)
+	title := "Ostium as a fraction of the same-run ceiling (16 clients)"
+	if base != "" {
+		title = "Each kind as a fraction of " + base + ", same node, same run (16 clients)"
+	}
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/><text x="10" y="22" font-size="15">%s</text>`, html.EscapeString(title))
 	for i, r := range results {
 		y := 40 + i*rowH
 		ratio := r.ratio()

@@ -81,12 +81,18 @@ type adminFlags struct {
 	grace, expires                             time.Duration
 	maxBytes                                   string // with a unit: 1TB, 500GiB
 	maxObjects                                 int64
+	sseDefault, kmsKey                         string
 }
 
 // The flags of each subcommand; only its own show in its --help.
 func tenantCreateFlags(fs *pflag.FlagSet, f *adminFlags) {
 	fs.StringVar(&f.displayName, "display-name", "", "tenant display name")
 	fs.StringVar(&f.platform, "platform", "", "storage platform of the tenant's blobs (default: the node's)")
+}
+
+func tenantEncryptionFlags(fs *pflag.FlagSet, f *adminFlags) {
+	fs.StringVar(&f.sseDefault, "default", "", "sse-s3, sse-kms or none (the node's sse_default then applies)")
+	fs.StringVar(&f.kmsKey, "kms-key", "", "sse-kms's key id (default: the tenant's own key)")
 }
 
 func graceFlag(fs *pflag.FlagSet, f *adminFlags) {
@@ -118,6 +124,9 @@ var adminCmds = map[string]adminCmd{
 	}},
 	"tenant platform": {args: []string{"NAME", "PLATFORM"}, short: "where the tenant's new blobs go", example: "  ostium admin tenant platform acme disk", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[admin.Tenant](c, "PUT", path("tenants", a[0], "platform"), map[string]string{"platform": a[1]})
+	}},
+	"tenant encryption": {args: []string{"NAME"}, short: "default encryption of the tenant's new objects", example: "  ostium admin tenant encryption acme --default sse-kms --kms-key 1234abcd\n  ostium admin tenant encryption acme --default none", flags: tenantEncryptionFlags, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.Tenant](c, "PUT", path("tenants", a[0], "encryption"), admin.TenantEncryption{Default: f.sseDefault, KMSKey: f.kmsKey})
 	}},
 	"bucket place": {args: []string{"BUCKET", "PLATFORM"}, short: "send a bucket's new blobs to a platform (\"\" = its tenant's)", example: "  ostium admin bucket place photos disk", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		err := c.Do(context.Background(), "PUT", path("buckets", a[0], "platform"), map[string]string{"platform": a[1]}, nil)

@@ -74,6 +74,7 @@ func newBenchQuickCmd(mode string) *cobra.Command {
 	fs.BoolVar(&tc.VirtualHost, "virtual-host", false, "virtual-hosted style (bucket.host) instead of path style")
 	fs.BoolVar(&tc.Insecure, "insecure", false, "do not check TLS certificates")
 	fs.BoolVar(&tc.LeastOutstanding, "least-outstanding", false, "send each request to the endpoint with the fewest in flight (default round robin)")
+	fs.StringVar(&tc.SSE, "sse", "", "encrypt objects at rest: sse-s3, sse-kms[:KEY-ID] or sse-c:BASE64-KEY (SSE-C sends the key with every read)")
 	o := quick.Options{Mode: mode}
 	fs.DurationVar(&o.Duration, "duration", 0, "how long the main stage runs (default 30s when no --ops or --bytes)")
 	fs.Int64Var(&o.Ops, "ops", 0, "stop the main stage after this many operations")

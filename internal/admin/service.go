@@ -42,12 +42,15 @@ var errDenied = newErr(http.StatusForbidden, "AccessDenied", "Access Denied")
 
 // Tenant, User, Key and Quota are the API's records.
 type Tenant struct {
-	Name        string    `json:"name"`
-	DisplayName string    `json:"display_name"`
-	Status      string    `json:"status"`
-	CanonicalID string    `json:"canonical_id"`
-	Platform    string    `json:"platform,omitempty"` // "" = the node's default
-	Created     time.Time `json:"created"`
+	Name        string `json:"name"`
+	DisplayName string `json:"display_name"`
+	Status      string `json:"status"`
+	CanonicalID string `json:"canonical_id"`
+	Platform    string `json:"platform,omitempty"` // "" = the node's default
+	// Encryption is the default encryption of new objects the provider
+	// set (nil = none: the node's default applies).
+	Encryption *TenantEncryption `json:"encryption,omitempty"`
+	Created    time.Time         `json:"created"`
 }
 
 type User struct {
@@ -158,7 +161,8 @@ func apiErr(err error) error {
 }
 
 func tenantOut(t catalog.Tenant) Tenant {
-	return Tenant{Name: t.Name, DisplayName: t.DisplayName, Status: t.Status, CanonicalID: t.CanonicalID, Platform: t.Platform, Created: t.CreatedAt}
+	return Tenant{Name: t.Name, DisplayName: t.DisplayName, Status: t.Status, CanonicalID: t.CanonicalID, Platform: t.Platform,
+		Encryption: encryptionOut(t.Encryption), Created: t.CreatedAt}
 }
 
 func userOut(u catalog.User) User {

@@ -57,6 +57,7 @@ type Settings struct {
 	Tagging           string // the bucket's tags, as package objects encodes them
 	CORS              string // CORS rules, as package objects encodes them
 	Lifecycle         string // lifecycle rules, as package objects encodes them
+	Encryption        string // default encryption of new objects, as package objects encodes it
 }
 
 // Setting names one of Settings for SetBucketSetting.
@@ -74,6 +75,7 @@ const (
 	SettingTagging
 	SettingCORS
 	SettingLifecycle
+	SettingEncryption
 )
 
 // Meta is what S3 stores with an object besides its bytes.

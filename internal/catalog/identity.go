@@ -36,8 +36,12 @@ type Tenant struct {
 	CanonicalID string
 	// Platform is where the tenant's new blobs go ("" = the node's
 	// default); a bucket may be placed elsewhere.
-	Platform  string
-	CreatedAt time.Time
+	Platform string
+	// Encryption is the default encryption of the tenant's new objects
+	// that the provider set, as package objects encodes it ("" = none:
+	// the node's default applies).
+	Encryption string
+	CreatedAt  time.Time
 }
 
 // User roles.
@@ -83,6 +87,9 @@ type Identities interface {
 	SetTenantStatus(ctx context.Context, name, status string) error
 	// SetTenantPlatform changes where the tenant's new blobs go.
 	SetTenantPlatform(ctx context.Context, name, platform string) error
+	// SetTenantEncryption changes the default encryption of the
+	// tenant's new objects.
+	SetTenantEncryption(ctx context.Context, name, encryption string) error
 	// DeleteTenant removes the tenant, its users, keys and quotas;
 	// ErrTenantNotEmpty while it owns a bucket.
 	DeleteTenant(ctx context.Context, name string) error

@@ -223,6 +223,7 @@ type tenantState struct {
 	suspended bool
 	platform  string
 	id        string // canonical id
+	sse       string // default encryption of new objects, encoded
 }
 
 // TenantSuspended reports whether tenant is suspended; a tenant that no
@@ -233,6 +234,14 @@ func (k *Keyring) TenantSuspended(ctx context.Context, tenant string) (bool, err
 	}
 	st, err := k.tenant(ctx, tenant)
 	return st.suspended, err
+}
+
+// TenantEncryption returns the default encryption of the tenant's new
+// objects that the provider set, as package objects encodes it ("" =
+// none).
+func (k *Keyring) TenantEncryption(ctx context.Context, tenant string) (string, error) {
+	st, err := k.tenant(ctx, tenant)
+	return st.sse, err
 }
 
 // TenantPlatform returns the platform the tenant's new blobs go to (""
@@ -251,7 +260,7 @@ func (k *Keyring) tenant(ctx context.Context, tenant string) (tenantState, error
 	if err != nil && !errors.Is(err, catalog.ErrNoSuchTenant) {
 		return tenantState{}, fmt.Errorf("iam: look up tenant %s: %w", tenant, err)
 	}
-	st := tenantState{suspended: err != nil || t.Status != catalog.TenantActive, platform: t.Platform, id: t.CanonicalID}
+	st := tenantState{suspended: err != nil || t.Status != catalog.TenantActive, platform: t.Platform, id: t.CanonicalID, sse: t.Encryption}
 	remember(k, &k.tenants, tenant, st, now.Add(k.ttl))
 	return st, nil
 }

@@ -13,6 +13,11 @@ import (
 type Origin struct {
 	SourceIP string
 	Secure   bool // arrived over TLS
+	// SSE and SSEKMSKeyID are a write's x-amz-server-side-encryption and
+	// -aws-kms-key-id headers as sent ("" = absent; a default applied
+	// later does not count, as on AWS), for the condition keys
+	// s3:x-amz-server-side-encryption(-aws-kms-key-id) of s3:PutObject.
+	SSE, SSEKMSKeyID string
 }
 
 type originKey struct{}
@@ -43,6 +48,14 @@ func policyRequest(r Request) bucketpolicy.Request {
 		ctx[k] = v
 	}
 	tagConditions(r, ctx)
+	if r.Action == "s3:PutObject" {
+		if v := r.Origin.SSE; v != "" {
+			ctx["s3:x-amz-server-side-encryption"] = []string{v}
+		}
+		if v := r.Origin.SSEKMSKeyID; v != "" {
+			ctx["s3:x-amz-server-side-encryption-aws-kms-key-id"] = []string{v}
+		}
+	}
 	if r.Origin.SourceIP != "" {
 		ctx["aws:sourceip"] = []string{r.Origin.SourceIP}
 	}

@@ -127,6 +127,9 @@ type Config struct {
 	// Lifecycle: the worker's pass interval and pace, and (for tests
 	// only) the length of a lifecycle day; see lifecycle.go.
 	Lifecycle LifecycleConfig `yaml:",inline"`
+	// SSE: the provider's default encryption of new objects, and (for
+	// tests only) SSE-C over plain HTTP; see sse.go.
+	SSE SSEConfig `yaml:",inline"`
 
 	// KMS is the key service of encryption at rest; see kms.go.
 	KMS KMSConfig `yaml:"kms,omitempty"`
@@ -194,6 +197,7 @@ func (c *Config) Validate() error {
 	add(c.Log.validate())
 	add(c.Lifecycle.validate())
 	add(c.KMS.validate())
+	add(c.SSE.validate())
 	// Sorted, so that the same file gives the same report.
 	ints := map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
 		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue}
@@ -324,8 +328,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache,
-		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, Keys: n.KMS})
-
+		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule(), Keys: n.KMS})
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Admin.SetKMS(n.KMS)
@@ -338,7 +341,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		MaxPerTenant: max(1, maxReq*or(cfg.TenantShare, DefaultTenantShare)/100),
 		IdleTimeout:  or(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout), RequestTimeout: or(cfg.RequestTimeout, DefaultRequestTimeout),
 		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog, Audit: n.Audit,
-		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel()})
+		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel(), SSECOverHTTP: cfg.SSE.COverHTTP})
 	consoleh, err := n.openConsole()
 	if err != nil {
 		return fail(err)

@@ -27,6 +27,11 @@ type CopyInput struct {
 	// Lock is the copy's object lock (x-amz-object-lock-*); as on AWS
 	// it never inherits the source's.
 	Lock *LockRequest
+	// Encrypt is the copy's encryption at rest (nil: none); as on AWS it
+	// never inherits the source's. SrcCustomerKey is the source's SSE-C
+	// key (x-amz-copy-source-server-side-encryption-customer-key).
+	Encrypt        *EncryptRequest
+	SrcCustomerKey []byte
 }
 
 // CopyObject copies an object's bytes (of its current version, or of
@@ -44,14 +49,14 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	if err := validKey(in.Key); err != nil {
 		return src, dst, err
 	}
-	if in.Bucket == in.SrcBucket && in.Key == in.SrcKey && in.SrcVersion == "" && !in.ReplaceMeta && in.StorageClass == "" {
+	if in.Bucket == in.SrcBucket && in.Key == in.SrcKey && in.SrcVersion == "" && !in.ReplaceMeta && in.StorageClass == "" && in.Encrypt == nil {
 		return src, dst, errorf(ErrInvalidRequest, "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.")
 	}
 	lock, err := newLock(b, in.Lock, time.Now())
 	if err != nil {
 		return src, dst, err
 	}
-	src, r, err := s.openSource(ctx, id, in.SrcBucket, in.SrcKey, in.SrcVersion, in.SrcCond, nil)
+	src, r, err := s.openSource(ctx, id, in.SrcBucket, in.SrcKey, in.SrcVersion, in.SrcCond, nil, in.SrcCustomerKey)
 	if err != nil {
 		return src, dst, err
 	}
@@ -68,7 +73,12 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		return src, dst, err
 	}
 	algos := checksumNames(src.Meta.Checksums)
-	st, err := s.writeBlob(ctx, b, Payload{Body: r, Size: src.Size, Algorithms: algos}, true)
+	seal, err := s.newSealing(ctx, b, in.Key, in.Encrypt)
+	if err != nil {
+		return src, dst, err
+	}
+	meta.Encryption = seal.record()
+	st, err := s.writeBlob(ctx, b, Payload{Body: r, Size: src.Size, Algorithms: algos, seal: seal}, true)
 	if err != nil {
 		return src, dst, err
 	}
@@ -99,7 +109,7 @@ const MaxCopySize = 5 << 30
 
 // openSource authorizes reading a copy source, checks its conditions and
 // opens the (ranged) bytes.
-func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange) (catalog.Object, *Reader, error) {
+func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange, customer []byte) (catalog.Object, *Reader, error) {
 	b, _, t, err := s.bucketTarget(ctx, iam.Request{ID: id, Action: versionAction("s3:GetObject", version), Key: key}, bucket, version)
 	if err != nil {
 		return catalog.Object{}, nil, err
@@ -125,7 +135,11 @@ func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key,
 	if length > MaxCopySize {
 		return src, nil, errorf(ErrInvalidRequest, fmt.Sprintf("The specified copy source is larger than the maximum allowable size for a copy source: %d", int64(MaxCopySize)))
 	}
-	body, err := s.open(ctx, src, start, length)
+	dk, err := s.dataKey(ctx, b, src.Key, src.Meta.Encryption, customer, true)
+	if err != nil {
+		return src, nil, err
+	}
+	body, err := s.open(ctx, src, dk, start, length)
 	if err != nil {
 		return src, nil, err
 	}

@@ -35,6 +35,8 @@ type GetInput struct {
 	// (part 1 of any other object is the whole of it).
 	PartNumber int
 	Cond       Conditions
+	// CustomerKey is the SSE-C key sent with the request (nil: none).
+	CustomerKey []byte
 }
 
 // Reader is an object opened for reading. Body is nil for HEAD.
@@ -74,6 +76,10 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 	if err := in.Cond.check(obj, true); err != nil {
 		return &Reader{Object: obj}, err
 	}
+	key, err := s.dataKey(ctx, b, obj.Key, obj.Meta.Encryption, in.CustomerKey, !head)
+	if err != nil {
+		return nil, err
+	}
 	r := &Reader{Object: obj, Ranged: in.Range != nil, TagCount: s.tagCount(ctx, id, b, a, t)}
 	if in.PartNumber > 0 {
 		if in.Range != nil {
@@ -88,7 +94,7 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 		return r, err
 	}
 	if !head {
-		if r.Body, err = s.open(ctx, obj, r.Start, r.Length); err != nil {
+		if r.Body, err = s.open(ctx, obj, key, r.Start, r.Length); err != nil {
 			return nil, err
 		}
 	}
@@ -208,15 +214,22 @@ func resolveRange(r *ByteRange, size int64) (start, length int64, err error) {
 	return r.First, last - r.First + 1, nil
 }
 
-// open returns a reader of length bytes from offset start across parts.
+// open returns a reader of length bytes from offset start across parts,
+// decrypting them with key when the object is encrypted (dataKey).
 // The first part's blob is opened at once, so that a platform that cannot
 // serve it fails the request before a response starts; each later one
 // when the reader reaches it.
-func (s *Service) open(ctx context.Context, obj catalog.Object, start, length int64) (io.ReadCloser, error) {
+func (s *Service) open(ctx context.Context, obj catalog.Object, key []byte, start, length int64) (io.ReadCloser, error) {
+	if (obj.Meta.Encryption != nil) != (key != nil) && length > 0 {
+		return nil, fmt.Errorf("objects: %s/%s: encryption %v with a key of %d bytes", obj.Bucket, obj.Key, obj.Meta.Encryption != nil, len(key))
+	}
+	if key != nil && len(obj.Inline) > 0 {
+		return s.openSealed(ctx, catalog.Part{Size: obj.Size}, obj.Inline, key, start, length)
+	}
 	if len(obj.Inline) > 0 {
 		return io.NopCloser(bytes.NewReader(obj.Inline[start : start+length])), nil
 	}
-	r := &partsReader{ctx: ctx, s: s, parts: obj.Parts, off: start, left: length}
+	r := &partsReader{ctx: ctx, s: s, parts: obj.Parts, off: start, left: length, key: key}
 	if length > 0 {
 		if err := r.next(); err != nil {
 			return nil, err
@@ -232,6 +245,7 @@ type partsReader struct {
 	off   int64 // offset within parts[0] of the next byte to open
 	left  int64
 	cur   io.ReadCloser
+	key   []byte // the data key of an encrypted object
 }
 
 func (r *partsReader) Read(p []byte) (int, error) {
@@ -275,7 +289,13 @@ func (r *partsReader) next() error {
 	}
 	p := r.parts[0]
 	n := min(p.Size-r.off, r.left)
-	rc, err := r.s.blobs.Get(r.ctx, p.BlobID, r.off, n)
+	var rc io.ReadCloser
+	var err error
+	if r.key != nil {
+		rc, err = r.s.openSealed(r.ctx, p, nil, r.key, r.off, n)
+	} else {
+		rc, err = r.s.blobs.Get(r.ctx, p.BlobID, r.off, n)
+	}
 	if err != nil {
 		return fmt.Errorf("objects: open blob %s: %w", p.BlobID, err)
 	}

@@ -26,6 +26,13 @@ const (
 // asked for (or the bucket's default retention, counted from now) is the
 // completed version's.
 func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.Upload, acl iam.ACLSpec, lock *LockRequest) (catalog.Upload, error) {
+	return s.CreateEncryptedUpload(ctx, id, u, acl, lock, nil)
+}
+
+// CreateEncryptedUpload is CreateUpload with encryption at rest (enc nil:
+// none): the upload's one data key, wrapped, is kept in its Meta, and
+// each part is encrypted under it with its part number.
+func (s *Service) CreateEncryptedUpload(ctx context.Context, id *iam.Identity, u catalog.Upload, acl iam.ACLSpec, lock *LockRequest, enc *EncryptRequest) (catalog.Upload, error) {
 	b, owner, stored, err := s.writeAccess(ctx, id, u.Bucket, u.Key, acl, u.Meta.Tags)
 	if err != nil {
 		return u, err
@@ -40,6 +47,11 @@ func (s *Service) CreateUpload(ctx context.Context, id *iam.Identity, u catalog.
 	if err := validMeta(u.Meta); err != nil {
 		return u, err
 	}
+	seal, err := s.newSealing(ctx, b, u.Key, enc)
+	if err != nil {
+		return u, err
+	}
+	u.Meta.Encryption = seal.record()
 	var raw [24]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return u, fmt.Errorf("objects: upload id: %w", err)
@@ -98,6 +110,8 @@ type PartInput struct {
 	Number                int
 	Payload               Payload
 	Copy                  *CopySource
+	// CustomerKey is the upload's SSE-C key, which every part must bring.
+	CustomerKey []byte
 }
 
 // CopySource names the source of UploadPartCopy.
@@ -105,6 +119,7 @@ type CopySource struct {
 	Bucket, Key, Version string
 	Cond                 Conditions
 	Range                *ByteRange
+	CustomerKey          []byte // the source's SSE-C key
 }
 
 // UploadPart stores one part and returns it (with its ETag) and, for
@@ -124,10 +139,14 @@ func (s *Service) uploadPart(ctx context.Context, id *iam.Identity, in PartInput
 	if err != nil {
 		return catalog.Part{}, src, err
 	}
+	seal, err := s.partSealing(ctx, b, u, in.CustomerKey, in.Number)
+	if err != nil {
+		return catalog.Part{}, src, err
+	}
 	p := in.Payload
 	if in.Copy != nil {
 		var r *Reader
-		src, r, err = s.openSource(ctx, id, in.Copy.Bucket, in.Copy.Key, in.Copy.Version, in.Copy.Cond, in.Copy.Range)
+		src, r, err = s.openSource(ctx, id, in.Copy.Bucket, in.Copy.Key, in.Copy.Version, in.Copy.Cond, in.Copy.Range, in.Copy.CustomerKey)
 		if err != nil {
 			return catalog.Part{}, catalog.Object{}, err
 		}
@@ -139,6 +158,7 @@ func (s *Service) uploadPart(ctx context.Context, id *iam.Identity, in PartInput
 	}
 	// Parts always go to blobs: completing an upload lays them out as they
 	// are.
+	p.seal = seal
 	st, err := s.writeBlob(ctx, b, p, false)
 	if err != nil {
 		return catalog.Part{}, src, err

@@ -39,6 +39,8 @@ type Payload struct {
 	// from headers or trailers; it is called after Body is drained, when
 	// trailers are known.
 	Expected func() map[string]string
+
+	seal *sealing // encrypt at rest (encrypt.go); nil: plaintext
 }
 
 // PutInput describes a PutObject.
@@ -50,6 +52,8 @@ type PutInput struct {
 	Cond         catalog.PutOptions
 	ACL          iam.ACLSpec
 	Lock         *LockRequest // x-amz-object-lock-*; nil: none given
+	// Encrypt asks for encryption at rest (nil: none).
+	Encrypt *EncryptRequest
 }
 
 // PutObject stores an object: bytes to a fresh durable blob, then one
@@ -71,6 +75,10 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 	if err != nil {
 		return catalog.Object{}, err
 	}
+	if in.Payload.seal, err = s.newSealing(ctx, b, in.Key, in.Encrypt); err != nil {
+		return catalog.Object{}, err
+	}
+	in.Meta.Encryption = in.Payload.seal.record()
 	st, err := s.writeBlob(ctx, b, in.Payload, true)
 	if err != nil {
 		return catalog.Object{}, err
@@ -182,6 +190,9 @@ func (s *Service) writeBlob(ctx context.Context, b catalog.Bucket, p Payload, in
 		d = newDigester(p.Algorithms, true)
 		n, err = io.Copy(buf, io.TeeReader(body, d))
 		st.inline = buf.Bytes()
+		if err == nil && p.seal != nil {
+			st.inline, err = p.seal.sealInline(st.inline)
+		}
 	} else {
 		st.part.BlobID = s.newBlobID(pl, b)
 		n, d, err = s.putBlob(ctx, st.part.BlobID, body, p)
@@ -216,6 +227,9 @@ func (s *Service) writeBlob(ctx context.Context, b catalog.Bucket, p Payload, in
 		}
 	}
 	st.part.Size, st.part.ETag, st.part.LastModified, st.part.Checksums = n, d.etag(), time.Now().UTC(), st.sums
+	if p.seal != nil {
+		st.part.ETag = p.seal.etag(d.md5Sum(), st.part.BlobID)
+	}
 	return st, nil
 }
 
@@ -223,6 +237,9 @@ func (s *Service) writeBlob(ctx context.Context, b catalog.Bucket, p Payload, in
 // from the platform instead when it reports one, which spares the gateway
 // the most expensive hash of every byte.
 func (s *Service) putBlob(ctx context.Context, id string, body io.Reader, p Payload) (int64, *digester, error) {
+	if p.seal != nil {
+		return s.putSealed(ctx, id, body, p)
+	}
 	if r, ok := s.blobs.(blob.MD5Reporter); ok && r.ReportsMD5(id, p.Size) {
 		d := newDigester(p.Algorithms, false)
 		n, sum, err := r.PutMD5(ctx, id, io.TeeReader(body, d), p.Size)

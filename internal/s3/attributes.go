@@ -69,6 +69,10 @@ func getObjectAttributes(s *Server, w http.ResponseWriter, r *http.Request, c *c
 	if err != nil {
 		return err
 	}
+	ckey, err := s.customerKey(r, "")
+	if err != nil {
+		return err
+	}
 	a, err := s.svc.GetObjectAttributes(r.Context(), c.id, objects.AttributesInput{Bucket: c.Bucket, Key: c.Key,
 		VersionID: c.Query.Get("versionId"), MaxParts: min(maxParts, 1000), PartNumberMarker: marker})
 	if err != nil {
@@ -81,6 +85,9 @@ func getObjectAttributes(s *Server, w http.ResponseWriter, r *http.Request, c *c
 		return err
 	}
 	o := a.Object
+	if err := checkReadKey(o.Meta.Encryption, ckey); err != nil {
+		return err
+	}
 	type part struct {
 		checksums
 		PartNumber int

@@ -110,6 +110,10 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 		doc := []byte(`<CORSConfiguration><CORSRule><AllowedOrigin>*</AllowedOrigin><AllowedMethod>GET</AllowedMethod></CORSRule></CORSConfiguration>`)
 		sum := md5.Sum(doc)
 		return opRequest{"PUT", b + "?cors", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
+	case "PutBucketEncryption":
+		doc := []byte(`<ServerSideEncryptionConfiguration><Rule><ApplyServerSideEncryptionByDefault><SSEAlgorithm>AES256</SSEAlgorithm></ApplyServerSideEncryptionByDefault></Rule></ServerSideEncryptionConfiguration>`)
+		sum := md5.Sum(doc)
+		return opRequest{"PUT", b + "?encryption", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
 	case "PutBucketLifecycleConfiguration":
 		doc := []byte(`<LifecycleConfiguration><Rule><ID>r</ID><Filter/><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`)
 		sum := md5.Sum(doc)

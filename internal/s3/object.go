@@ -74,6 +74,11 @@ func putOptions(h http.Header) (catalog.PutOptions, error) {
 }
 
 func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
+	enc, err := s.writeSSE(r)
+	if err != nil {
+		return err
+	}
+	r = withSSEConditions(r)
 	p, err := payload(r, c)
 	if err != nil {
 		return err
@@ -103,13 +108,14 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	}
 	obj, err := s.svc.PutObject(r.Context(), c.id, objects.PutInput{
 		Bucket: c.Bucket, Key: c.Key, Payload: p, Meta: meta,
-		StorageClass: sc, Cond: cond, ACL: acl, Lock: lock,
+		StorageClass: sc, Cond: cond, ACL: acl, Lock: lock, Encrypt: enc.request(),
 	})
 	if err != nil {
 		return err
 	}
 	h := w.Header()
 	h.Set("ETag", obj.ETag)
+	s.setSSEHeaders(r.Context(), h, c, obj.Meta.Encryption, true, true)
 	setVersionHeader(h, obj)
 	setChecksumHeaders(h, obj.Meta.Checksums, obj.Meta.ChecksumType)
 	s.setExpiration(r.Context(), h, obj)
@@ -132,6 +138,11 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	if v := r.Header.Get("Range"); v != "" {
 		in.Range = parseRange(v)
 	}
+	key, err := s.customerKey(r, "")
+	if err != nil {
+		return err
+	}
+	in.CustomerKey = key.CustomerKey
 	rd, err := s.svc.GetObject(r.Context(), c.id, in, head)
 	if err != nil {
 		switch {
@@ -153,6 +164,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	whole := !rd.Ranged
 	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
 	setVersionHeader(h, rd.Object)
+	s.setSSEHeaders(r.Context(), h, c, rd.Object.Meta.Encryption, false, true)
 	setLockHeaders(h, s.svc.VisibleLock(r.Context(), c.id, c.Bucket, c.Key, rd.Object.Lock))
 	if rd.Object.IsLatest {
 		s.setExpiration(r.Context(), h, rd.Object)
@@ -259,6 +271,17 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	if in.Lock, err = lockRequest(r.Header); err != nil {
 		return err
 	}
+	enc, err := s.writeSSE(r)
+	if err != nil {
+		return err
+	}
+	in.Encrypt = enc.request()
+	srcKey, err := s.customerKey(r, copySourcePfx)
+	if err != nil {
+		return err
+	}
+	in.SrcCustomerKey = srcKey.CustomerKey
+	r = withSSEConditions(r)
 	src, dst, err := s.svc.CopyObject(r.Context(), c.id, in)
 	if err != nil {
 		return err
@@ -267,6 +290,7 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 		w.Header().Set("x-amz-copy-source-version-id", src.VersionID)
 	}
 	setVersionHeader(w.Header(), dst)
+	s.setSSEHeaders(r.Context(), w.Header(), c, dst.Meta.Encryption, true, true)
 	s.setExpiration(r.Context(), w.Header(), dst)
 	writeXML(w, http.StatusOK, copyResult("CopyObjectResult", dst.ETag, dst.LastModified, dst.Meta.Checksums))
 	return nil

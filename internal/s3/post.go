@@ -214,6 +214,14 @@ func postObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	if err != nil {
 		return err
 	}
+	// A form's encryption fields are PutObject's headers.
+	fr := formSSERequest(r, fields)
+	enc, err := s.writeSSE(fr)
+	if err != nil {
+		return err
+	}
+	in.Encrypt = enc.request()
+	r = r.WithContext(withSSEConditions(fr).Context())
 	in.Payload.Body, in.Payload.Size, err = readAhead(file2, objects.InlineMax)
 	if err != nil {
 		return err

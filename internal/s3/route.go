@@ -75,6 +75,9 @@ const (
 	OpOptionsPreflight
 	OpPostObject
 	OpGetObjectAttributes
+	OpGetBucketEncryption
+	OpPutBucketEncryption
+	OpDeleteBucketEncryption
 	opCount
 )
 
@@ -97,6 +100,7 @@ var opNames = [opCount]string{
 	"GetBucketLifecycleConfiguration", "PutBucketLifecycleConfiguration", "DeleteBucketLifecycle",
 	"GetBucketCors", "PutBucketCors", "DeleteBucketCors", "OptionsPreflight", "PostObject",
 	"GetObjectAttributes",
+	"GetBucketEncryption", "PutBucketEncryption", "DeleteBucketEncryption",
 }
 
 func (o Op) String() string {
@@ -136,7 +140,7 @@ func (r Route) Resource() string {
 // for one gets NotImplemented rather than being mistaken for a plain
 // object or bucket request.
 var unimplemented = []string{
-	"website", "notification", "replication", "encryption",
+	"website", "notification", "replication",
 	"requestPayment", "accelerate", "analytics",
 	"inventory", "metrics", "intelligent-tiering", "torrent", "restore", "select",
 	"renameObject",
@@ -211,6 +215,7 @@ var (
 		"tagging":           {http.MethodGet: OpGetBucketTagging, http.MethodPut: OpPutBucketTagging, http.MethodDelete: OpDeleteBucketTagging},
 		"lifecycle":         {http.MethodGet: OpGetBucketLifecycleConfiguration, http.MethodPut: OpPutBucketLifecycleConfiguration, http.MethodDelete: OpDeleteBucketLifecycle},
 		"cors":              {http.MethodGet: OpGetBucketCors, http.MethodPut: OpPutBucketCors, http.MethodDelete: OpDeleteBucketCors},
+		"encryption":        {http.MethodGet: OpGetBucketEncryption, http.MethodPut: OpPutBucketEncryption, http.MethodDelete: OpDeleteBucketEncryption},
 	}
 	objectSubresources = subresources{
 		"acl":        {http.MethodGet: OpGetObjectAcl, http.MethodPut: OpPutObjectAcl},

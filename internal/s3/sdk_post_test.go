@@ -412,7 +412,8 @@ func TestPostObjectBadForms(t *testing.T) {
 			}
 			return f
 		}(), strings.NewReader("x"), 400, "MaxPostPreDataLengthExceededError"},
-		{"encryption refused as on PUT", []field{{"key", "b/x"}, {"x-amz-server-side-encryption", "AES256"}}, strings.NewReader("x"), 501, "NotImplemented"},
+		{"dual-layer encryption refused as on PUT", []field{{"key", "b/x"}, {"x-amz-server-side-encryption", "aws:kms:dsse"}}, strings.NewReader("x"), 501, "NotImplemented"},
+		{"bad encryption refused as on PUT", []field{{"key", "b/x"}, {"x-amz-server-side-encryption", "AES128"}}, strings.NewReader("x"), 400, "InvalidArgument"},
 		{"object lock without a digest", []field{{"key", "b/x"}, {"x-amz-object-lock-legal-hold", "ON"}}, strings.NewReader("x"), 400, "InvalidRequest"},
 		{"tagging not a document", []field{{"key", "b/x"}, {"tagging", "k=v"}}, strings.NewReader("x"), 400, "MalformedXML"},
 		{"tagging over S3's limits", []field{{"key", "b/x"}, {"tagging", "<Tagging><TagSet><Tag><Key>aws:k</Key><Value>v</Value></Tag></TagSet></Tagging>"}}, strings.NewReader("x"), 400, "InvalidTag"},

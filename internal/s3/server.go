@@ -42,6 +42,8 @@ type Server struct {
 	logLevel  slog.Level // of the line logged per request
 	auditLog  *audit.Log
 	coldKeys  *coldKeys
+	// sseCOverHTTP: Options.SSECOverHTTP.
+	sseCOverHTTP bool
 }
 
 // Options tune the endpoint.
@@ -70,6 +72,9 @@ type Options struct {
 	RequestLog slog.Leveler
 	// Audit records changes to buckets' access settings (nil: none).
 	Audit *audit.Log
+	// SSECOverHTTP lets SSE-C requests arrive over plain HTTP, which AWS
+	// refuses; for tests only.
+	SSECOverHTTP bool
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -105,7 +110,7 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		coldKeys: newColdKeys(anon),
 		slots:    newSlots(o.MaxRequests, anon, orInt(o.MaxPerTenant, o.MaxRequests/2)),
 		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
-		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level}
+		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level, sseCOverHTTP: o.SSECOverHTTP}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -235,6 +240,9 @@ func init() {
 		OpGetBucketCors:                   getBucketCors,
 		OpPutBucketCors:                   putBucketCors,
 		OpDeleteBucketCors:                deleteBucketCors,
+		OpGetBucketEncryption:             getBucketEncryption,
+		OpPutBucketEncryption:             putBucketEncryption,
+		OpDeleteBucketEncryption:          deleteBucketEncryption,
 		OpOptionsPreflight:                preflight,
 		OpPostObject:                      postObject,
 		OpGetBucketLifecycleConfiguration: getBucketLifecycle,

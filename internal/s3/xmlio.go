@@ -72,6 +72,7 @@ var documents = map[Op]struct {
 	OpPutObjectRetention:         {maxSmallBody, "s3:PutObjectRetention", true},
 	OpPutObjectLegalHold:         {maxSmallBody, "s3:PutObjectLegalHold", true},
 	OpPutBucketCors:              {maxCORSBody, "s3:PutBucketCORS", false},
+	OpPutBucketEncryption:        {maxSmallBody, "s3:PutEncryptionConfiguration", false},
 	// At most 1,000 rules of a few hundred bytes each.
 	OpPutBucketLifecycleConfiguration: {maxXMLBody, "s3:PutLifecycleConfiguration", false},
 }

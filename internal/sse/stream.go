@@ -75,16 +75,16 @@ func (e *EncryptReader) fill() error {
 		plain[0] = e.peek[0]
 		n, e.peeked = 1, false
 	}
-	m, err := io.ReadFull(e.src, plain[n:])
+	m, err := readFull(e.src, plain[n:])
 	n += m
 	last := false
 	switch {
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
+	case err == io.EOF:
 		last = true
 	case err != nil:
 		return fmt.Errorf("sse: read plaintext: %w", err)
 	default:
-		k, err := io.ReadFull(e.src, e.peek[:])
+		k, err := readFull(e.src, e.peek[:])
 		switch {
 		case k == 1:
 			e.peeked = true
@@ -99,6 +99,21 @@ func (e *EncryptReader) fill() error {
 	e.written += int64(n)
 	e.done = last
 	return nil
+}
+
+// readFull is io.ReadFull, but only the source's io.EOF ends the
+// plaintext: a source failing with io.ErrUnexpectedEOF (a request body
+// cut short) must fail the write, not end the object early.
+func readFull(r io.Reader, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		k, err := r.Read(b[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // EncryptWriter encrypts what is written to it for p and writes the

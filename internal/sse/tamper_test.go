@@ -126,3 +126,24 @@ func TestTruncatedRanges(t *testing.T) {
 		t.Fatalf("range over the cut: %v", err)
 	}
 }
+
+// A source that fails, even with io.ErrUnexpectedEOF (how a request body
+// cut short reads), fails the encryption rather than ending the plaintext
+// there with a valid last segment.
+func TestSourceErrorFails(t *testing.T) {
+	p := testParams(t)
+	for _, size := range []int{10, SegmentSize, SegmentSize + 10} {
+		src := io.MultiReader(bytes.NewReader(pattern(size)), iotestErr{io.ErrUnexpectedEOF})
+		r, err := NewEncryptReader(src, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadAll(r); !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("size %d: %v, want the source's error", size, err)
+		}
+	}
+}
+
+type iotestErr struct{ err error }
+
+func (e iotestErr) Read([]byte) (int, error) { return 0, e.err }

@@ -80,9 +80,10 @@ func readAnswer(t *testing.T, conn net.Conn, d time.Duration) (int, []byte) {
 	return resp.StatusCode, body
 }
 
-// Headers that ask for what Ostium does not do (encryption, object
-// lock, archive classes, ...) get AWS's error for an unavailable
-// feature, and nothing is stored. The whole table is walked by
+// Headers that ask for what Ostium does not do (dual-layer encryption,
+// object lock, archive classes, ...) or that it must refuse (SSE-C over
+// plain HTTP, a KMS key that does not exist) get AWS's error, and nothing
+// is stored. The whole table is walked by
 // internal/s3's TestHonouredTableRefusals; these are the ones a backup
 // tool relies on.
 func TestRefusedHeadersStoreNothing(t *testing.T) {
@@ -93,9 +94,10 @@ func TestRefusedHeadersStoreNothing(t *testing.T) {
 		code       string
 		copySource bool
 	}{
-		{http.Header{"X-Amz-Server-Side-Encryption": {"AES256"}}, 501, "NotImplemented", false},
-		{http.Header{"X-Amz-Server-Side-Encryption": {"aws:kms"}, "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id": {"k"}}, 501, "NotImplemented", false},
-		{http.Header{"X-Amz-Server-Side-Encryption-Customer-Algorithm": {"AES256"}, "X-Amz-Server-Side-Encryption-Customer-Key": {"a2V5"}}, 501, "NotImplemented", false},
+		{http.Header{"X-Amz-Server-Side-Encryption": {"aws:kms:dsse"}}, 501, "NotImplemented", false},
+		{http.Header{"X-Amz-Server-Side-Encryption": {"aws:kms"}, "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id": {"k"}}, 400, "KMS.NotFoundException", false},
+		// SSE-C's key would cross plain HTTP in the clear: refused as AWS.
+		{http.Header{"X-Amz-Server-Side-Encryption-Customer-Algorithm": {"AES256"}, "X-Amz-Server-Side-Encryption-Customer-Key": {"a2V5"}}, 400, "InvalidRequest", false},
 		// Object lock asked of a bucket without it: AWS's InvalidRequest.
 		{http.Header{"X-Amz-Object-Lock-Mode": {"COMPLIANCE"}, "X-Amz-Object-Lock-Retain-Until-Date": {"2030-01-01T00:00:00Z"}}, 400, "InvalidRequest", false},
 		{http.Header{"X-Amz-Object-Lock-Legal-Hold": {"ON"}}, 400, "InvalidRequest", false},

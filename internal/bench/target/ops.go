@@ -71,7 +71,7 @@ func (t *Target) call(ctx context.Context, r Request, consume func(*http.Respons
 
 // Put writes an object of size bytes whose contents derive from its name.
 func (t *Target) Put(ctx context.Context, bucket, key string, size int64) (Result, error) {
-	res, err := t.call(ctx, Request{Method: http.MethodPut, Bucket: bucket, Key: key,
+	res, err := t.call(ctx, Request{Method: http.MethodPut, Bucket: bucket, Key: key, Header: t.sseWrite,
 		Body: payload.New(ContentName(bucket, key), size), Size: size}, nil)
 	res.Bytes = size
 	if err != nil {
@@ -107,7 +107,7 @@ func (t *Target) Get(ctx context.Context, bucket, key string, size int64, verify
 			return n, err
 		}
 	}
-	return t.call(ctx, Request{Method: http.MethodGet, Bucket: bucket, Key: key}, consume)
+	return t.call(ctx, Request{Method: http.MethodGet, Bucket: bucket, Key: key, Header: t.sseRead}, consume)
 }
 
 // Verified is what reads with verification have checked so far.
@@ -117,7 +117,7 @@ func (t *Target) Verified() Verified {
 
 // Head stats an object.
 func (t *Target) Head(ctx context.Context, bucket, key string) (Result, error) {
-	return t.call(ctx, Request{Method: http.MethodHead, Bucket: bucket, Key: key}, nil)
+	return t.call(ctx, Request{Method: http.MethodHead, Bucket: bucket, Key: key, Header: t.sseRead}, nil)
 }
 
 // Delete removes an object.
@@ -155,7 +155,7 @@ func (t *Target) Multipart(ctx context.Context, bucket, key string, size, partSi
 		UploadID string `xml:"UploadId"`
 	}
 	start := time.Now()
-	res, err := t.call(ctx, Request{Method: http.MethodPost, Bucket: bucket, Key: key, Query: url.Values{"uploads": {""}}},
+	res, err := t.call(ctx, Request{Method: http.MethodPost, Bucket: bucket, Key: key, Query: url.Values{"uploads": {""}}, Header: t.sseWrite},
 		func(resp *http.Response) (int64, error) { return 0, xml.NewDecoder(resp.Body).Decode(&created) })
 	if err != nil {
 		return res, err
@@ -171,7 +171,7 @@ func (t *Target) Multipart(ctx context.Context, bucket, key string, size, partSi
 	for n, off := 1, int64(0); off < size || n == 1; n, off = n+1, off+partSize {
 		length := min(partSize, size-off)
 		q := url.Values{"partNumber": {strconv.Itoa(n)}, "uploadId": {created.UploadID}}
-		resp, release, err := t.Do(ctx, Request{Method: http.MethodPut, Bucket: bucket, Key: key, Query: q,
+		resp, release, err := t.Do(ctx, Request{Method: http.MethodPut, Bucket: bucket, Key: key, Query: q, Header: t.sseRead,
 			Body: payload.NewSection(name, size, off, length), Size: length})
 		if err != nil {
 			return res, err

@@ -6,7 +6,9 @@ package target
 
 import (
 	"context"
+	"crypto/md5"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -48,6 +50,10 @@ type Config struct {
 	Timeout time.Duration
 	// Proxy, if set, is the HTTP proxy every request goes through.
 	Proxy *url.URL
+	// SSE asks for encryption at rest of every object written: "" (none),
+	// "sse-s3", "sse-kms" or "sse-kms:KEY-ID", or "sse-c:KEY" (KEY the
+	// base64 of 32 bytes, sent again with every read and part).
+	SSE string
 }
 
 // Target is a set of S3 endpoints.
@@ -59,6 +65,9 @@ type Target struct {
 	signer    *v4.Signer
 	creds     aws.Credentials
 	verified  struct{ objects, bytes, mismatches atomic.Int64 }
+	// sseWrite and sseRead are the encryption headers of writes (PUT,
+	// CreateMultipartUpload) and of reads and parts (SSE-C's key).
+	sseWrite, sseRead http.Header
 }
 
 type endpoint struct {
@@ -76,6 +85,10 @@ func New(cfg Config) (*Target, error) {
 	}
 	t := &Target{cfg: cfg, signer: v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }),
 		creds: aws.Credentials{AccessKeyID: cfg.AccessKey, SecretAccessKey: cfg.SecretKey}}
+	var err error
+	if t.sseWrite, t.sseRead, err = sseHeaders(cfg.SSE); err != nil {
+		return nil, err
+	}
 	for _, e := range cfg.Endpoints {
 		u, err := url.Parse(strings.TrimSuffix(e, "/"))
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -106,6 +119,34 @@ func New(cfg Config) (*Target, error) {
 		t.client = &http.Client{Transport: cfg.Transport, Timeout: cfg.Timeout}
 	}
 	return t, nil
+}
+
+// sseHeaders are the headers Config.SSE asks for.
+func sseHeaders(v string) (write, read http.Header, err error) {
+	kind, arg, _ := strings.Cut(v, ":")
+	switch kind {
+	case "":
+		return nil, nil, nil
+	case "sse-s3":
+		return http.Header{"X-Amz-Server-Side-Encryption": {"AES256"}}, nil, nil
+	case "sse-kms":
+		write = http.Header{"X-Amz-Server-Side-Encryption": {"aws:kms"}}
+		if arg != "" {
+			write.Set("X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id", arg)
+		}
+		return write, nil, nil
+	case "sse-c":
+		key, err := base64.StdEncoding.DecodeString(arg)
+		if err != nil || len(key) != 32 {
+			return nil, nil, fmt.Errorf("target: sse-c:KEY needs the base64 of 32 bytes")
+		}
+		sum := md5.Sum(key)
+		h := http.Header{"X-Amz-Server-Side-Encryption-Customer-Algorithm": {"AES256"},
+			"X-Amz-Server-Side-Encryption-Customer-Key":     {arg},
+			"X-Amz-Server-Side-Encryption-Customer-Key-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}
+		return h, h, nil
+	}
+	return nil, nil, fmt.Errorf("target: sse %q is not sse-s3, sse-kms[:KEY-ID] or sse-c:KEY", v)
 }
 
 // Request is one S3 request.

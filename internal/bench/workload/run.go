@@ -202,7 +202,8 @@ var inProcess = sync.OnceValue(mock.New)
 // newTarget makes the target a storage element describes; command-line
 // options override its endpoint and keys.
 func newTarget(s *Storage, o Options) (*target.Target, error) {
-	c := target.Config{Endpoints: []string{s.Config["endpoint"]}, AccessKey: s.Config["accesskey"], SecretKey: s.Config["secretkey"]}
+	c := target.Config{Endpoints: []string{s.Config["endpoint"]}, AccessKey: s.Config["accesskey"], SecretKey: s.Config["secretkey"],
+		SSE: s.Config["sse"]}
 	switch s.Type {
 	case "mock", "none":
 		c.Transport, c.Endpoints = inProcess(), []string{"http://mock"}

@@ -100,6 +100,11 @@ func testTenants(t *testing.T, s catalog.Store) {
 		t.Fatalf("after SetTenantPlatform: %+v", got)
 	}
 	wantErr(t, s.SetTenantPlatform(ctx, "nope", "ceph"), catalog.ErrNoSuchTenant)
+	advances(t, s, "SetTenantEncryption", func() error { return s.SetTenantEncryption(ctx, "acme", "sse") })
+	if got, _ = s.GetTenant(ctx, "acme"); got.Encryption != "sse" || got.Platform != "ceph" {
+		t.Fatalf("after SetTenantEncryption: %+v", got)
+	}
+	wantErr(t, s.SetTenantEncryption(ctx, "nope", "sse"), catalog.ErrNoSuchTenant)
 
 	// A tenant with a bucket cannot go; without, it takes its users,
 	// keys and quotas with it.
@@ -305,6 +310,7 @@ func testSettings(t *testing.T, s catalog.Store) {
 	for which, v := range map[catalog.Setting]string{
 		catalog.SettingLogging: "log", catalog.SettingVersioning: "Enabled", catalog.SettingObjectLock: "lock",
 		catalog.SettingTagging: "tags", catalog.SettingCORS: "cors", catalog.SettingLifecycle: "rules",
+		catalog.SettingEncryption: "enc",
 	} {
 		must(t, s.SetBucketSetting(ctx, "b", which, v))
 	}
@@ -315,7 +321,7 @@ func testSettings(t *testing.T, s catalog.Store) {
 	}
 	b, _ = s.GetBucket(ctx, "b")
 	if b.Settings != (catalog.Settings{ACL: "acl1", Policy: `{"Statement":[]}`, PublicAccessBlock: "pab1", Platform: "ceph",
-		Logging: "log", Versioning: "Enabled", ObjectLock: "lock", Tagging: "tags", CORS: "cors", Lifecycle: "rules"}) {
+		Logging: "log", Versioning: "Enabled", ObjectLock: "lock", Tagging: "tags", CORS: "cors", Lifecycle: "rules", Encryption: "enc"}) {
 		t.Fatalf("settings after changes = %+v", b.Settings)
 	}
 	wantErr(t, s.SetBucketSetting(ctx, "nope", catalog.SettingACL, "x"), catalog.ErrNoSuchBucket)

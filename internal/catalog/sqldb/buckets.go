@@ -15,7 +15,7 @@ import (
 func (s *Store) CreateBucket(ctx context.Context, b catalog.Bucket) error {
 	return s.identityWrite(ctx, func(tx *sql.Tx) error {
 		res, err := s.exec(ctx, tx, s.q(`INSERT INTO buckets (name, owner, tenant, region, created, `+settingCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+			VALUES (?, ?, ?, ?, ?`+strings.Repeat(", ?", len(settingColumns))+`) ON CONFLICT (name) DO NOTHING`),
 			append([]any{[]byte(b.Name), b.Owner, b.Tenant, b.Region, nanos(b.CreatedAt)}, settingValues(&b.Settings)...)...)
 		if err != nil {
 			return fmt.Errorf("sqldb: create bucket: %w", err)
@@ -228,13 +228,14 @@ var settingColumns = []string{
 	catalog.SettingPlatform: "platform", catalog.SettingLogging: "logging",
 	catalog.SettingVersioning: "versioning", catalog.SettingObjectLock: "object_lock",
 	catalog.SettingTagging: "tagging", catalog.SettingCORS: "cors", catalog.SettingLifecycle: "lifecycle",
+	catalog.SettingEncryption: "encryption",
 }
 
 var settingCols = strings.Join(settingColumns, ", ")
 
 func settingPointers(st *catalog.Settings) []any {
 	return []any{&st.ACL, &st.Policy, &st.Ownership, &st.PublicAccessBlock, &st.Platform, &st.Logging,
-		&st.Versioning, &st.ObjectLock, &st.Tagging, &st.CORS, &st.Lifecycle}
+		&st.Versioning, &st.ObjectLock, &st.Tagging, &st.CORS, &st.Lifecycle, &st.Encryption}
 }
 
 func settingValues(st *catalog.Settings) []any {

@@ -76,12 +76,12 @@ func (s *Store) CreateTenant(ctx context.Context, t catalog.Tenant) error {
 	return wrap("create tenant", err)
 }
 
-const tenantCols = `name, display_name, status, canonical_id, platform, created`
+const tenantCols = `name, display_name, status, canonical_id, platform, encryption, created`
 
 func scanTenant(sc interface{ Scan(...any) error }) (catalog.Tenant, error) {
 	var t catalog.Tenant
 	var created int64
-	err := sc.Scan(&t.Name, &t.DisplayName, &t.Status, &t.CanonicalID, &t.Platform, &created)
+	err := sc.Scan(&t.Name, &t.DisplayName, &t.Status, &t.CanonicalID, &t.Platform, &t.Encryption, &created)
 	t.CreatedAt = fromNanos(created)
 	return t, err
 }
@@ -104,6 +104,10 @@ func (s *Store) SetTenantStatus(ctx context.Context, name, status string) error 
 
 func (s *Store) SetTenantPlatform(ctx context.Context, name, platform string) error {
 	return s.setTenant(ctx, name, "platform", platform)
+}
+
+func (s *Store) SetTenantEncryption(ctx context.Context, name, encryption string) error {
+	return s.setTenant(ctx, name, "encryption", encryption)
 }
 
 func (s *Store) setTenant(ctx context.Context, name, col, value string) error {

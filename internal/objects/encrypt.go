@@ -1,0 +1,294 @@
+package objects
+
+import (
+	"bytes"
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/sse"
+)
+
+// The kinds of encryption at rest, as catalog.Encryption.Kind records
+// them (and, but for SSE-C, as x-amz-server-side-encryption names them).
+const (
+	KindS3   = "AES256"  // SSE-S3: under the tenant's own key
+	KindKMS  = "aws:kms" // SSE-KMS: under a tenant key the client names
+	KindSSEC = "SSE-C"   // SSE-C: under the key the client sends with every request
+)
+
+// EncryptRequest asks for a write to be encrypted at rest: filled by the
+// S3 layer from the request's headers, else the bucket's, tenant's or
+// provider's default.
+type EncryptRequest struct {
+	Kind      string // KindS3, KindKMS or KindSSEC
+	KeyID     string // SSE-KMS: the tenant key; "" = the tenant's default key
+	Context   string // SSE-KMS: x-amz-server-side-encryption-context as sent (base64 JSON)
+	BucketKey bool   // x-amz-server-side-encryption-bucket-key-enabled, recorded as asked
+	// CustomerKey is SSE-C's 256-bit key, decoded (and its MD5 checked)
+	// by the S3 layer. It is never stored.
+	CustomerKey []byte
+}
+
+// inlineIdentity is the format's identity of bytes kept in a catalog
+// row, which have no blob id. Their data key is the object's own and
+// encrypts nothing else, so no nonce repeats; what binds the bytes to
+// their object is that key, wrapped under the object's key context.
+const inlineIdentity = "inline"
+
+// sealing is how one write is encrypted: the data key, and what the
+// catalog records of it.
+type sealing struct {
+	key  []byte
+	enc  *catalog.Encryption
+	part int // the part number the format binds (0: a single PUT)
+}
+
+// KeyContext binds a wrapped data key to the object it encrypts (as AWS
+// binds SSE-KMS keys to aws:s3:arn) and to SSE-KMS's encryption
+// context: the key service refuses to unwrap it for any other. The key
+// service's rotation re-wraps with the same context, from the same
+// catalog row.
+func KeyContext(bucket, key string, enc *catalog.Encryption) []byte {
+	ctx := ""
+	if enc != nil {
+		ctx = enc.Context
+	}
+	return []byte("ostium object\x00" + bucket + "\x00" + key + "\x00" + ctx)
+}
+
+// newSealing makes the data key of a write of bucket b's key asked for
+// by req (nil: none).
+func (s *Service) newSealing(ctx context.Context, b catalog.Bucket, key string, req *EncryptRequest) (*sealing, error) {
+	if req == nil {
+		var err error
+		if req, err = s.defaultRequest(ctx, b); err != nil || req == nil {
+			return nil, err
+		}
+	}
+	enc := &catalog.Encryption{Kind: req.Kind, BucketKey: req.BucketKey}
+	switch req.Kind {
+	case KindSSEC:
+		if len(req.CustomerKey) != sse.KeySize {
+			return nil, errorf(ErrInvalidArgument, "The secret key was invalid for the specified algorithm.")
+		}
+		dk := make([]byte, sse.KeySize)
+		if _, err := rand.Read(dk); err != nil {
+			return nil, fmt.Errorf("objects: data key: %w", err)
+		}
+		sum := md5.Sum(req.CustomerKey)
+		enc.CustomerKeyMD5 = base64.StdEncoding.EncodeToString(sum[:])
+		w, err := wrapCustomer(req.CustomerKey, dk, KeyContext(b.Name, key, enc))
+		if err != nil {
+			return nil, err
+		}
+		enc.WrappedKey = w
+		return &sealing{key: dk, enc: enc}, nil
+	case KindS3, KindKMS:
+		if s.keys == nil {
+			return nil, errorf(ErrInvalidRequest, "Server-side encryption is not available on this server.")
+		}
+		if req.Kind == KindKMS {
+			enc.Context = req.Context
+		}
+		keyID := req.KeyID
+		if req.Kind == KindS3 || keyID == "" {
+			var err error
+			if keyID, err = s.keys.DefaultKey(ctx, b.Tenant); err != nil {
+				return nil, fmt.Errorf("objects: tenant key of %q: %w", b.Tenant, err)
+			}
+		}
+		dk, err := s.keys.NewDataKey(ctx, b.Tenant, keyID, KeyContext(b.Name, key, enc))
+		if err != nil {
+			return nil, fmt.Errorf("objects: data key under %s: %w", keyID, err)
+		}
+		enc.KeyID, enc.WrappedKey = dk.KeyID, dk.Wrapped
+		return &sealing{key: dk.Plain, enc: enc}, nil
+	}
+	return nil, errorf(ErrInvalidArgument, fmt.Sprintf("The encryption method specified is not supported: %q", req.Kind))
+}
+
+// wrapCustomer seals an SSE-C object's data key under the customer's key
+// (AES-256-GCM, a random nonce in front), so that only that key opens it.
+func wrapCustomer(customer, dk, context []byte) ([]byte, error) {
+	aead, err := customerAEAD(customer)
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(dk)+aead.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, fmt.Errorf("objects: nonce: %w", err)
+	}
+	return aead.Seal(nonce, nonce, dk, context), nil
+}
+
+func unwrapCustomer(customer, wrapped, context []byte) ([]byte, error) {
+	aead, err := customerAEAD(customer)
+	if err != nil {
+		return nil, err
+	}
+	if len(wrapped) < aead.NonceSize() {
+		return nil, errors.New("objects: wrapped key too short")
+	}
+	return aead.Open(nil, wrapped[:aead.NonceSize()], wrapped[aead.NonceSize():], context)
+}
+
+func customerAEAD(customer []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(customer)
+	if err != nil {
+		return nil, errorf(ErrInvalidArgument, "The secret key was invalid for the specified algorithm.")
+	}
+	return cipher.NewGCM(block)
+}
+
+// S3's answers to a read with the wrong SSE-C parameters.
+var (
+	errNeedCustomerKey  = errorf(ErrInvalidRequest, "The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object.")
+	errNotCustomerKey   = errorf(ErrInvalidRequest, "The encryption parameters are not applicable to this object.")
+	errWrongCustomerKey = errorf(ErrAccessDenied, "Access Denied")
+)
+
+// dataKey opens the data key of bytes of bucket b's key encrypted as enc
+// (nil: plaintext, and a nil key), with the customer's key for SSE-C.
+// unwrap false only checks what can be checked without the key service
+// (a HEAD of an SSE-S3 object needs no key).
+func (s *Service) dataKey(ctx context.Context, b catalog.Bucket, key string, enc *catalog.Encryption, customer []byte, unwrap bool) ([]byte, error) {
+	switch {
+	case enc == nil:
+		if customer != nil {
+			return nil, errNotCustomerKey
+		}
+		return nil, nil
+	case enc.Kind == KindSSEC:
+		if customer == nil {
+			return nil, errNeedCustomerKey
+		}
+		sum := md5.Sum(customer)
+		want, _ := base64.StdEncoding.DecodeString(enc.CustomerKeyMD5)
+		if subtle.ConstantTimeCompare(sum[:], want) != 1 {
+			return nil, errWrongCustomerKey
+		}
+		dk, err := unwrapCustomer(customer, enc.WrappedKey, KeyContext(b.Name, key, enc))
+		if err != nil {
+			return nil, errWrongCustomerKey
+		}
+		return dk, nil
+	case customer != nil:
+		return nil, errNotCustomerKey
+	case !unwrap:
+		return nil, nil
+	case s.keys == nil:
+		return nil, fmt.Errorf("objects: %s/%s is encrypted (%s) and this server has no key service", b.Name, key, enc.Kind)
+	}
+	dk, err := s.keys.Unwrap(ctx, b.Tenant, enc.KeyID, enc.WrappedKey, KeyContext(b.Name, key, enc))
+	if err != nil {
+		return nil, fmt.Errorf("objects: data key of %s/%s: %w", b.Name, key, err)
+	}
+	return dk, nil
+}
+
+// sealedETag is the ETag of bytes whose MD5 is plainMD5 written under
+// sl. SSE-S3's is the plaintext's MD5, as AWS; SSE-KMS's and SSE-C's is
+// not (as AWS), so that it confirms no guess of the plaintext: the MD5 of
+// the plaintext's MD5 and the wrapped data key, which is random.
+func (sl *sealing) etag(plainMD5 []byte, identity string) string {
+	if sl.enc.Kind == KindS3 {
+		return `"` + hex.EncodeToString(plainMD5) + `"`
+	}
+	h := md5.New()
+	h.Write(plainMD5)
+	h.Write(sl.enc.WrappedKey)
+	io.WriteString(h, identity)
+	return `"` + hex.EncodeToString(h.Sum(nil)) + `"`
+}
+
+// sealInline encrypts an object's bytes for its catalog row.
+func (sl *sealing) sealInline(plain []byte) ([]byte, error) {
+	return sse.Encrypt(plain, sse.Params{Key: sl.key, Identity: inlineIdentity, Part: sl.part})
+}
+
+// sealStream is r's plaintext encrypted for blob id.
+func (sl *sealing) sealStream(r io.Reader, id string) (*sse.EncryptReader, error) {
+	return sse.NewEncryptReader(r, sse.Params{Key: sl.key, Identity: id, Part: sl.part})
+}
+
+// openSealed reads length plaintext bytes from offset off of a part
+// encrypted under key (a blob, or inline bytes when p.BlobID is ""),
+// fetching only the segments that hold them.
+func (s *Service) openSealed(ctx context.Context, p catalog.Part, inline []byte, key []byte, off, length int64) (io.ReadCloser, error) {
+	rng, err := sse.CipherRange(p.Size, off, length)
+	if err != nil {
+		return nil, fmt.Errorf("objects: %w", err)
+	}
+	params := sse.Params{Key: key, Identity: p.BlobID, Part: p.Number}
+	var src io.ReadCloser
+	if p.BlobID == "" {
+		params.Identity = inlineIdentity
+		if rng.CipherOff > int64(len(inline)) {
+			return nil, fmt.Errorf("objects: inline bytes shorter than their size: %w", sse.ErrAuth)
+		}
+		src = io.NopCloser(bytes.NewReader(inline[rng.CipherOff:]))
+	} else if src, err = s.blobs.Get(ctx, p.BlobID, rng.CipherOff, rng.BlobLength()); err != nil {
+		return nil, fmt.Errorf("objects: open blob %s: %w", p.BlobID, err)
+	}
+	d, err := sse.NewDecryptReader(src, params, rng)
+	if err != nil {
+		src.Close()
+		return nil, fmt.Errorf("objects: %w", err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{d, src}, nil
+}
+
+// record is what the catalog keeps of sl (nil: plaintext).
+func (sl *sealing) record() *catalog.Encryption {
+	if sl == nil {
+		return nil
+	}
+	return sl.enc
+}
+
+// putSealed is putBlob for a payload encrypted under p.seal: the digests
+// are of the plaintext (a platform's MD5 would be of the ciphertext, so
+// none is asked for), and the count returned is of plaintext bytes.
+func (s *Service) putSealed(ctx context.Context, id string, body io.Reader, p Payload) (int64, *digester, error) {
+	d := newDigester(p.Algorithms, true)
+	er, err := p.seal.sealStream(io.TeeReader(body, d), id)
+	if err != nil {
+		return 0, d, err
+	}
+	size := int64(-1)
+	if p.Size >= 0 {
+		size = sse.CiphertextSize(p.Size)
+	}
+	if _, err := s.blobs.Put(ctx, id, er, size); err != nil {
+		return er.PlainBytes(), d, err
+	}
+	return er.PlainBytes(), d, nil
+}
+
+// partSealing is how part n of upload u is encrypted: under the upload's
+// data key (opened with the customer's key for SSE-C), n bound in its
+// segments; nil for a plaintext upload.
+func (s *Service) partSealing(ctx context.Context, b catalog.Bucket, u catalog.Upload, customer []byte, n int) (*sealing, error) {
+	enc := u.Meta.Encryption
+	if enc != nil && enc.Kind == KindSSEC && customer == nil {
+		return nil, errorf(ErrInvalidRequest, "The multipart upload initiate requested encryption. Subsequent part requests must include the appropriate encryption parameters.")
+	}
+	dk, err := s.dataKey(ctx, b, u.Key, enc, customer, true)
+	if err != nil || enc == nil {
+		return nil, err
+	}
+	return &sealing{key: dk, enc: enc, part: n}, nil
+}
