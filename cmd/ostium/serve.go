@@ -75,6 +75,7 @@ TLS certificate.`,
 	fs.DurationVar(&f.SweepInterval, "sweep-interval", envDuration("OSTIUM_SWEEP_INTERVAL", time.Hour), "how often never-committed blobs are swept")
 	fs.DurationVar(&f.SweepGrace, "sweep-grace", envDuration("OSTIUM_SWEEP_GRACE", time.Hour), "age after which an uncommitted blob is swept")
 	fs.BoolVar(&f.BlockPublicAccess, "block-public-access", env("OSTIUM_BLOCK_PUBLIC_ACCESS", "") == "true", "block all public access to every bucket, whatever its settings (OSTIUM_BLOCK_PUBLIC_ACCESS=true)")
+	fs.StringVar(&f.BucketDefaults, "bucket-defaults", env("OSTIUM_BUCKET_DEFAULTS", ""), "what new buckets get: aws (ACLs disabled, public access blocked) or legacy (ObjectWriter, no block) (OSTIUM_BUCKET_DEFAULTS; default aws)")
 	fs.DurationVar(&f.PresignV2MaxAge, "sigv2-presign-max-age", envDuration("OSTIUM_SIGV2_PRESIGN_MAX_AGE", 0), "longest a presigned Signature V2 URL may live (OSTIUM_SIGV2_PRESIGN_MAX_AGE; 0 = a week)")
 	fs.StringVar(&f.Log.Level, "log-level", env("OSTIUM_LOG_LEVEL", "info"), "debug, info, warn or error (OSTIUM_LOG_LEVEL)")
 	fs.StringVar(&f.Log.Format, "log-format", env("OSTIUM_LOG_FORMAT", "text"), "text or json (OSTIUM_LOG_FORMAT)")
@@ -242,6 +243,7 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *pflag.FlagSet) {
 		"domain": func() { cfg.Domains = f.Domains }, "gc-interval": func() { cfg.GCInterval = f.GCInterval },
 		"sweep-interval": func() { cfg.SweepInterval = f.SweepInterval }, "sweep-grace": func() { cfg.SweepGrace = f.SweepGrace },
 		"block-public-access": func() { cfg.BlockPublicAccess = f.BlockPublicAccess },
+		"bucket-defaults":     func() { cfg.BucketDefaults = f.BucketDefaults },
 		"tls-listen":          func() { cfg.TLSListen = f.TLSListen }, "tls-cert": func() { cfg.TLSCert = f.TLSCert },
 		"tls-key": func() { cfg.TLSKey = f.TLSKey }, "node-key-file": func() { cfg.NodeKeyFile = f.NodeKeyFile },
 		"log-level": func() { cfg.Log.Level = f.Log.Level }, "log-format": func() { cfg.Log.Format = f.Log.Format },

@@ -178,6 +178,10 @@ type PutOptions struct {
 	// unless this version is still the key's current one (see
 	// DeleteOptions.IfLatest).
 	IfLatest *Object
+	// IfNoneMatchETags fails the write with ErrPreconditionFailed if the
+	// current version exists and has one of these quoted ETags
+	// (If-None-Match: "<etag>", as Ceph RGW and MinIO honour it).
+	IfNoneMatchETags []string
 	// Limits, checked in the write's transaction, fail a write that would
 	// grow usage past a quota with ErrQuotaExceeded.
 	Limits Limits

@@ -98,6 +98,12 @@ type Config struct {
 	// BlockPublicAccess is the provider-wide switch that blocks all public
 	// access to every bucket, whatever the bucket's own settings.
 	BlockPublicAccess bool `yaml:"block_public_access,omitempty"`
+	// BucketDefaults is what a new bucket gets when CreateBucket does not
+	// say: "aws" (or "") AWS's defaults since 2023, ACLs disabled
+	// (BucketOwnerEnforced) and all public access blocked; "legacy" the
+	// older ones Ceph RGW keeps, ObjectWriter and no block, for tenants
+	// whose tools create buckets with canned ACLs or public policies.
+	BucketDefaults string `yaml:"bucket_defaults,omitempty"`
 	// Platforms are where blobs go, by name; none = "local", the blobs
 	// directory under DataDir. DefaultPlatform takes the blobs of tenants
 	// and buckets that name none ("" = "local").
@@ -126,6 +132,12 @@ type Config struct {
 	Metrics MetricsConfig `yaml:"metrics,omitempty"`
 	Log     LogConfig     `yaml:"log,omitempty"`
 }
+
+// Values of bucket_defaults.
+const (
+	BucketDefaultsAWS    = "aws"
+	BucketDefaultsLegacy = "legacy"
+)
 
 // Defaults of the request limits when the configuration does not say.
 const (
@@ -193,6 +205,11 @@ func (c *Config) Validate() error {
 		if d := durations[name]; d < 0 {
 			add(fmt.Errorf("%s: %v must not be negative", name, d))
 		}
+	}
+	switch c.BucketDefaults {
+	case "", BucketDefaultsAWS, BucketDefaultsLegacy:
+	default:
+		add(fmt.Errorf("bucket_defaults: %q is neither %s nor %s", c.BucketDefaults, BucketDefaultsAWS, BucketDefaultsLegacy))
 	}
 	if (c.RootAccessKey == "") != (c.RootSecretKey == "") {
 		add(errors.New("root_secret_key: give both root keys or neither"))
@@ -292,7 +309,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute, n.Metrics.KeyCache)
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache,
-		LifecycleDay: cfg.Lifecycle.Day})
+		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day})
+
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Meter = metering.New(n.Catalog)

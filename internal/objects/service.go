@@ -36,6 +36,8 @@ type Service struct {
 	hits    *metrics.Cache // of bucket lookups
 	lc      lifecycleState
 	keys    kms.Keys // data keys of encryption at rest; nil: SSE-C only
+	// legacyDefaults: new buckets are ObjectWriter and unblocked.
+	legacyDefaults bool
 }
 
 // Tenants tells whether a tenant is suspended, where its blobs go and
@@ -123,11 +125,15 @@ type Options struct {
 	// Keys wraps the data keys of SSE-S3 and SSE-KMS (nil: only SSE-C,
 	// whose key the client brings, is possible).
 	Keys kms.Keys
+	// LegacyBucketDefaults gives new buckets the defaults AWS had before
+	// 2023 and Ceph RGW keeps (ObjectWriter, no public access block)
+	// instead of BucketOwnerEnforced and a block of all public access.
+	LegacyBucketDefaults bool
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
 func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
-	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, keys: o.Keys}
+	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, keys: o.Keys, legacyDefaults: o.LegacyBucketDefaults}
 	s.lc.day = o.LifecycleDay
 	if s.region == "" {
 		s.region = "us-east-1"
@@ -235,7 +241,8 @@ type BucketInput struct {
 
 // CreateBucket creates a bucket owned by id. As on AWS, a new bucket has
 // ACLs disabled (BucketOwnerEnforced) unless asked otherwise, and blocks
-// all public access until its owner lifts the block.
+// all public access until its owner lifts the block; under the
+// provider's legacy defaults it is ObjectWriter and unblocked instead.
 func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, in BucketInput) error {
 	if err := s.authorize(ctx, iam.Request{ID: id, Action: iam.ActionCreateBucket}); err != nil {
 		return err
@@ -254,7 +261,7 @@ func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, in BucketI
 	if b.Region == "" {
 		b.Region = s.region
 	}
-	if err := newBucketSettings(&b, in); err != nil {
+	if err := newBucketSettings(&b, in, s.legacyDefaults, s.block); err != nil {
 		return err
 	}
 	err = s.cat.CreateBucket(ctx, b)
@@ -272,15 +279,24 @@ func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, in BucketI
 }
 
 // newBucketSettings fills in a new bucket's ownership, public access
-// block and ACL, refusing the ACLs those forbid as AWS does.
-func newBucketSettings(b *catalog.Bucket, in BucketInput) error {
+// block and ACL, refusing the ACLs those forbid as AWS does. legacy
+// chooses the defaults from before 2023: ObjectWriter and no block, so a
+// canned public-read ACL or a public policy is taken as Ceph RGW takes
+// it; the provider's own block (provider) still refuses one.
+func newBucketSettings(b *catalog.Bucket, in BucketInput, legacy bool, provider iam.PublicAccessBlock) error {
 	b.Ownership, b.PublicAccessBlock = in.Ownership, iam.EncodePAB(iam.BlockAll)
+	if legacy {
+		b.PublicAccessBlock = ""
+	}
 	if in.ObjectLock {
 		b.Versioning, b.ObjectLock = VersioningEnabled, objectlock.Config{Enabled: true}.Encode()
 	}
 	switch in.Ownership {
 	case "":
 		b.Ownership = iam.OwnerEnforced
+		if legacy {
+			b.Ownership = iam.ObjectWriter
+		}
 	case iam.OwnerEnforced, iam.OwnerPreferred, iam.ObjectWriter:
 	default:
 		return errorf(ErrInvalidArgument, "Invalid x-amz-object-ownership header: "+in.Ownership)
@@ -295,7 +311,7 @@ func newBucketSettings(b *catalog.Bucket, in BucketInput) error {
 	case acl.OnlyOwner(b.Owner):
 	case b.Ownership == iam.OwnerEnforced:
 		return ErrInvalidBucketACLWithOwnership
-	case acl.Public():
+	case acl.Public() && iam.DecodePAB(b.PublicAccessBlock).Or(provider).BlockPublicACLs:
 		return ErrInvalidBucketACLWithBlock
 	}
 	b.ACL = iam.EncodeACL(acl)

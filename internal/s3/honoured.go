@@ -83,14 +83,14 @@ var (
 	payerOps = ops(OpPutObject, OpCopyObject, OpCreateMultipartUpload, OpUploadPart, OpUploadPartCopy,
 		OpCompleteMultipartUpload, OpAbortMultipartUpload, OpListParts, OpListMultipartUploads,
 		OpGetObject, OpHeadObject, OpDeleteObject, OpDeleteObjects, OpListObjects, OpListObjectsV2,
-		OpListObjectVersions, OpGetObjectAcl, OpPutObjectAcl)
+		OpListObjectVersions, OpGetObjectAcl, OpPutObjectAcl, OpGetObjectAttributes)
 	// bodyChecksums are the writes whose payload may carry checksums.
 	bodyChecksums = ops(OpPutObject, OpUploadPart)
 	// xmlWrites are the operations whose body is a document.
 	xmlWrites = documentOps()
 	// sseCReaders take SSE-C keys to read or extend an encrypted object
 	// or upload; none exists here.
-	sseCReaders = objectReads | ops(OpUploadPart, OpUploadPartCopy, OpListParts, OpCompleteMultipartUpload)
+	sseCReaders = objectReads | ops(OpUploadPart, OpUploadPartCopy, OpListParts, OpCompleteMultipartUpload, OpGetObjectAttributes)
 	copies      = ops(OpCopyObject, OpUploadPartCopy)
 	lists       = ops(OpListObjects, OpListObjectsV2, OpListObjectVersions)
 )
@@ -208,7 +208,7 @@ var fields = []field{
 
 	// Conditions.
 	{name: "If-Match", ops: objectReads | ops(OpPutObject, OpCopyObject, OpCompleteMultipartUpload), how: honoured, note: "TestRangeAndConditions"},
-	{name: "If-None-Match", ops: objectReads | ops(OpPutObject, OpCopyObject, OpCompleteMultipartUpload), how: honoured, note: "TestRangeAndConditions"},
+	{name: "If-None-Match", ops: objectReads | ops(OpPutObject, OpCopyObject, OpCompleteMultipartUpload), how: honoured, note: "TestRangeAndConditions; writes: \"*\" or entity tags, TestConditionalWriteETag"},
 	{name: "If-Modified-Since", ops: objectReads, how: honoured, note: "TestRangeAndConditions"},
 	{name: "If-Unmodified-Since", ops: objectReads, how: honoured, note: "TestRangeAndConditions"},
 	{name: "If-Match", ops: ops(OpDeleteObject), how: refused, note: "conditional deletes"},
@@ -228,12 +228,13 @@ var fields = []field{
 	{name: "versionId", query: true, ops: ops(OpGetObject, OpHeadObject, OpDeleteObject, OpGetObjectAcl, OpPutObjectAcl), how: honoured, check: checkVersionID, note: "any version or delete marker: TestVersionedWrites, TestDeleteMarkers, TestVersionACLs, TestBadVersionID"},
 	{name: "versionId", query: true, ops: ops(OpGetObjectTagging, OpPutObjectTagging, OpDeleteObjectTagging), how: honoured, check: checkVersionID, note: "TestObjectTagging"},
 	{name: "versionId", query: true, ops: ops(OpGetObjectRetention, OpPutObjectRetention, OpGetObjectLegalHold, OpPutObjectLegalHold), how: honoured, check: checkVersionID, note: "TestRetentionChanges, TestLegalHold"},
+	{name: "versionId", query: true, ops: ops(OpGetObjectAttributes), how: honoured, check: checkVersionID, note: "TestGetObjectAttributes"},
 	{name: "partNumber", query: true, ops: objectReads | ops(OpUploadPart, OpUploadPartCopy), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "uploadId", query: true, ops: ops(OpUploadPart, OpUploadPartCopy, OpCompleteMultipartUpload, OpAbortMultipartUpload, OpListParts), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "response-*", query: true, ops: objectReads, how: honoured, check: checkResponseOverrides, note: "TestAnonymousResponseOverrides; e2e test_presigned_response_overrides"},
 	{name: "prefix", query: true, ops: lists | ops(OpListMultipartUploads, OpListBuckets), how: honoured, note: "TestListObjectsV2, TestListBucketsPaging"},
 	{name: "delimiter", query: true, ops: lists | ops(OpListMultipartUploads), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
-	{name: "encoding-type", query: true, ops: lists | ops(OpListMultipartUploads), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
+	{name: "encoding-type", query: true, ops: lists | ops(OpListMultipartUploads), how: honoured, note: "TestListEncodingURL, TestListObjectsV2; e2e test_list_objects_v1_prefix_roundtrip"},
 	{name: "max-keys", query: true, ops: lists, how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
 	{name: "marker", query: true, ops: ops(OpListObjects), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
 	{name: "list-type", query: true, ops: ops(OpListObjectsV2), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
@@ -248,6 +249,9 @@ var fields = []field{
 	{name: "part-number-marker", query: true, ops: ops(OpListParts), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "max-buckets", query: true, ops: ops(OpListBuckets), how: honoured, note: "TestListBucketsPaging"},
 	{name: "bucket-region", query: true, ops: ops(OpListBuckets), how: honoured, note: "TestListBucketsPaging"},
+	{name: "X-Amz-Object-Attributes", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
+	{name: "X-Amz-Max-Parts", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
+	{name: "X-Amz-Part-Number-Marker", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
 	{name: "X-Amz-Transition-Default-Minimum-Object-Size", ops: ops(OpPutBucketLifecycleConfiguration), how: ignored, note: "no transitions here: the smallest object a transition moves bounds nothing"},
 	{name: "X-Amz-Optional-Object-Attributes", ops: lists, how: ignored, note: "RestoreStatus: no object is ever archived, so AWS's answer would carry nothing more"},
 

@@ -46,6 +46,8 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 	switch op {
 	case "PutObject":
 		return opRequest{"PUT", b + "/k", []byte("data"), nil}, true
+	case "GetObjectAttributes":
+		return opRequest{"GET", b + "/src?attributes", nil, http.Header{"X-Amz-Object-Attributes": {"ETag"}}}, true
 	case "CopyObject":
 		return opRequest{"PUT", b + "/k", nil, copySrc}, true
 	case "CreateMultipartUpload":

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/objects"
@@ -40,11 +41,15 @@ type listing struct {
 // encoder applies encoding-type=url to keys and prefixes in a response.
 type encoder bool
 
+// enc encodes as AWS does: form encoding (a space is "+", a "+" is
+// "%2B"), except that "/" stays as it is. botocore decodes V1's Marker,
+// NextMarker, Delimiter and keys but not its Prefix, so an encoded "/"
+// gave boto3's list_objects(Prefix="foo/") a Prefix of "foo%2F".
 func (e encoder) enc(s string) string {
-	if e {
-		return url.QueryEscape(s)
+	if !e {
+		return s
 	}
-	return s
+	return strings.ReplaceAll(url.QueryEscape(s), "%2F", "/")
 }
 
 func listParams(r *http.Request, c *call) (objects.ListInput, encoder, error) {

@@ -50,15 +50,25 @@ func payload(r *http.Request, c *call) (objects.Payload, error) {
 		Algorithms: algos, Expected: expected}, nil
 }
 
-// putOptions reads the conditional-write headers.
+// putOptions reads the conditional-write headers. If-None-Match takes
+// "*" (no current version) or entity tags (none of them the current
+// version's), as Ceph RGW and MinIO do; AWS takes "*" alone.
 func putOptions(h http.Header) (catalog.PutOptions, error) {
 	o := catalog.PutOptions{IfMatch: h.Get("If-Match")}
-	switch v := h.Get("If-None-Match"); v {
-	case "":
-	case "*":
-		o.IfNoneMatch = true
-	default:
-		return o, &apiError{501, "NotImplemented", "A header you provided implies functionality that is not implemented"}
+	v := strings.TrimSpace(h.Get("If-None-Match"))
+	if v == "" {
+		return o, nil
+	}
+	for _, t := range strings.Split(v, ",") {
+		t = strings.Trim(strings.TrimPrefix(strings.TrimSpace(t), "W/"), `"`)
+		switch {
+		case t == "*":
+			o.IfNoneMatch = true
+		case t == "" || strings.ContainsAny(t, `" `):
+			return o, &apiError{400, "InvalidArgument", "Invalid If-None-Match header: " + v}
+		default:
+			o.IfNoneMatchETags = append(o.IfNoneMatchETags, `"`+t+`"`)
+		}
 	}
 	return o, nil
 }

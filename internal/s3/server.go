@@ -240,6 +240,7 @@ func init() {
 		OpGetBucketLifecycleConfiguration: getBucketLifecycle,
 		OpPutBucketLifecycleConfiguration: putBucketLifecycle,
 		OpDeleteBucketLifecycle:           deleteBucketLifecycle,
+		OpGetObjectAttributes:             getObjectAttributes,
 	}
 }
 

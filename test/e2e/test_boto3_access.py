@@ -261,3 +261,45 @@ def test_unimplemented_features_answer_501(s3, bucket, op):
     assert error_code(e) == (501, "NotImplemented")
     # The object is untouched.
     assert s3.get_object(Bucket=bucket, Key="k")["Body"].read() == b"x"
+
+
+# --- provider defaults for new buckets -----------------------------------------
+
+
+def test_legacy_bucket_defaults(ostium_bin):
+    # --bucket-defaults legacy: tools from before 2023 create buckets with
+    # a canned ACL and set public policies, as on Ceph RGW.
+    import json
+    import shutil
+
+    from helpers import start_server
+
+    srv = start_server(ostium_bin, prefix="ostium-e2e-legacy-", extra_args=["--bucket-defaults", "legacy"])
+    try:
+        c = srv.client()
+        anon = boto3.session.Session().client("s3", endpoint_url=srv.endpoint, region_name=srv.region,
+                                              config=Config(signature_version=UNSIGNED, s3={"addressing_style": "path"}))
+        c.create_bucket(Bucket="legacy-public", ACL="public-read")
+        assert c.get_bucket_ownership_controls(Bucket="legacy-public")["OwnershipControls"]["Rules"][0]["ObjectOwnership"] == "ObjectWriter"
+        with pytest.raises(ClientError) as e:
+            c.get_public_access_block(Bucket="legacy-public")
+        assert error_code(e) == (404, "NoSuchPublicAccessBlockConfiguration")
+        c.put_object(Bucket="legacy-public", Key="open", Body=b"open", ACL="public-read")
+        assert [o["Key"] for o in anon.list_objects_v2(Bucket="legacy-public")["Contents"]] == ["open"]
+        assert anon.get_object(Bucket="legacy-public", Key="open")["Body"].read() == b"open"
+        c.create_bucket(Bucket="legacy-policy")
+        c.put_object(Bucket="legacy-policy", Key="k", Body=b"by policy")
+        c.put_bucket_policy(Bucket="legacy-policy", Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::legacy-policy/*"}]}))
+        assert anon.get_object(Bucket="legacy-policy", Key="k")["Body"].read() == b"by policy"
+    finally:
+        srv.stop()
+        shutil.rmtree(srv.data_dir, ignore_errors=True)
+        shutil.rmtree(srv.log_dir, ignore_errors=True)
+
+
+def test_aws_bucket_defaults(s3, bucket_name):
+    # The default: as AWS since 2023.
+    with pytest.raises(ClientError) as e:
+        s3.create_bucket(Bucket=bucket_name, ACL="public-read")
+    assert error_code(e) == (400, "InvalidBucketAclWithObjectOwnership")

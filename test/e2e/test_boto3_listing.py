@@ -2,13 +2,14 @@
 
 import hashlib
 import io
+import xml.etree.ElementTree as ET
 
 import pytest
 from boto3.s3.transfer import TransferConfig
 from botocore.exceptions import ClientError
 
 from checksums import multipart_etag
-from helpers import MiB, Wire, error_code, etag_of, rand_bytes, tls_client
+from helpers import MiB, Wire, error_code, etag_of, rand_bytes, signed_request, tls_client
 
 
 # --- listings ----------------------------------------------------------------
@@ -92,6 +93,61 @@ def test_list_object_versions_null(s3, listed_bucket):
     assert [v["Key"] for v in r["Versions"]] == ["c"]
     # A GET of version "null" is the object.
     assert s3.get_object(Bucket=listed_bucket, Key="c", VersionId="null")["Body"].read() == b"c"
+
+
+# boto3 asks every listing for encoding-type=url and decodes what AWS
+# encodes, except V1's Prefix (botocore's decode_list_object leaves it): a
+# server that encodes "/" there handed list_objects(Prefix="foo/") back a
+# Prefix of "foo%2F". AWS leaves "/" as it is in every encoded field.
+ENC_KEYS = ["foo/a b", "foo/a+b", "foo/sub/x", "foo/100%", "zz"]
+
+
+@pytest.fixture
+def enc_bucket(s3, bucket):
+    for k in ENC_KEYS:
+        s3.put_object(Bucket=bucket, Key=k, Body=k.encode())
+    return bucket
+
+
+def test_list_objects_v1_prefix_roundtrip(s3, enc_bucket):
+    r = s3.list_objects(Bucket=enc_bucket, Prefix="foo/")
+    assert r["Prefix"] == "foo/"
+    assert [o["Key"] for o in r["Contents"]] == ["foo/100%", "foo/a b", "foo/a+b", "foo/sub/x"]
+    r = s3.list_objects(Bucket=enc_bucket, Prefix="foo/", Delimiter="/", Marker="foo/100%", MaxKeys=2)
+    assert r["Prefix"] == "foo/" and r["Delimiter"] == "/" and r["Marker"] == "foo/100%"
+    assert [o["Key"] for o in r["Contents"]] == ["foo/a b", "foo/a+b"]
+    assert r["IsTruncated"] and r["NextMarker"] == "foo/a+b"
+    r = s3.list_objects(Bucket=enc_bucket, Prefix="foo/", Delimiter="/", Marker=r["NextMarker"])
+    assert [p["Prefix"] for p in r["CommonPrefixes"]] == ["foo/sub/"]
+    pages = list(s3.get_paginator("list_objects").paginate(
+        Bucket=enc_bucket, Prefix="foo/", Delimiter="/", PaginationConfig={"PageSize": 1}))
+    entries = [x for p in pages for x in
+               [o["Key"] for o in p.get("Contents", [])] + [c["Prefix"] for c in p.get("CommonPrefixes", [])]]
+    assert entries == ["foo/100%", "foo/a b", "foo/a+b", "foo/sub/"]
+
+
+def test_list_objects_v2_encoded_fields_roundtrip(s3, enc_bucket):
+    r = s3.list_objects_v2(Bucket=enc_bucket, Prefix="foo/", Delimiter="/", StartAfter="foo/a b")
+    assert r["Prefix"] == "foo/" and r["Delimiter"] == "/" and r["StartAfter"] == "foo/a b"
+    assert [o["Key"] for o in r["Contents"]] == ["foo/a+b"]
+    assert [p["Prefix"] for p in r["CommonPrefixes"]] == ["foo/sub/"]
+    pages = list(s3.get_paginator("list_objects_v2").paginate(
+        Bucket=enc_bucket, Prefix="foo/", PaginationConfig={"PageSize": 1}))
+    assert [o["Key"] for p in pages for o in p["Contents"]] == ["foo/100%", "foo/a b", "foo/a+b", "foo/sub/x"]
+
+
+def test_list_encoding_url_raw(server, enc_bucket):
+    # What goes over the wire, as AWS answers it: "/" kept, a space "+".
+    ns = {"s3": "http://s3.amazonaws.com/doc/2006-03-01/"}
+    resp = signed_request(server, "GET", f"/{enc_bucket}",
+                          {"prefix": "foo/", "delimiter": "/", "encoding-type": "url", "marker": "foo/100%"})
+    assert resp.status_code == 200, resp.text
+    root = ET.fromstring(resp.content)
+    assert root.findtext("s3:Prefix", namespaces=ns) == "foo/"
+    assert root.findtext("s3:Delimiter", namespaces=ns) == "/"
+    assert root.findtext("s3:Marker", namespaces=ns) == "foo/100%25"
+    assert [e.text for e in root.findall("s3:Contents/s3:Key", ns)] == ["foo/a+b", "foo/a%2Bb"]
+    assert [e.text for e in root.findall("s3:CommonPrefixes/s3:Prefix", ns)] == ["foo/sub/"]
 
 
 # --- multipart ---------------------------------------------------------------

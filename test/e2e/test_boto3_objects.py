@@ -270,6 +270,51 @@ def test_put_if_none_match_star_multipart(s3, bucket):
     assert s3.get_object(Bucket=bucket, Key="taken")["Body"].read() == b"x"
 
 
+def test_put_if_none_match_etag(s3, bucket):
+    # As Ceph RGW and MinIO: 412 while the current version has the ETag.
+    etag = s3.put_object(Bucket=bucket, Key="v", Body=b"one")["ETag"]
+    with pytest.raises(ClientError) as e:
+        s3.put_object(Bucket=bucket, Key="v", Body=b"two", IfNoneMatch=etag)
+    assert error_code(e) == (412, "PreconditionFailed")
+    etag2 = s3.put_object(Bucket=bucket, Key="v", Body=b"two", IfNoneMatch='"0123"')["ETag"]
+    up = s3.create_multipart_upload(Bucket=bucket, Key="v")["UploadId"]
+    p = s3.upload_part(Bucket=bucket, Key="v", UploadId=up, PartNumber=1, Body=b"three")
+    parts = {"Parts": [{"PartNumber": 1, "ETag": p["ETag"]}]}
+    with pytest.raises(ClientError) as e:
+        s3.complete_multipart_upload(Bucket=bucket, Key="v", UploadId=up, IfNoneMatch=etag2, MultipartUpload=parts)
+    assert error_code(e) == (412, "PreconditionFailed")
+    s3.complete_multipart_upload(Bucket=bucket, Key="v", UploadId=up, IfNoneMatch=etag, MultipartUpload=parts)
+    assert s3.get_object(Bucket=bucket, Key="v")["Body"].read() == b"three"
+
+
+def test_get_object_attributes(s3, bucket):
+    put = s3.put_object(Bucket=bucket, Key="attrs", Body=b"attributes", ChecksumAlgorithm="SHA256")
+    r = s3.get_object_attributes(Bucket=bucket, Key="attrs",
+                                 ObjectAttributes=["ETag", "Checksum", "ObjectParts", "StorageClass", "ObjectSize"])
+    assert r["ETag"] == put["ETag"].strip('"')  # bare, as AWS
+    assert r["ObjectSize"] == 10 and r["StorageClass"] == "STANDARD"
+    assert r["Checksum"]["ChecksumSHA256"] == put["ChecksumSHA256"]
+    assert "ObjectParts" not in r and r["LastModified"]
+    up = s3.create_multipart_upload(Bucket=bucket, Key="mp-attrs", ChecksumAlgorithm="CRC32")["UploadId"]
+    parts = []
+    for n, body in enumerate([rand_bytes(5 * 1024 * 1024, seed=81), b"tail"], start=1):
+        p = s3.upload_part(Bucket=bucket, Key="mp-attrs", UploadId=up, PartNumber=n, Body=body, ChecksumAlgorithm="CRC32")
+        parts.append({"PartNumber": n, "ETag": p["ETag"], "ChecksumCRC32": p["ChecksumCRC32"]})
+    s3.complete_multipart_upload(Bucket=bucket, Key="mp-attrs", UploadId=up, MultipartUpload={"Parts": parts})
+    r = s3.get_object_attributes(Bucket=bucket, Key="mp-attrs", ObjectAttributes=["ObjectParts"], MaxParts=1)
+    op = r["ObjectParts"]
+    assert op["TotalPartsCount"] == 2 and op["IsTruncated"] and op["NextPartNumberMarker"] == 1
+    assert [(x["PartNumber"], x["Size"], x["ChecksumCRC32"]) for x in op["Parts"]] == [(1, 5 * 1024 * 1024, parts[0]["ChecksumCRC32"])]
+    r = s3.get_object_attributes(Bucket=bucket, Key="mp-attrs", ObjectAttributes=["ObjectParts"], PartNumberMarker=1)
+    assert [x["PartNumber"] for x in r["ObjectParts"]["Parts"]] == [2] and not r["ObjectParts"]["IsTruncated"]
+    with pytest.raises(ClientError) as e:
+        s3.get_object_attributes(Bucket=bucket, Key="attrs", ObjectAttributes=["Owner"])
+    assert error_code(e) == (400, "InvalidArgument")
+    with pytest.raises(ClientError) as e:
+        s3.get_object_attributes(Bucket=bucket, Key="missing", ObjectAttributes=["ETag"])
+    assert error_code(e) == (404, "NoSuchKey")
+
+
 # --- checksums and payload encodings -----------------------------------------
 
 

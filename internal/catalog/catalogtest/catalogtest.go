@@ -278,14 +278,25 @@ func testConditions(t *testing.T, s catalog.Store) {
 	wantErr(t, s.PutObject(ctx, object("b", "k", 2), catalog.PutOptions{IfMatch: `"other"`}), catalog.ErrPreconditionFailed)
 	wantErr(t, s.PutObject(ctx, object("b", "new", 2), catalog.PutOptions{IfMatch: `"e"`}), catalog.ErrPreconditionFailed)
 	must(t, s.PutObject(ctx, object("b", "k", 3), catalog.PutOptions{IfMatch: `"e"`}))
+	// If-None-Match: "<etag>" fails on the current version's ETag only,
+	// and passes where no version is.
+	wantErr(t, s.PutObject(ctx, object("b", "k", 4), catalog.PutOptions{IfNoneMatchETags: []string{`"x"`, `"e"`}}), catalog.ErrPreconditionFailed)
+	other := object("b", "other", 4)
+	must(t, s.PutObject(ctx, other, catalog.PutOptions{IfNoneMatchETags: []string{`"e"`}}))
+	replacement := object("b", "other", 4)
+	replacement.ETag = `"f"`
+	must(t, s.PutObject(ctx, replacement, catalog.PutOptions{IfNoneMatchETags: []string{`"x"`}}))
+	wantErr(t, s.PutObject(ctx, object("b", "other", 5), catalog.PutOptions{IfNoneMatchETags: []string{`"f"`}}), catalog.ErrPreconditionFailed)
 	got, err := s.GetObject(ctx, "b", "k", "")
 	must(t, err)
 	if got.Size != 3 {
 		t.Fatalf("size = %d after conditional writes, want 3", got.Size)
 	}
 	// A failed condition queues nothing: the caller deletes its own blob.
-	if q := queued(t, s); !slices.Equal(q, []string{o.Parts[0].BlobID}) {
-		t.Fatalf("queue = %v", q)
+	want := []string{o.Parts[0].BlobID, other.Parts[0].BlobID}
+	sort.Strings(want)
+	if q := queued(t, s); !slices.Equal(q, want) {
+		t.Fatalf("queue = %v, want %v", q, want)
 	}
 }
 
@@ -451,6 +462,7 @@ func testCompleteUpload(t *testing.T, s catalog.Store) {
 	o := object("b", "k", 8)
 	o.Parts = []catalog.Part{p1, p2}
 	wantErr(t, s.CompleteUpload(ctx, "up", o, catalog.PutOptions{IfNoneMatch: true}), catalog.ErrPreconditionFailed)
+	wantErr(t, s.CompleteUpload(ctx, "up", o, catalog.PutOptions{IfNoneMatchETags: []string{old.ETag}}), catalog.ErrPreconditionFailed)
 	must(t, s.CompleteUpload(ctx, "up", o, catalog.PutOptions{}))
 	got, err := s.GetObject(ctx, "b", "k", "")
 	must(t, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 )
@@ -110,13 +111,14 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	if err := s.lockKey(ctx, tx, o.Bucket, o.Key); err != nil {
 		return fmt.Errorf("sqldb: lock key: %w", err)
 	}
-	if opt.IfNoneMatch || opt.IfMatch != "" || opt.IfLatest != nil {
+	if opt.IfNoneMatch || opt.IfMatch != "" || len(opt.IfNoneMatchETags) > 0 || opt.IfLatest != nil {
 		cur, err := s.current(ctx, tx, o.Bucket, o.Key)
 		if err != nil {
 			return err
 		}
 		exists := cur != nil && !cur.DeleteMarker
 		if opt.IfNoneMatch && exists || opt.IfMatch != "" && (!exists || cur.ETag != opt.IfMatch) ||
+			exists && slices.Contains(opt.IfNoneMatchETags, cur.ETag) ||
 			opt.IfLatest != nil && !catalog.SameVersion(cur, opt.IfLatest) {
 			return catalog.ErrPreconditionFailed
 		}
