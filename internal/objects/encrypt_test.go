@@ -536,3 +536,26 @@ func TestNoPlaintextAtRest(t *testing.T) {
 		}
 	}
 }
+
+// Usage counts plaintext bytes, as AWS bills them, whatever the blobs'
+// ciphertext adds: a single PUT, an inline object and an upload's parts.
+func TestEncryptedUsageIsPlaintext(t *testing.T) {
+	e := newEncEnv(t)
+	e.put(t, "a", randBytes(200<<10), request(objects.KindS3))
+	e.put(t, "b", randBytes(100), request(objects.KindSSEC))
+	u, err := e.svc.CreateEncryptedUpload(e.ctx, e.root, catalog.Upload{Bucket: "enc", Key: "m"}, iam.ACLSpec{}, nil, request(objects.KindKMS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.svc.UploadPart(e.ctx, e.root, objects.PartInput{Bucket: "enc", Key: "m", UploadID: u.UploadID, Number: 1,
+		Payload: objects.Payload{Body: bytes.NewReader(randBytes(70 << 10)), Size: 70 << 10}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.srv.Node.Catalog.BucketUsage(e.ctx, "enc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(200<<10 + 100 + 70<<10); got.Bytes != want || got.Objects != 2 {
+		t.Fatalf("usage %+v, want %d bytes in 2 objects", got, want)
+	}
+}
