@@ -30,6 +30,7 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/jobs"
+	"github.com/ostiumio/ostium/internal/kms"
 	"github.com/ostiumio/ostium/internal/lifecycle"
 	"github.com/ostiumio/ostium/internal/metering"
 	"github.com/ostiumio/ostium/internal/metrics"
@@ -260,6 +261,7 @@ type Node struct {
 	// Platforms are the blob stores by name; Blobs routes to them.
 	Platforms *platform.Set
 	Keys      *iam.Keyring
+	KMS       kms.Manager // encryption at rest's key service
 	Service   *objects.Service
 	Admin     *admin.Service
 	Meter     *metering.Meter
@@ -308,8 +310,11 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	n.Keys = iam.NewKeyring(n.Catalog, sealer, time.Minute, n.Metrics.KeyCache)
+	if n.KMS, err = n.openKMS(key); err != nil {
+		return fail(err)
+	}
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache,
-		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day})
+		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, Keys: n.KMS})
 
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)

@@ -35,9 +35,9 @@ type Service struct {
 	buckets bucketCache
 	hits    *metrics.Cache // of bucket lookups
 	lc      lifecycleState
-	keys    kms.Keys // data keys of encryption at rest; nil: SSE-C only
 	// legacyDefaults: new buckets are ObjectWriter and unblocked.
 	legacyDefaults bool
+	keys           kms.Keys // wraps and unwraps encrypted versions' data keys
 }
 
 // Tenants tells whether a tenant is suspended, where its blobs go and
@@ -122,18 +122,17 @@ type Options struct {
 	// LifecycleDay is how long a lifecycle day lasts (0 = 24 h; shorter
 	// only in tests).
 	LifecycleDay time.Duration
-	// Keys wraps the data keys of SSE-S3 and SSE-KMS (nil: only SSE-C,
-	// whose key the client brings, is possible).
-	Keys kms.Keys
 	// LegacyBucketDefaults gives new buckets the defaults AWS had before
 	// 2023 and Ceph RGW keeps (ObjectWriter, no public access block)
 	// instead of BucketOwnerEnforced and a block of all public access.
 	LegacyBucketDefaults bool
+	// Keys is the key service of encryption at rest (package kms).
+	Keys kms.Keys
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
 func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
-	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, keys: o.Keys, legacyDefaults: o.LegacyBucketDefaults}
+	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, legacyDefaults: o.LegacyBucketDefaults, keys: o.Keys}
 	s.lc.day = o.LifecycleDay
 	if s.region == "" {
 		s.region = "us-east-1"

@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"DeleteBucketRacesWrites", testDeleteBucketRace},
 		{"ObjectTags", testObjectTags},
 		{"Locks", testLocks},
+		{"Keys", testKeys},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {
