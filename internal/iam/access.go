@@ -63,6 +63,10 @@ var aclPermissions = map[Action]struct {
 	"s3:GetObject":                  {PermRead, true},
 	"s3:GetObjectAcl":               {PermReadACP, true},
 	"s3:PutObjectAcl":               {PermWriteACP, true},
+	"s3:DeleteObjectVersion":        {PermWrite, false},
+	"s3:GetObjectVersion":           {PermRead, true},
+	"s3:GetObjectVersionAcl":        {PermReadACP, true},
+	"s3:PutObjectVersionAcl":        {PermWriteACP, true},
 }
 
 // aclDecision is the last rule of Authorize: what the ACLs grant.

@@ -142,7 +142,7 @@ func (s *Service) PutBucketACL(ctx context.Context, id *iam.Identity, bucket str
 
 // GetObjectACL returns the ACL of an object version ("" = current).
 func (s *Service) GetObjectACL(ctx context.Context, id *iam.Identity, bucket, key, version string) (iam.ACL, error) {
-	b, a, o, err := s.aclObject(ctx, iam.Request{ID: id, Action: "s3:GetObjectAcl", Key: key}, bucket, version)
+	b, a, o, err := s.aclObject(ctx, iam.Request{ID: id, Action: versionAction("s3:GetObjectAcl", version), Key: key}, bucket, version)
 	if err != nil {
 		return iam.ACL{}, err
 	}
@@ -151,7 +151,7 @@ func (s *Service) GetObjectACL(ctx context.Context, id *iam.Identity, bucket, ke
 
 // PutObjectACL replaces the ACL of an object version ("" = current).
 func (s *Service) PutObjectACL(ctx context.Context, id *iam.Identity, bucket, key, version string, spec iam.ACLSpec) error {
-	r := iam.Request{ID: id, Action: "s3:PutObjectAcl", Key: key, Conditions: aclConditions(spec)}
+	r := iam.Request{ID: id, Action: versionAction("s3:PutObjectAcl", version), Key: key, Conditions: aclConditions(spec)}
 	b, a, o, err := s.aclObject(ctx, r, bucket, version)
 	if err != nil {
 		return err

@@ -110,7 +110,7 @@ const MaxCopySize = 5 << 30
 // openSource authorizes reading a copy source, checks its conditions and
 // opens the (ranged) bytes.
 func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key, version string, cond Conditions, rng *ByteRange, customer []byte) (catalog.Object, *Reader, error) {
-	b, _, t, err := s.bucketTarget(ctx, iam.Request{ID: id, Action: "s3:GetObject", Key: key}, bucket, version)
+	b, _, t, err := s.bucketTarget(ctx, iam.Request{ID: id, Action: versionAction("s3:GetObject", version), Key: key}, bucket, version)
 	if err != nil {
 		return catalog.Object{}, nil, err
 	}

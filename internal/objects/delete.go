@@ -15,7 +15,7 @@ import (
 // x-amz-bypass-governance-retention) lifts a GOVERNANCE retention if the
 // caller also has s3:BypassGovernanceRetention.
 func (s *Service) DeleteObject(ctx context.Context, id *iam.Identity, bucket, key, versionID string, bypass bool) (catalog.Object, error) {
-	b, a, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:DeleteObject", Key: key}, bucket, "")
+	b, a, err := s.bucketFor(ctx, iam.Request{ID: id, Action: versionAction("s3:DeleteObject", versionID), Key: key}, bucket, "")
 	if err != nil {
 		return catalog.Object{}, err
 	}
@@ -48,11 +48,12 @@ const MaxDeleteKeys = 1000
 
 // DeleteObjects removes up to MaxDeleteKeys objects, reporting each. As
 // on AWS, each key is authorized on its own (s3:DeleteObject on
-// bucket/key), exactly as DeleteObject would be: a key the caller may not
-// delete gets AccessDenied in its result and the others are still
-// deleted. The bucket is read once, so every key is judged under the same
-// settings. A locked version gets AccessDenied in its result, as
-// DeleteObject would answer; bypass is asked for the whole request.
+// bucket/key, s3:DeleteObjectVersion for a version), exactly as
+// DeleteObject would be: a key the caller may not delete gets
+// AccessDenied in its result and the others are still deleted. The
+// bucket is read once, so every key is judged under the same settings. A
+// locked version gets AccessDenied in its result, as DeleteObject would
+// answer; bypass is asked for the whole request.
 func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket string, targets []DeleteTarget, bypass bool) ([]DeleteResult, error) {
 	b, a, err := s.getBucket(ctx, bucket)
 	if err != nil {
@@ -64,7 +65,7 @@ func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket st
 	out := make([]DeleteResult, len(targets))
 	for i, t := range targets {
 		out[i].DeleteTarget = t
-		err := s.decide(ctx, iam.Request{ID: id, Action: "s3:DeleteObject", Key: t.Key}, b, a, t.VersionID)
+		err := s.decide(ctx, iam.Request{ID: id, Action: versionAction("s3:DeleteObject", t.VersionID), Key: t.Key}, b, a, t.VersionID)
 		var opt catalog.DeleteOptions
 		if err == nil {
 			opt, err = s.mayBypass(ctx, id, b, a, t.Key, bypass)

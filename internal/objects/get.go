@@ -60,7 +60,7 @@ type Reader struct {
 // delete marker fails (NoSuchKey or MethodNotAllowed, see lookup) with a
 // Reader of the marker, whose headers S3 sends with the error.
 func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, head bool) (*Reader, error) {
-	req := iam.Request{ID: id, Action: "s3:GetObject", Key: in.Key}
+	req := iam.Request{ID: id, Action: versionAction("s3:GetObject", in.VersionID), Key: in.Key}
 	b, a, t, err := s.bucketTarget(ctx, req, in.Bucket, in.VersionID)
 	if err != nil {
 		return nil, err

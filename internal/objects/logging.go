@@ -280,7 +280,7 @@ func (s *Service) DeliverAccessLog(ctx context.Context, source, target, key stri
 	if err != nil {
 		return err
 	}
-	obj := catalog.Object{Bucket: target, Key: key, VersionID: catalog.NullVersion, Size: st.part.Size, ETag: st.part.ETag,
+	obj := catalog.Object{Bucket: target, Key: key, VersionID: versionFor(tb), Size: st.part.Size, ETag: st.part.ETag,
 		LastModified: st.part.LastModified, Owner: tb.Owner, StorageClass: storageClass(""), Meta: meta}
 	obj.Parts, obj.Inline = st.layout()
 	if err := s.commit(ctx, tb, obj, catalog.PutOptions{}); err != nil {

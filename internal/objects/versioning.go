@@ -62,8 +62,28 @@ func reported(b catalog.Bucket, o catalog.Object) catalog.Object {
 	return o
 }
 
-// GetBucketVersioning returns a bucket's versioning state and whether
-// MFA delete is on (never, here); "" for a bucket never versioned.
+// versionActions are the actions AWS asks for instead when a request
+// names a version: a policy that allows s3:GetObject does not reach old
+// versions, and one that denies s3:DeleteObjectVersion keeps them from
+// being removed while deletes still write markers.
+var versionActions = map[iam.Action]iam.Action{
+	"s3:GetObject":    "s3:GetObjectVersion",
+	"s3:DeleteObject": "s3:DeleteObjectVersion",
+	"s3:GetObjectAcl": "s3:GetObjectVersionAcl",
+	"s3:PutObjectAcl": "s3:PutObjectVersionAcl",
+}
+
+// versionAction is the action a request on an object with versionID
+// ("" = none named) is decided as.
+func versionAction(a iam.Action, versionID string) iam.Action {
+	if v, ok := versionActions[a]; ok && versionID != "" {
+		return v
+	}
+	return a
+}
+
+// GetBucketVersioning returns a bucket's versioning state; "" for a
+// bucket never versioned. MFA delete is never on.
 func (s *Service) GetBucketVersioning(ctx context.Context, id *iam.Identity, bucket string) (string, error) {
 	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketVersioning")
 	if err != nil {

@@ -203,7 +203,7 @@ var fields = []field{
 	{name: "X-Amz-Expected-Bucket-Owner", ops: bucketOps, how: honoured, note: "TestExpectedBucketOwner"},
 	{name: "X-Amz-Source-Expected-Bucket-Owner", ops: copies, how: honoured, note: "TestExpectedBucketOwner"},
 	{name: "X-Amz-Request-Payer", ops: payerOps, how: ignored, note: "no bucket is Requester Pays; AWS ignores it then"},
-	{name: "X-Amz-Mfa", ops: ops(OpDeleteObject, OpDeleteObjects), how: ignored, note: "no bucket has MFA delete; AWS ignores it then"},
+	{name: "X-Amz-Mfa", ops: ops(OpDeleteObject, OpDeleteObjects, OpPutBucketVersioning), how: ignored, note: "no bucket has MFA delete (PutBucketVersioning refuses to turn it on: TestBucketVersioningConfiguration); AWS ignores it then"},
 	{name: "X-Amz-Confirm-Remove-Self-Bucket-Access", ops: ops(OpPutBucketPolicy), how: ignored, note: "no policy can lock its owner out here"},
 
 	// Conditions.
@@ -216,7 +216,7 @@ var fields = []field{
 	{name: "X-Amz-If-Match-Size", ops: ops(OpDeleteObject), how: refused, note: "AWS's directory buckets only"},
 	{name: "X-Amz-If-Match-Initiated-Time", ops: ops(OpAbortMultipartUpload), how: refused, note: "AWS's directory buckets only"},
 	{name: "X-Amz-Mp-Object-Size", ops: ops(OpCompleteMultipartUpload), how: refused, note: "size check on completion"},
-	{name: "X-Amz-Copy-Source", ops: copies, how: honoured, note: "with ?versionId=: TestCopyObject, TestUploadPartCopy, TestCopyFromVersion"},
+	{name: "X-Amz-Copy-Source", ops: copies, how: honoured, note: "TestCopyObject, TestUploadPartCopy; ?versionId= in it: TestCopyFromVersion"},
 	{name: "X-Amz-Copy-Source-If-Match", ops: copies, how: honoured, note: "TestCopyObject"},
 	{name: "X-Amz-Copy-Source-If-None-Match", ops: copies, how: honoured, note: "TestCopyObject"},
 	{name: "X-Amz-Copy-Source-If-Modified-Since", ops: copies, how: honoured, note: "TestCopyObject"},
@@ -241,8 +241,8 @@ var fields = []field{
 	{name: "continuation-token", query: true, ops: ops(OpListObjectsV2, OpListBuckets), how: honoured, note: "TestListObjectsV2, TestListBucketsPaging"},
 	{name: "start-after", query: true, ops: ops(OpListObjectsV2), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
 	{name: "fetch-owner", query: true, ops: ops(OpListObjectsV2), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
-	{name: "key-marker", query: true, ops: ops(OpListObjectVersions, OpListMultipartUploads), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
-	{name: "version-id-marker", query: true, ops: ops(OpListObjectVersions), how: honoured, note: "TestListObjectsV1, TestListObjectsV2, TestListObjectVersions"},
+	{name: "key-marker", query: true, ops: ops(OpListObjectVersions, OpListMultipartUploads), how: honoured, note: "TestListObjectVersions, TestListObjectVersionsComplete, TestMultipart"},
+	{name: "version-id-marker", query: true, ops: ops(OpListObjectVersions), how: honoured, note: "TestListObjectVersions, TestListObjectVersionsComplete"},
 	{name: "upload-id-marker", query: true, ops: ops(OpListMultipartUploads), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "max-uploads", query: true, ops: ops(OpListMultipartUploads), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},
 	{name: "max-parts", query: true, ops: ops(OpListParts), how: honoured, note: "TestMultipart, TestMultipartFullObjectChecksum"},

@@ -167,20 +167,29 @@ func listObjectVersions(s *Server, w http.ResponseWriter, r *http.Request, c *ca
 		return err
 	}
 	in.Marker, in.VersionMarker = c.Query.Get("key-marker"), c.Query.Get("version-id-marker")
+	switch {
+	case in.VersionMarker == "":
+	case in.Marker == "":
+		return &apiError{400, "InvalidArgument", "A version-id marker cannot be specified without a key marker."}
+	case !validVersionID(in.VersionMarker):
+		return errBadVersionID
+	}
 	out, err := s.svc.ListVersions(r.Context(), c.id, in)
 	if err != nil {
 		return err
 	}
 	type version struct {
-		XMLName      xml.Name
-		Key          string
-		VersionID    string `xml:"VersionId"`
-		IsLatest     bool
-		LastModified string
-		ETag         string `xml:",omitempty"`
-		Size         *int64 `xml:",omitempty"`
-		StorageClass string `xml:",omitempty"`
-		Owner        *owner
+		XMLName           xml.Name
+		Key               string
+		VersionID         string `xml:"VersionId"`
+		IsLatest          bool
+		LastModified      string
+		ETag              string   `xml:",omitempty"`
+		ChecksumAlgorithm []string `xml:",omitempty"`
+		ChecksumType      string   `xml:",omitempty"`
+		Size              *int64   `xml:",omitempty"`
+		StorageClass      string   `xml:",omitempty"`
+		Owner             *owner
 	}
 	var res struct {
 		XMLName             xml.Name `xml:"ListVersionsResult"`
@@ -214,6 +223,7 @@ func listObjectVersions(s *Server, w http.ResponseWriter, r *http.Request, c *ca
 		} else {
 			size := o.Size
 			v.ETag, v.Size, v.StorageClass = o.ETag, &size, o.StorageClass
+			v.ChecksumAlgorithm, v.ChecksumType = checksumNames(o), o.Meta.ChecksumType
 		}
 		res.Versions = append(res.Versions, v)
 	}

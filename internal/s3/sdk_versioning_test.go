@@ -3,9 +3,11 @@ package s3_test
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/blob/s3blob"
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/node"
+	"github.com/ostiumio/ostium/internal/node/nodetest"
+	"github.com/ostiumio/ostium/internal/platform"
 )
 
 // versionedBucket creates a bucket with versioning enabled.
@@ -81,55 +90,40 @@ func errHeader(t *testing.T, err error) http.Header {
 }
 
 // versionList is a bucket's versions as key/id, with * after the latest
-// and ! after a delete marker, in the order ListObjectVersions gives.
-func versionList(t *testing.T, c *s3.Client, bucket string) []string {
+// and ! after a delete marker, in the order ListObjectVersions gives
+// them. It reads the document itself: the SDK splits versions and
+// delete markers into two lists, and so loses their order.
+func versionList(t *testing.T, srv *nodetest.Server, bucket string) []string {
 	t.Helper()
+	status, _, body := send(t, srv, signedRequest(t, srv, "GET", "/"+bucket+"?versions", nil, nil))
+	if status != http.StatusOK {
+		t.Fatalf("list versions of %s: %d %s", bucket, status, body)
+	}
+	var res struct {
+		IsTruncated bool
+		Entries     []struct {
+			XMLName   xml.Name
+			Key       string
+			VersionID string `xml:"VersionId"`
+			IsLatest  bool
+		} `xml:",any"`
+	}
+	if err := xml.Unmarshal(body, &res); err != nil || res.IsTruncated {
+		t.Fatalf("list versions of %s: %v (truncated %v)", bucket, err, res.IsTruncated)
+	}
 	var out []string
-	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: &bucket})
-	for p.HasMorePages() {
-		page, err := p.NextPage(context.Background())
-		if err != nil {
-			t.Fatal(err)
+	for _, e := range res.Entries {
+		if e.XMLName.Local != "Version" && e.XMLName.Local != "DeleteMarker" {
+			continue
 		}
-		// One page here: entries of both kinds in the service's order
-		// come back split by kind, so merge them by key and position.
-		out = append(out, mergeVersions(page)...)
-	}
-	return out
-}
-
-// mergeVersions puts a page's versions and delete markers back in one
-// order: by key, newest first (by LastModified, then the response order).
-func mergeVersions(page *s3.ListObjectVersionsOutput) []string {
-	type entry struct {
-		key, s string
-		mod    time.Time
-	}
-	var es []entry
-	for _, v := range page.Versions {
-		s := *v.Key + "/" + *v.VersionId
-		if *v.IsLatest {
+		s := e.Key + "/" + e.VersionID
+		if e.IsLatest {
 			s += "*"
 		}
-		es = append(es, entry{*v.Key, s, *v.LastModified})
-	}
-	for _, m := range page.DeleteMarkers {
-		s := *m.Key + "/" + *m.VersionId
-		if *m.IsLatest {
-			s += "*"
+		if e.XMLName.Local == "DeleteMarker" {
+			s += "!"
 		}
-		es = append(es, entry{*m.Key, s + "!", *m.LastModified})
-	}
-	// Stable by key, then newest first; the tests space their writes by
-	// more than a second where order matters, so LastModified decides.
-	for i := 1; i < len(es); i++ {
-		for j := i; j > 0 && (es[j].key < es[j-1].key || es[j].key == es[j-1].key && es[j].mod.After(es[j-1].mod)); j-- {
-			es[j], es[j-1] = es[j-1], es[j]
-		}
-	}
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.s
+		out = append(out, s)
 	}
 	return out
 }
@@ -145,7 +139,7 @@ func wantList(t *testing.T, got []string, want ...string) {
 // versioning goes Enabled and Suspended and never back (AWS has no
 // "Disabled" status); MFA delete is refused as not implemented.
 func TestBucketVersioningConfiguration(t *testing.T) {
-	c, bucket, srv := setup(t)
+	c, bucket, _ := setup(t)
 	ctx := context.Background()
 	status := func() types.BucketVersioningStatus {
 		t.Helper()
@@ -190,7 +184,6 @@ func TestBucketVersioningConfiguration(t *testing.T) {
 	wantCode(t, err, "AccessDenied")
 	_, err = anon.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: &bucket})
 	wantCode(t, err, "AccessDenied")
-	_ = srv
 }
 
 // In a versioned bucket every PUT, copy and completed upload is a new
@@ -198,7 +191,7 @@ func TestBucketVersioningConfiguration(t *testing.T) {
 // is what a plain GET reads. An unversioned bucket reports no version id,
 // as AWS.
 func TestVersionedWrites(t *testing.T) {
-	c, plain, _ := setup(t)
+	c, plain, srv := setup(t)
 	ctx := context.Background()
 	if v := putV(t, c, plain, "k", []byte("x")); v != "" {
 		t.Fatalf("unversioned bucket reported version %q", v)
@@ -265,7 +258,7 @@ func TestVersionedWrites(t *testing.T) {
 	if got, _ := getV(t, c, bucket, "k", ids[0]); string(got) != "first" {
 		t.Fatalf("first version after completion: %q", got)
 	}
-	vs := versionList(t, c, bucket)
+	vs := versionList(t, srv, bucket)
 	if len(vs) != 5 || vs[1] != "k/"+aws.ToString(done.VersionId)+"*" {
 		t.Fatalf("versions %q", vs)
 	}
@@ -274,7 +267,7 @@ func TestVersionedWrites(t *testing.T) {
 // Suspending versioning makes writes and deletes use the null version:
 // each replaces the null version and leaves the others, exactly as AWS.
 func TestSuspendedVersioningNullVersion(t *testing.T) {
-	c, _, _ := setup(t)
+	c, _, srv := setup(t)
 	ctx := context.Background()
 	const bucket = "suspended"
 	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
@@ -289,19 +282,18 @@ func TestSuspendedVersioningNullVersion(t *testing.T) {
 	if got, out := getV(t, c, bucket, "k", "null"); string(got) != "before" || aws.ToString(out.VersionId) != "null" {
 		t.Fatalf("null version: %q %q", got, aws.ToString(out.VersionId))
 	}
-	time.Sleep(1100 * time.Millisecond) // versionList orders by LastModified (seconds)
 	setVersioning(t, c, bucket, types.BucketVersioningStatusSuspended)
 	if v := putV(t, c, bucket, "k", []byte("n1")); v != "null" {
 		t.Fatalf("suspended PUT reported version %q, want null", v)
 	}
-	wantList(t, versionList(t, c, bucket), "k/null*", "k/"+v1)
+	wantList(t, versionList(t, srv, bucket), "k/null*", "k/"+v1)
 	if got, _ := getV(t, c, bucket, "k", ""); string(got) != "n1" {
 		t.Fatalf("current %q", got)
 	}
 	if v := putV(t, c, bucket, "k", []byte("n2")); v != "null" {
 		t.Fatalf("second suspended PUT reported version %q", v)
 	}
-	wantList(t, versionList(t, c, bucket), "k/null*", "k/"+v1)
+	wantList(t, versionList(t, srv, bucket), "k/null*", "k/"+v1)
 	if got, _ := getV(t, c, bucket, "k", "null"); string(got) != "n2" {
 		t.Fatalf("null version %q, want the last write", got)
 	}
@@ -310,15 +302,14 @@ func TestSuspendedVersioningNullVersion(t *testing.T) {
 	if err != nil || !aws.ToBool(del.DeleteMarker) || aws.ToString(del.VersionId) != "null" {
 		t.Fatalf("suspended delete: %+v %v", del, err)
 	}
-	wantList(t, versionList(t, c, bucket), "k/null*!", "k/"+v1)
+	wantList(t, versionList(t, srv, bucket), "k/null*!", "k/"+v1)
 	if got, _ := getV(t, c, bucket, "k", v1); string(got) != "v1" {
 		t.Fatalf("v1 after the null marker: %q", got)
 	}
 	// Enabled again: new versions stack on the null marker.
 	setVersioning(t, c, bucket, types.BucketVersioningStatusEnabled)
-	time.Sleep(1100 * time.Millisecond)
 	v2 := putV(t, c, bucket, "k", []byte("v2"))
-	wantList(t, versionList(t, c, bucket), "k/"+v2+"*", "k/null!", "k/"+v1)
+	wantList(t, versionList(t, srv, bucket), "k/"+v2+"*", "k/null!", "k/"+v1)
 }
 
 // DELETE without a version id writes a delete marker; GET and HEAD of
@@ -326,7 +317,7 @@ func TestSuspendedVersioningNullVersion(t *testing.T) {
 // MethodNotAllowed (with Last-Modified) when the marker is named by its
 // id. DELETE with a version id removes that version or marker for good.
 func TestDeleteMarkers(t *testing.T) {
-	c, _, _ := setup(t)
+	c, _, srv := setup(t)
 	ctx := context.Background()
 	const bucket = "markers"
 	versionedBucket(t, c, bucket)
@@ -391,7 +382,7 @@ func TestDeleteMarkers(t *testing.T) {
 	wantCode(t, err, "NoSuchVersion")
 	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("k")})
 	wantCode(t, err, "NoSuchKey")
-	if vs := versionList(t, c, bucket); len(vs) != 0 {
+	if vs := versionList(t, srv, bucket); len(vs) != 0 {
 		t.Fatalf("versions left: %q", vs)
 	}
 	// The bucket is empty now, so it can go; a marker alone keeps it.
@@ -413,7 +404,7 @@ func TestDeleteMarkers(t *testing.T) {
 	if h := rawHeader(pd.ResultMetadata); h.Get("x-amz-delete-marker") != "" || h.Get("x-amz-version-id") != "" {
 		t.Fatalf("unversioned delete headers: %v", h)
 	}
-	if vs := versionList(t, c, "plain"); len(vs) != 0 {
+	if vs := versionList(t, srv, "plain"); len(vs) != 0 {
 		t.Fatalf("unversioned bucket keeps %q after delete", vs)
 	}
 }
@@ -494,7 +485,7 @@ func TestCopyFromVersion(t *testing.T) {
 // DeleteObjects takes a VersionId per key and reports, per key, the
 // marker it wrote or removed (DeleteMarker, DeleteMarkerVersionId) as AWS.
 func TestDeleteObjectsVersions(t *testing.T) {
-	c, _, _ := setup(t)
+	c, _, srv := setup(t)
 	ctx := context.Background()
 	const bucket = "multidelete"
 	versionedBucket(t, c, bucket)
@@ -534,7 +525,7 @@ func TestDeleteObjectsVersions(t *testing.T) {
 	}
 	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String("b")})
 	wantCode(t, err, "NoSuchKey")
-	vs := versionList(t, c, bucket)
+	vs := versionList(t, srv, bucket)
 	if len(vs) != 3 || vs[0] != "a/"+a2+"*" || !strings.HasSuffix(vs[1], "*!") {
 		t.Fatalf("versions %q", vs)
 	}
@@ -585,4 +576,310 @@ func TestVersionACLs(t *testing.T) {
 	wantCode(t, err, "MethodNotAllowed")
 	_, err = c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String(bucket), Key: aws.String("k")})
 	wantCode(t, err, "NoSuchKey")
+}
+
+// A request that names a version is decided as AWS decides it, on the
+// ...Version action: a policy that lets a user read and delete objects
+// does not let it read old versions or remove any for good, and a Deny
+// of s3:DeleteObjectVersion (the usual guard against a stolen key)
+// keeps every version while deletes still write markers.
+func TestVersionActions(t *testing.T) {
+	ten := newTenancy(t)
+	ctx := context.Background()
+	bob, cy := ten.clients["bob"], ten.clients["cy"]
+	setVersioning(t, bob, "acme-bob", types.BucketVersioningStatusEnabled)
+	v1 := putV(t, bob, "acme-bob", "doc", []byte("v1"))
+	putV(t, bob, "acme-bob", "doc", []byte("v2"))
+	policy := func(extra string) {
+		t.Helper()
+		doc := `{"Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:user/cy"},
+			"Action":["s3:GetObject","s3:DeleteObject"` + extra + `],"Resource":"arn:aws:s3:::acme-bob/*"},
+			{"Effect":"Deny","Principal":"*","Action":"s3:DeleteObjectVersion","Resource":"arn:aws:s3:::acme-bob/*"}]}`
+		if err := putPolicy(t, bob, "acme-bob", doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy("")
+	if got, _ := getV(t, cy, "acme-bob", "doc", ""); string(got) != "v2" {
+		t.Fatalf("cy reads %q", got)
+	}
+	_, err := cy.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("doc"), VersionId: &v1})
+	wantCode(t, err, "AccessDenied")
+	policy(`,"s3:GetObjectVersion"`)
+	if got, _ := getV(t, cy, "acme-bob", "doc", v1); string(got) != "v1" {
+		t.Fatalf("cy reads v1 as %q", got)
+	}
+	// Deny s3:DeleteObjectVersion: no one below the tenant admin removes
+	// a version, the bucket's owner included; deletes still write markers.
+	for _, c := range []*s3.Client{cy, bob} {
+		_, err = c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("doc"), VersionId: &v1})
+		wantCode(t, err, "AccessDenied")
+	}
+	del, err := cy.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("doc")})
+	if err != nil || !aws.ToBool(del.DeleteMarker) {
+		t.Fatalf("cy's delete: %+v %v", del, err)
+	}
+	out, err := bob.DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String("acme-bob"), Delete: &types.Delete{Objects: []types.ObjectIdentifier{
+		{Key: aws.String("doc"), VersionId: &v1}, {Key: aws.String("doc"), VersionId: del.VersionId}, {Key: aws.String("k")},
+	}}})
+	if err != nil || len(out.Errors) != 2 || len(out.Deleted) != 1 || *out.Deleted[0].Key != "k" || !aws.ToBool(out.Deleted[0].DeleteMarker) {
+		t.Fatalf("DeleteObjects under the deny: %+v %v", out, err)
+	}
+	for _, e := range out.Errors {
+		if aws.ToString(e.Code) != "AccessDenied" || aws.ToString(e.VersionId) == "" {
+			t.Fatalf("refused key reported as %+v", e)
+		}
+	}
+	if got, _ := getV(t, bob, "acme-bob", "doc", v1); string(got) != "v1" {
+		t.Fatalf("v1 after the refused deletes: %q", got)
+	}
+}
+
+// ListObjectVersions lists every version and delete marker in key order
+// and, within a key, newest first, with IsLatest; pages (max-keys,
+// key-marker, version-id-marker, NextKeyMarker, NextVersionIdMarker)
+// split anywhere, within a key too; prefix and delimiter roll keys up
+// into CommonPrefixes counted once; encoding-type=url encodes keys. The
+// SDK's paginator walks it.
+func TestListObjectVersionsComplete(t *testing.T) {
+	c, _, srv := setup(t)
+	ctx := context.Background()
+	const bucket = "listing"
+	versionedBucket(t, c, bucket)
+	written := map[string][]string{} // key -> entries oldest first, as key/id[!]
+	write := func(key string) {
+		written[key] = append(written[key], key+"/"+putV(t, c, bucket, key, []byte(key)))
+	}
+	remove := func(key string) {
+		d, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: &key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		written[key] = append(written[key], key+"/"+aws.ToString(d.VersionId)+"!")
+	}
+	keys := []string{"a", "b/1", "b/2", "b/c/3", "c", "d e+f/\u00e9", "many", "z"}
+	for i, k := range keys {
+		for range i%3 + 1 {
+			write(k)
+		}
+	}
+	remove("a")
+	write("a")
+	remove("c")
+	for range 27 {
+		write("many")
+	}
+	var want []string
+	for _, k := range keys {
+		es := written[k]
+		for i := len(es) - 1; i >= 0; i-- {
+			e := es[i]
+			if i == len(es)-1 {
+				if m, ok := strings.CutSuffix(e, "!"); ok {
+					e = m + "*!"
+				} else {
+					e += "*"
+				}
+			}
+			want = append(want, e)
+		}
+	}
+	wantList(t, versionList(t, srv, bucket), want...)
+
+	// Pages of 7 split keys; each page is the next run of the listing.
+	entry := func(key, id string, latest, marker bool) string {
+		s := key + "/" + id
+		if latest {
+			s += "*"
+		}
+		if marker {
+			s += "!"
+		}
+		return s
+	}
+	off := 0
+	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), MaxKeys: aws.Int32(7)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for _, v := range page.Versions {
+			got[entry(*v.Key, *v.VersionId, *v.IsLatest, false)] = true
+		}
+		for _, m := range page.DeleteMarkers {
+			got[entry(*m.Key, *m.VersionId, *m.IsLatest, true)] = true
+		}
+		n := len(got)
+		if n == 0 || n > 7 || off+n > len(want) {
+			t.Fatalf("page of %d at %d", n, off)
+		}
+		for _, w := range want[off : off+n] {
+			if !got[w] {
+				t.Fatalf("page at %d lacks %s: %v", off, w, got)
+			}
+		}
+		off += n
+		last := strings.TrimRight(want[off-1], "*!")
+		if aws.ToBool(page.IsTruncated) && aws.ToString(page.NextKeyMarker)+"/"+aws.ToString(page.NextVersionIdMarker) != last {
+			t.Fatalf("next markers %q %q, want %s", aws.ToString(page.NextKeyMarker), aws.ToString(page.NextVersionIdMarker), last)
+		}
+	}
+	if off != len(want) {
+		t.Fatalf("paginator saw %d of %d entries", off, len(want))
+	}
+
+	// A delimiter rolls keys into prefixes, each once however many
+	// versions it holds, across pages of 2.
+	var prefixes, top []string
+	p = s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Delimiter: aws.String("/"), MaxKeys: aws.Int32(2)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cp := range page.CommonPrefixes {
+			prefixes = append(prefixes, *cp.Prefix)
+		}
+		for _, v := range page.Versions {
+			top = append(top, *v.Key)
+		}
+		for _, m := range page.DeleteMarkers {
+			top = append(top, *m.Key)
+		}
+	}
+	if strings.Join(prefixes, ",") != "b/,d e+f/" || len(top) != len(written["a"])+len(written["c"])+len(written["many"])+len(written["z"]) {
+		t.Fatalf("with delimiter: prefixes %q, %d versions", prefixes, len(top))
+	}
+	out, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String("b/"), Delimiter: aws.String("/")})
+	if err != nil || len(out.CommonPrefixes) != 1 || *out.CommonPrefixes[0].Prefix != "b/c/" || len(out.Versions) != len(written["b/1"])+len(written["b/2"]) {
+		t.Fatalf("prefix b/: %+v %v", out, err)
+	}
+
+	// key-marker alone resumes after every version of its key; with a
+	// version-id-marker, after that version.
+	out, err = c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), KeyMarker: aws.String("b/1"), MaxKeys: aws.Int32(1)})
+	if err != nil || len(out.Versions) != 1 || *out.Versions[0].Key != "b/2" || aws.ToString(out.KeyMarker) != "b/1" {
+		t.Fatalf("after b/1: %+v %v", out, err)
+	}
+	mid := written["many"][10]
+	midID := strings.TrimPrefix(mid, "many/")
+	out, err = c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String("many"),
+		KeyMarker: aws.String("many"), VersionIdMarker: &midID})
+	if err != nil || len(out.Versions) != 10 || aws.ToString(out.Versions[0].VersionId) != strings.TrimPrefix(written["many"][9], "many/") ||
+		aws.ToString(out.VersionIdMarker) != midID {
+		t.Fatalf("after many/%s: %d versions, %v", midID, len(out.Versions), err)
+	}
+
+	// AWS's answers to markers that do not fit.
+	_, err = c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), VersionIdMarker: &midID})
+	wantCode(t, err, "InvalidArgument")
+	_, err = c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), KeyMarker: aws.String("a"), VersionIdMarker: aws.String("not/an id")})
+	wantCode(t, err, "InvalidArgument")
+
+	// encoding-type=url encodes keys and markers; the SDK hands them on
+	// as sent.
+	status, _, body := send(t, srv, signedRequest(t, srv, "GET", "/"+bucket+"?versions&encoding-type=url&prefix=d&max-keys=1", nil, nil))
+	doc := string(body)
+	enc := url.QueryEscape("d e+f/\u00e9")
+	if status != http.StatusOK || !strings.Contains(doc, "<Key>"+enc+"</Key>") || !strings.Contains(doc, "<NextKeyMarker>"+enc+"</NextKeyMarker>") ||
+		!strings.Contains(doc, "<EncodingType>url</EncodingType>") {
+		t.Fatalf("encoding-type=url: %d %s", status, doc)
+	}
+}
+
+// Every version is stored bytes: noncurrent versions count in a bucket's
+// usage and quotas (as AWS bills them), delete markers add nothing and
+// pass even over a quota, and removing a version gives its room back.
+func TestVersionsCountInUsage(t *testing.T) {
+	ten := newTenancy(t)
+	ctx := context.Background()
+	bob := ten.clients["bob"]
+	usage := func() catalog.Usage {
+		t.Helper()
+		var u admin.Usage
+		if err := ten.admin.Do(ctx, "GET", "/tenants/acme/usage", nil, &u); err != nil {
+			t.Fatal(err)
+		}
+		return u.Now
+	}
+	// acme-bob holds "k" (16 bytes).
+	setVersioning(t, bob, "acme-bob", types.BucketVersioningStatusEnabled)
+	v1 := putV(t, bob, "acme-bob", "v", make([]byte, 100))
+	putV(t, bob, "acme-bob", "v", make([]byte, 200))
+	if u := usage(); u != (catalog.Usage{Bytes: 316, Objects: 3}) {
+		t.Fatalf("usage %+v, want 316 bytes in 3 versions", u)
+	}
+	if _, err := bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("v")}); err != nil {
+		t.Fatal(err)
+	}
+	if u := usage(); u != (catalog.Usage{Bytes: 316, Objects: 3}) {
+		t.Fatalf("usage %+v after a delete marker, want it unchanged", u)
+	}
+	setQuota(t, ten, admin.Quota{Tenant: "acme", MaxObjects: 3})
+	_, err := bob.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("v"), Body: bytes.NewReader([]byte("x"))})
+	wantCode(t, err, "QuotaExceeded")
+	if _, err := bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("k")}); err != nil {
+		t.Fatalf("a delete marker over the quota: %v", err)
+	}
+	if _, err := bob.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acme-bob"), Key: aws.String("v"), VersionId: &v1}); err != nil {
+		t.Fatal(err)
+	}
+	if u := usage(); u != (catalog.Usage{Bytes: 216, Objects: 2}) {
+		t.Fatalf("usage %+v after removing v1", u)
+	}
+	putV(t, bob, "acme-bob", "v", []byte("x"))
+}
+
+// Versions live on an S3 platform as on local disk: each version of a
+// key is its own blob there, a delete marker writes none, and removing
+// a version for good has its blob collected from the platform.
+func TestVersionsOnS3Platform(t *testing.T) {
+	ctx := context.Background()
+	remote := nodetest.Start(t, nodetest.Options{})
+	gw := nodetest.Start(t, nodetest.Options{TLS: true, Config: func(c *node.Config) {
+		c.GCInterval = 100 * time.Millisecond
+		c.Platforms = map[string]platform.Spec{
+			"remote": {Type: platform.TypeS3, S3: s3blob.Config{Endpoint: remote.URL, AccessKey: nodetest.AccessKey, SecretKey: nodetest.SecretKey,
+				PathStyle: true, Layout: s3blob.LayoutShared, Bucket: "ostium", Retries: -1, Timeout: 5 * time.Second}},
+		}
+		c.DefaultPlatform = "remote"
+	}})
+	c := client(t, gw, gw.URL, false)
+	direct := client(t, remote, remote.URL, false)
+	if _, err := direct.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("ostium")}); err != nil {
+		t.Fatal(err)
+	}
+	onRemote := func() int {
+		t.Helper()
+		out, err := direct.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("ostium")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out.Contents)
+	}
+	versionedBucket(t, c, "vers")
+	big := func(seed uint64) []byte { return randBytes(1<<20, seed) } // past the inline limit: a blob
+	v1 := putV(t, c, "vers", "k", big(1))
+	putV(t, c, "vers", "k", big(2))
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("vers"), Key: aws.String("k")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := onRemote(); n != 2 {
+		t.Fatalf("%d blobs on the platform for two versions and a marker", n)
+	}
+	if got, _ := getV(t, c, "vers", "k", v1); !bytes.Equal(got, big(1)) {
+		t.Fatal("v1 read back from the platform differs")
+	}
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("vers"), Key: aws.String("k"), VersionId: &v1}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for onRemote() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("v1's blob was not collected from the platform: %d blobs", onRemote())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -1,6 +1,7 @@
 // Package crash proves the write protocol: a server killed with SIGKILL in
-// the middle of many uploads loses no acknowledged object, shows no partial
-// one, and its collector and sweeper leave no orphan blob on disk.
+// the middle of many uploads and deletes loses no acknowledged object or
+// version, shows no partial one, and its collector and sweeper leave no
+// orphan blob on disk.
 package crash
 
 import (
@@ -23,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/testenv"
@@ -32,6 +34,7 @@ const (
 	accessKey = "CRASHTESTROOTKEY0000"
 	secretKey = "crash-test-root-secret-0123456789abcdefg"
 	bucket    = "crash"
+	versioned = "crash-versions"
 )
 
 var binary string
@@ -143,7 +146,14 @@ func crashRound(t *testing.T, round int64) {
 	srv := start(t, data, catalog)
 	ctx := context.Background()
 	c := client(srv.addr)
-	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+	for _, b := range []string{bucket, versioned} {
+		if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String(versioned),
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}})
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -176,11 +186,45 @@ func crashRound(t *testing.T, round int64) {
 			}
 		}(w)
 	}
+	// 8 more writers each add versions to 2 keys of a versioned bucket,
+	// and every third operation deletes (a delete marker).
+	vacked := map[string][]op{} // key -> acknowledged operations in order
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for gen := 1; ; gen++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				key := fmt.Sprintf("v%02d", w*2+gen%2)
+				o := op{gen: gen*100 + w}
+				if gen%3 == 0 {
+					out, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(versioned), Key: aws.String(key)})
+					if err != nil {
+						return
+					}
+					o.id, o.marker = aws.ToString(out.VersionId), true
+				} else {
+					out, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(versioned), Key: aws.String(key), Body: bytes.NewReader(content(key, o.gen))})
+					if err != nil {
+						return
+					}
+					o.id = aws.ToString(out.VersionId)
+				}
+				mu.Lock()
+				vacked[key] = append(vacked[key], o)
+				mu.Unlock()
+			}
+		}(w)
+	}
 	time.Sleep(time.Duration(1500+rand.IntN(1500)) * time.Millisecond)
 	srv.kill()
 	close(stop)
 	wg.Wait()
-	if len(acked) == 0 {
+	if len(acked) == 0 || len(vacked) == 0 {
 		t.Fatal("no upload was acknowledged before the kill")
 	}
 
@@ -229,6 +273,7 @@ func crashRound(t *testing.T, round int64) {
 			t.Errorf("%s visible but never written", key)
 		}
 	}
+	withBlob += checkVersions(t, c, vacked)
 
 	// Eventually exactly one blob per visible object held in a blob remains.
 	deadline := time.Now().Add(60 * time.Second)
@@ -242,6 +287,105 @@ func crashRound(t *testing.T, round int64) {
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// op is an acknowledged write to the versioned bucket: a version of
+// generation gen, or a delete marker.
+type op struct {
+	id     string
+	gen    int
+	marker bool
+}
+
+// checkVersions checks the versioned bucket after the restart: every
+// acknowledged version and delete marker is there, in the order it was
+// acknowledged, each version whole; past a key's last acknowledged
+// operation there is at most the one in flight at the kill. It returns
+// how many versions are held in blobs.
+func checkVersions(t *testing.T, c *s3.Client, acked map[string][]op) int {
+	t.Helper()
+	ctx := context.Background()
+	type entry struct {
+		id     string
+		marker bool
+		size   int64
+	}
+	listed := map[string][]entry{} // newest first
+	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: aws.String(versioned)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The SDK splits a page into versions and markers; the order of a
+		// key's entries is taken from GETs below, not from here.
+		for _, v := range page.Versions {
+			listed[*v.Key] = append(listed[*v.Key], entry{*v.VersionId, false, *v.Size})
+		}
+		for _, m := range page.DeleteMarkers {
+			listed[*m.Key] = append(listed[*m.Key], entry{*m.VersionId, true, 0})
+		}
+	}
+	withBlob := 0
+	for key, es := range listed {
+		have := map[string]entry{}
+		for _, e := range es {
+			have[e.id] = e
+			if e.marker {
+				continue
+			}
+			if e.size > objects.InlineMax {
+				withBlob++
+			}
+			out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(versioned), Key: aws.String(key), VersionId: aws.String(e.id)})
+			if err != nil {
+				t.Fatalf("get %s@%s: %v", key, e.id, err)
+			}
+			body, err := io.ReadAll(out.Body)
+			out.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g int
+			fmt.Sscanf(string(body[:min(16, len(body))]), "%d", &g)
+			if !bytes.Equal(body, content(key, g)) {
+				t.Errorf("%s@%s is not a complete version of any generation (%d bytes)", key, e.id, len(body))
+			}
+		}
+		ops := acked[key]
+		for _, o := range ops {
+			e, ok := have[o.id]
+			switch {
+			case !ok:
+				t.Errorf("acknowledged %s@%s (marker %v, generation %d) is gone", key, o.id, o.marker, o.gen)
+			case e.marker != o.marker:
+				t.Errorf("%s@%s: marker %v, acknowledged as marker %v", key, o.id, e.marker, o.marker)
+			}
+		}
+		if extra := len(es) - len(ops); extra < 0 || extra > 1 {
+			t.Errorf("%s holds %d entries for %d acknowledged operations", key, len(es), len(ops))
+		}
+		// The current version is the last acknowledged operation or the
+		// one in flight after it.
+		if len(ops) == 0 {
+			continue
+		}
+		last := ops[len(ops)-1]
+		out, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(versioned), Key: aws.String(key)})
+		cur := ""
+		if err == nil {
+			cur = aws.ToString(out.VersionId)
+		}
+		if cur != last.id && len(es) == len(ops) && !(last.marker && err != nil) {
+			t.Errorf("%s: current %q (%v), want the last acknowledged %s", key, cur, err, last.id)
+		}
+	}
+	for key := range acked {
+		if _, ok := listed[key]; !ok {
+			t.Errorf("every version of %s is gone", key)
+		}
+	}
+	return withBlob
 }
 
 func countBlobs(t *testing.T, dir string) int {

@@ -3,6 +3,7 @@ package catalogtest
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ var versionTests = []struct {
 	{"VersionsCountInUsage", testVersionsUsage},
 	{"ListVersionsMarkers", testListVersionsMarkers},
 	{"VersionACL", testVersionACL},
+	{"ConcurrentVersions", testConcurrentVersions},
 }
 
 // version returns a version of key with id, held in one fresh blob.
@@ -275,4 +277,87 @@ func testVersionACL(t *testing.T, s catalog.Store) {
 	put(t, s, marker("b", "k", "m1"))
 	wantErr(t, s.SetObjectACL(ctx, "b", "k", "m1", "x"), catalog.ErrNoSuchObject)
 	wantErr(t, s.SetObjectACL(ctx, "b", "k", "nope", "x"), catalog.ErrNoSuchObject)
+}
+
+// Writers adding versions to the same keys at once (PostgreSQL runs them
+// side by side) keep every version, each writer's in the order it wrote
+// them, one latest per key, and that the last one some writer wrote.
+func testConcurrentVersions(t *testing.T, s catalog.Store) {
+	bucket(t, s, "b")
+	const writers, each = 8, 10
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				key := fmt.Sprintf("k%d", w%2)
+				id := fmt.Sprintf("w%d-%02d", w, i)
+				o := version("b", key, id, 1)
+				if i%4 == 3 {
+					o = marker("b", key, id)
+				}
+				if err := s.PutObject(ctx, o, catalog.PutOptions{}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	check := func() {
+		t.Helper()
+		vs, err := s.ListVersions(ctx, "b", catalog.VersionQuery{Limit: 1000})
+		must(t, err)
+		last := map[string]string{} // writer -> last id seen, listing newest first
+		latest := map[string]int{}
+		for i, v := range vs {
+			if v.IsLatest {
+				latest[v.Key]++
+				if i > 0 && vs[i-1].Key == v.Key {
+					t.Fatalf("latest %s/%s is not first of its key", v.Key, v.VersionID)
+				}
+			}
+			w := v.VersionID[:2]
+			if prev, ok := last[v.Key+w]; ok && prev < v.VersionID {
+				t.Fatalf("%s: %s listed before %s, which it was written before", v.Key, prev, v.VersionID)
+			}
+			last[v.Key+w] = v.VersionID
+		}
+		for _, k := range []string{"k0", "k1"} {
+			if latest[k] != 1 {
+				t.Fatalf("%s has %d latest versions", k, latest[k])
+			}
+		}
+	}
+	check()
+	vs, err := s.ListVersions(ctx, "b", catalog.VersionQuery{Limit: 1000})
+	must(t, err)
+	if len(vs) != writers*each {
+		t.Fatalf("%d versions, want %d", len(vs), writers*each)
+	}
+	for _, v := range vs {
+		if v.IsLatest && v.VersionID[len(v.VersionID)-2:] != fmt.Sprintf("%02d", each-1) {
+			t.Fatalf("latest %s/%s is no writer's last", v.Key, v.VersionID)
+		}
+	}
+	// Removing latest versions from several goroutines promotes one each
+	// time.
+	var rm sync.WaitGroup
+	for range 4 {
+		rm.Add(1)
+		go func() {
+			defer rm.Done()
+			for range 5 {
+				for _, k := range []string{"k0", "k1"} {
+					if _, err := s.DeleteObject(ctx, "b", k, "", catalog.DeleteOptions{}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	rm.Wait()
+	check()
 }
