@@ -383,12 +383,12 @@ func TestGovernanceBypass(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	grant(`"s3:DeleteObject","s3:PutObjectRetention"`)
+	grant(`"s3:DeleteObject","s3:DeleteObjectVersion","s3:PutObjectRetention"`)
 	// The header without the permission, the permission without the header.
 	wantCode(t, del(cy, "a", true), "AccessDenied")
 	wantCode(t, del(bob, "a", false), "AccessDenied")
 	wantCode(t, del(ann, "a", false), "AccessDenied")
-	grant(`"s3:DeleteObject","s3:PutObjectRetention","s3:BypassGovernanceRetention"`)
+	grant(`"s3:DeleteObject","s3:DeleteObjectVersion","s3:PutObjectRetention","s3:BypassGovernanceRetention"`)
 	wantCode(t, del(cy, "a", false), "AccessDenied")
 	if err := del(cy, "a", true); err != nil {
 		t.Fatalf("cy, granted the bypass, with the header: %v", err)

@@ -782,7 +782,7 @@ func TestListObjectVersionsComplete(t *testing.T) {
 	// as sent.
 	status, _, body := send(t, srv, signedRequest(t, srv, "GET", "/"+bucket+"?versions&encoding-type=url&prefix=d&max-keys=1", nil, nil))
 	doc := string(body)
-	enc := url.QueryEscape("d e+f/\u00e9")
+	enc := strings.ReplaceAll(url.QueryEscape("d e+f/\u00e9"), "%2F", "/") // "/" as AWS leaves it
 	if status != http.StatusOK || !strings.Contains(doc, "<Key>"+enc+"</Key>") || !strings.Contains(doc, "<NextKeyMarker>"+enc+"</NextKeyMarker>") ||
 		!strings.Contains(doc, "<EncodingType>url</EncodingType>") {
 		t.Fatalf("encoding-type=url: %d %s", status, doc)
