@@ -8,6 +8,7 @@ import (
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/kms"
+	"github.com/ostiumio/ostium/internal/objects"
 )
 
 // KMSConfig chooses the key service of encryption at rest (the `kms:`
@@ -77,18 +78,11 @@ func (n *Node) rewrapJob() *kms.RewrapJob {
 	if !ok {
 		return nil
 	}
-	j, err := kms.NewRewrapJob(n.Catalog, rw, kms.RewrapOptions{Context: objectKeyContext,
+	j, err := kms.NewRewrapJob(n.Catalog, rw, kms.RewrapOptions{Context: objects.KeyContext,
 		Interval: n.cfg.KMS.RewrapInterval, Rate: n.cfg.KMS.RewrapRate})
 	if err != nil {
 		slog.Warn("kms: no re-wrap job", "err", err)
 		return nil
 	}
 	return j
-}
-
-// objectKeyContext is what the object service binds each wrapped data
-// key to (objects.KeyContext, which must stay the same): the re-wrap
-// binds the new wrapped key to it again.
-func objectKeyContext(bucket, key string, enc *catalog.Encryption) []byte {
-	return []byte("ostium object\x00" + bucket + "\x00" + key + "\x00" + enc.Context)
 }

@@ -3,8 +3,6 @@ package objects_test
 import (
 	"bytes"
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/md5"
 	"crypto/rand"
 	"encoding/hex"
@@ -15,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ostiumio/ostium/internal/blob"
@@ -27,67 +24,6 @@ import (
 	"github.com/ostiumio/ostium/internal/sse"
 )
 
-// memKeys is a keyring held in memory: tenant keys wrap data keys with
-// AES-256-GCM bound to their context, as the key service does.
-type memKeys struct {
-	mu   sync.Mutex
-	keys map[string][]byte // tenant/id -> key
-}
-
-func newMemKeys() *memKeys { return &memKeys{keys: map[string][]byte{}} }
-
-func (k *memKeys) key(tenant, id string, create bool) ([]byte, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	name := tenant + "/" + id
-	if key, ok := k.keys[name]; ok {
-		return key, nil
-	}
-	if !create {
-		return nil, kms.ErrNoSuchKey
-	}
-	key := make([]byte, 32)
-	rand.Read(key)
-	k.keys[name] = key
-	return key, nil
-}
-
-func (k *memKeys) DefaultKey(_ context.Context, tenant string) (string, error) {
-	_, err := k.key(tenant, "default", true)
-	return "default", err
-}
-
-func (k *memKeys) NewDataKey(_ context.Context, tenant, keyID string, context []byte) (kms.DataKey, error) {
-	key, err := k.key(tenant, keyID, keyID == "default" || strings.HasPrefix(keyID, "named-"))
-	if err != nil {
-		return kms.DataKey{}, err
-	}
-	dk := make([]byte, 32)
-	rand.Read(dk)
-	b, _ := aes.NewCipher(key)
-	g, _ := cipher.NewGCM(b)
-	nonce := make([]byte, 12)
-	rand.Read(nonce)
-	return kms.DataKey{KeyID: keyID, Plain: dk, Wrapped: g.Seal(nonce, nonce, dk, context)}, nil
-}
-
-func (k *memKeys) Unwrap(_ context.Context, tenant, keyID string, wrapped, context []byte) ([]byte, error) {
-	key, err := k.key(tenant, keyID, false)
-	if err != nil {
-		return nil, err
-	}
-	b, _ := aes.NewCipher(key)
-	g, _ := cipher.NewGCM(b)
-	if len(wrapped) < 12 {
-		return nil, kms.ErrUnwrap
-	}
-	dk, err := g.Open(nil, wrapped[:12], wrapped[12:], context)
-	if err != nil {
-		return nil, kms.ErrUnwrap
-	}
-	return dk, nil
-}
-
 type encEnv struct {
 	srv  *nodetest.Server
 	svc  *objects.Service
@@ -95,18 +31,21 @@ type encEnv struct {
 	ctx  context.Context
 }
 
-// newEncEnv is a service over a real node's catalog and blob store (fs),
-// with a key service.
+// newEncEnv is a real node's object service, over its catalog, its blob
+// store (fs) and its key service (the built-in keyring), with a bucket
+// and a named KMS key (alias/k1) of its tenant.
 func newEncEnv(t *testing.T) *encEnv {
 	srv := nodetest.Start(t, nodetest.Options{})
-	n := srv.Node
 	e := &encEnv{
 		srv:  srv,
-		svc:  objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Keys: newMemKeys()}),
+		svc:  srv.Node.Service,
 		root: &iam.Identity{Root: true, CanonicalID: iam.RootCanonicalID},
 		ctx:  context.Background(),
 	}
 	if err := e.svc.CreateBucket(e.ctx, e.root, objects.BucketInput{Name: "enc"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Node.KMS.CreateKey(e.ctx, "", "k1"); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -119,7 +58,7 @@ func request(kind string) *objects.EncryptRequest {
 	case "plain":
 		return nil
 	case objects.KindKMS:
-		return &objects.EncryptRequest{Kind: kind, KeyID: "named-k1", Context: "eyJhIjoiYiJ9"}
+		return &objects.EncryptRequest{Kind: kind, KeyID: "alias/k1", Context: "eyJhIjoiYiJ9"}
 	case objects.KindSSEC:
 		return &objects.EncryptRequest{Kind: kind, CustomerKey: customerKey}
 	}
@@ -285,7 +224,7 @@ func TestCustomerKeyRequired(t *testing.T) {
 	// An unknown KMS key: the key service's error, for the S3 layer to map.
 	_, err = e.svc.PutObject(e.ctx, e.root, objects.PutInput{Bucket: "enc", Key: "bad",
 		Payload: objects.Payload{Body: strings.NewReader("x"), Size: 1},
-		Encrypt: &objects.EncryptRequest{Kind: objects.KindKMS, KeyID: "nope"}})
+		Encrypt: &objects.EncryptRequest{Kind: objects.KindKMS, KeyID: "alias/nope"}})
 	if !errors.Is(err, kms.ErrNoSuchKey) {
 		t.Errorf("unknown KMS key: %v", err)
 	}
@@ -534,5 +473,62 @@ func TestNoPlaintextAtRest(t *testing.T) {
 				t.Errorf("%s: marker in blob %s", k, p.BlobID)
 			}
 		}
+	}
+}
+
+// Usage counts plaintext bytes, as AWS bills them, whatever the blobs'
+// ciphertext adds: a single PUT, an inline object and an upload's parts.
+func TestEncryptedUsageIsPlaintext(t *testing.T) {
+	e := newEncEnv(t)
+	e.put(t, "a", randBytes(200<<10), request(objects.KindS3))
+	e.put(t, "b", randBytes(100), request(objects.KindSSEC))
+	u, err := e.svc.CreateEncryptedUpload(e.ctx, e.root, catalog.Upload{Bucket: "enc", Key: "m"}, iam.ACLSpec{}, nil, request(objects.KindKMS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.svc.UploadPart(e.ctx, e.root, objects.PartInput{Bucket: "enc", Key: "m", UploadID: u.UploadID, Number: 1,
+		Payload: objects.Payload{Body: bytes.NewReader(randBytes(70 << 10)), Size: 70 << 10}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.srv.Node.Catalog.BucketUsage(e.ctx, "enc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(200<<10 + 100 + 70<<10); got.Bytes != want || got.Objects != 2 {
+		t.Fatalf("usage %+v, want %d bytes in 2 objects", got, want)
+	}
+}
+
+// Destroying the tenant key that wraps an object's data key makes the
+// object unreadable (crypto-shredding), while objects under other keys
+// still read; disabling it refuses reads until it is enabled again.
+func TestEncryptedKeyDestroyed(t *testing.T) {
+	e := newEncEnv(t)
+	data := randBytes(100 << 10)
+	e.put(t, "kms", data, request(objects.KindKMS))
+	e.put(t, "kms-inline", data[:100], request(objects.KindKMS))
+	e.put(t, "s3", data, request(objects.KindS3))
+	if _, err := e.srv.Node.KMS.SetKeyState(e.ctx, "", "alias/k1", catalog.KeyDisabled); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.get(objects.GetInput{Key: "kms"}); !errors.Is(err, kms.ErrKeyDisabled) {
+		t.Fatalf("read under a disabled key: %v", err)
+	}
+	if _, err := e.srv.Node.KMS.SetKeyState(e.ctx, "", "alias/k1", catalog.KeyEnabled); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := e.get(objects.GetInput{Key: "kms"}); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read under the key enabled again: %v", err)
+	}
+	if _, err := e.srv.Node.KMS.SetKeyState(e.ctx, "", "alias/k1", catalog.KeyDestroyed); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"kms", "kms-inline"} {
+		if _, _, err := e.get(objects.GetInput{Key: k}); !errors.Is(err, kms.ErrDestroyed) {
+			t.Fatalf("read of %s under a destroyed key: %v", k, err)
+		}
+	}
+	if got, _, err := e.get(objects.GetInput{Key: "s3"}); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read under the tenant's own key: %v", err)
 	}
 }

@@ -239,6 +239,8 @@ func Run(t *testing.T, open func(t *testing.T) blob.Store) {
 			}
 		}
 	})
+
+	runSealed(t, sub)
 }
 
 func random(t *testing.T, n int) []byte {
