@@ -156,6 +156,14 @@ func crashRound(t *testing.T, round int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The overwritten bucket is encrypted at rest by default (SSE-S3): a
+	// kill mid-write must leave no partly sealed object either.
+	_, err = c.PutBucketEncryption(ctx, &s3.PutBucketEncryptionInput{Bucket: aws.String(bucket),
+		ServerSideEncryptionConfiguration: &types.ServerSideEncryptionConfiguration{Rules: []types.ServerSideEncryptionRule{{
+			ApplyServerSideEncryptionByDefault: &types.ServerSideEncryptionByDefault{SSEAlgorithm: types.ServerSideEncryptionAes256}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// 16 writers overwrite 64 keys, each writer its own 4 keys: writes to
 	// one key never overlap, so generation order is commit order and the
@@ -258,6 +266,9 @@ func crashRound(t *testing.T, round int64) {
 		out.Body.Close()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if out.ServerSideEncryption != types.ServerSideEncryptionAes256 {
+			t.Errorf("%s is not encrypted at rest (%q)", key, out.ServerSideEncryption)
 		}
 		var g int
 		fmt.Sscanf(string(body[:min(16, len(body))]), "%d", &g)
