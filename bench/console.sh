@@ -4,7 +4,7 @@
 #
 #   folder page   the console API's list call for a page of a
 #                 1,000,000-object bucket (SQLite catalog, filled through
-#                 its driver), p50/p99 over 200 calls (30 for the top level), against S3's
+#                 its driver), p50/p99 over 200 calls, against S3's
 #                 ListObjectsV2 of the same page; target: p99 < 300 ms
 #   1 GiB upload  the console's multipart upload, driven in Chromium by
 #                 chromedp from a file input, against `aws s3 cp` of the
