@@ -4,9 +4,10 @@ import { h, field, input, select } from './dom.js';
 import { get, enc } from './api.js';
 import { myTenant, isProvider } from './session.js';
 
+// Short labels: a phone's select shows about 30 characters.
 export const ALGORITHMS = [
-  ['AES256', 'SSE-S3 (AES256): keys managed by the service'],
-  ['aws:kms', 'SSE-KMS: a KMS key of the tenant'],
+  ['AES256', 'SSE-S3 (AES256)'],
+  ['aws:kms', 'SSE-KMS'],
 ];
 
 // kmsKeys lists the usable KMS keys of the tenant that owns bucket (of
@@ -27,16 +28,16 @@ export async function kmsKeys(bucket) {
 
 // keyLabel names a key as people know it: its alias, then its id.
 function keyLabel(k) {
-  return (k.alias ? `alias/${k.alias} · ` : '') + k.id;
+  return k.alias ? `alias/${k.alias}` : k.id;
 }
 
 // encryptionFields: the algorithm, SSE-KMS's key (a list of the tenant's
 // keys, or a text field when they cannot be listed) and BucketKeyEnabled.
 // base prefixes the selectors (base-algorithm, base-kms-key,
 // base-bucket-key). cur is the rule shown first (null: none); noneLabel
-// names the choice of no encryption. value() is the rule to send, or
-// null for none.
-export function encryptionFields(base, keys, cur, noneLabel = 'None') {
+// names the choice of no encryption and noneHint what it means. value()
+// is the rule to send, or null for none.
+export function encryptionFields(base, keys, cur, noneLabel = 'None', noneHint = 'new objects are stored unencrypted') {
   const algo = select(base + '-algorithm', [['', noneLabel], ...ALGORITHMS], (cur && cur.algorithm) || '');
   const curKey = (cur && cur.kms_key_id) || '';
   let key;
@@ -59,7 +60,9 @@ export function encryptionFields(base, keys, cur, noneLabel = 'None') {
   };
   algo.addEventListener('change', sync);
   sync();
-  const wrap = h('div', { class: 'encryption-fields' }, field('Default encryption', algo), keyField, bkField);
+  const wrap = h('div', { class: 'encryption-fields' },
+    field('Default encryption', algo, `SSE-S3: keys the service manages. SSE-KMS: a KMS key of the tenant. ${noneLabel}: ${noneHint}.`),
+    keyField, bkField);
   wrap.value = () => {
     if (!algo.value) return null;
     const r = { algorithm: algo.value, bucket_key_enabled: bk.checked };

@@ -80,7 +80,7 @@ async function createBucket() {
     if (lock.checked) versioning.checked = true;
     versioning.disabled = lock.checked;
   });
-  const encFields = encryptionFields('bucket-encryption', await kmsKeys(''), null, 'None (the tenant\'s default applies, if any)');
+  const encFields = encryptionFields('bucket-encryption', await kmsKeys(''), null, 'None', 'the tenant\'s default applies, if it has one');
   const created = await formDialog('Create bucket', 'bucket-create-dialog', [
     field('Bucket name', name, '3 to 63 characters: lower-case letters, digits, dots and hyphens.'),
     field('Enable versioning', versioning),

@@ -145,7 +145,7 @@ async function tenantEncryptionForm(t) {
   const def = select('tenant-encryption-default', [['none', 'None'], ['sse-s3', 'SSE-S3 (AES256)'], ['sse-kms', 'SSE-KMS']], cur.default || 'none');
   let key;
   if (keys) {
-    const opts = [['', 'The tenant\'s own key (aws/s3)'], ...keys.map((k) => [k.id, (k.alias ? 'alias/' + k.alias + ' · ' : '') + k.id])];
+    const opts = [['', 'The tenant\'s own key (aws/s3)'], ...keys.map((k) => [k.id, k.alias ? 'alias/' + k.alias : k.id])];
     if (cur.kms_key && !opts.some(([v]) => v === cur.kms_key)) opts.push([cur.kms_key, cur.kms_key]);
     key = select('tenant-encryption-kms-key', opts, cur.kms_key || '');
   } else {
@@ -173,7 +173,7 @@ async function tenantEncryptionForm(t) {
         } catch (ex) { err.show(ex); }
       });
     },
-  }, h('h3', null, 'Default encryption of new objects'),
+  }, h('h2', null, 'Default encryption of new objects'),
   h('p', { class: 'hint' }, 'Applies to the tenant\'s buckets that have no default of their own, for new objects whose request asks for none. Objects already stored keep theirs.'),
   h('div', { class: 'row' }, field('Default', def), keyField), err, h('div', { class: 'actions' }, save));
 }

@@ -373,7 +373,9 @@ async function encryption(bucket) {
   };
   paint(cur);
   const own = cur && cur.source !== 'default' ? cur : null;
-  const fields = encryptionFields('encryption', keys, own, cur && cur.source === 'default' ? 'None of its own (the tenant\'s default applies)' : 'None');
+  const inherited = cur && cur.source === 'default';
+  const fields = encryptionFields('encryption', keys, own, inherited ? 'None of its own' : 'None',
+    inherited ? 'the tenant\'s default above applies' : 'the tenant\'s default applies if it has one, else new objects are stored unencrypted');
   return h('div', null, h('h2', null, 'Default encryption'), now,
     h('p', { class: 'hint' }, 'Encrypts new objects whose request asks for no encryption. Objects already stored keep the encryption they were written with.'),
     saveForm('encryption', [fields], async () => {
