@@ -201,23 +201,9 @@ func TestBucketEncryption(t *testing.T) {
 
 	// Changes through the console are in the audit log as through S3,
 	// refused ones too.
-	var page admin.AuditPage
-	if err := admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client()).Do(bg, "GET", "/audit?limit=1000", nil, &page); err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]bool{}
-	for _, e := range page.Entries {
-		seen[e.Action+" "+e.Target+" "+e.Outcome+" "+e.User] = true
-		if e.AccessKey != "" { // signed: through S3
-			seen["S3 "+e.Action+" "+e.Outcome+" "+e.User] = true
-		}
-	}
-	for _, want := range []string{"S3 s3:PutBucketEncryption AccessDenied bob", "s3:PutBucketEncryption bucket/vault ok ann", "s3:PutBucketEncryption bucket/vault AccessDenied bob",
-		"s3:DeleteBucketEncryption bucket/vault ok ann", "s3:DeleteBucketEncryption bucket/vault AccessDenied bob"} {
-		if !seen[want] {
-			t.Errorf("audit log lacks %q: %v", want, seen)
-		}
-	}
+	auditHas(t, srv, "S3 s3:PutBucketEncryption AccessDenied bob", "s3:PutBucketEncryption bucket/vault ok ann",
+		"s3:PutBucketEncryption bucket/vault AccessDenied bob",
+		"s3:DeleteBucketEncryption bucket/vault ok ann", "s3:DeleteBucketEncryption bucket/vault AccessDenied bob")
 
 	// Created with an encryption: there from the first object on.
 	ann.Must(201, "POST", "/buckets", map[string]any{"name": "sealed", "versioning": true, "encryption": map[string]any{"algorithm": "AES256"}})
@@ -226,6 +212,7 @@ func TestBucketEncryption(t *testing.T) {
 	if got.Algorithm != "AES256" || got.Source != "bucket" {
 		t.Fatalf("a bucket created with AES256: %+v", got)
 	}
+	auditHas(t, srv, "s3:PutBucketEncryption bucket/sealed ok ann")
 	ann.Must(200, "PUT", "/buckets/sealed/object?key=first", []byte("first"))
 	if enc, _ := encryptionOf(t, ann, "sealed", "first"); enc == nil || enc.Kind != "AES256" {
 		t.Fatalf("the first object of a bucket created with AES256: %+v", enc)
@@ -338,17 +325,28 @@ func TestTenantEncryption(t *testing.T) {
 	if head, err := annS3.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String("docs"), Key: aws.String("y")}); err != nil || head.ServerSideEncryption != "" {
 		t.Fatalf("an object after the default was removed: %v %q", err, head.ServerSideEncryption)
 	}
+	auditHas(t, srv, "admin:SetTenantEncryption tenants/acme/encryption ok root", "admin:SetTenantEncryption tenants/acme/encryption AccessDenied ann")
+}
+
+// auditHas fails t unless the audit log holds each entry of want:
+// "action target outcome user", or "S3 action outcome user" for one
+// signed with an access key (through S3, not the console).
+func auditHas(t *testing.T, srv *nodetest.Server, want ...string) {
+	t.Helper()
 	var page admin.AuditPage
-	if err := admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client()).Do(bg, "GET", "/audit?limit=1000", nil, &page); err != nil {
+	if err := admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client()).Do(context.Background(), "GET", "/audit?limit=1000", nil, &page); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
 	for _, e := range page.Entries {
 		seen[e.Action+" "+e.Target+" "+e.Outcome+" "+e.User] = true
+		if e.AccessKey != "" {
+			seen["S3 "+e.Action+" "+e.Outcome+" "+e.User] = true
+		}
 	}
-	for _, want := range []string{"admin:SetTenantEncryption tenants/acme/encryption ok root", "admin:SetTenantEncryption tenants/acme/encryption AccessDenied ann"} {
-		if !seen[want] {
-			t.Errorf("audit log lacks %q: %v", want, seen)
+	for _, w := range want {
+		if !seen[w] {
+			t.Errorf("audit log lacks %q: %v", w, seen)
 		}
 	}
 }
