@@ -36,14 +36,17 @@ func listBuckets(h *Handler, c *call) (any, int, error) {
 }
 
 // createBucket creates a bucket and then sets what it was asked to have
-// (versioning, a default retention), each call decided by the object
-// service as the S3 calls would be.
+// (versioning, a default retention, a default encryption), each call
+// decided by the object service as the S3 calls would be. What can be
+// checked before is checked before; a setting refused after the bucket
+// was made undoes it (undoCreate).
 func createBucket(h *Handler, c *call) (any, int, error) {
 	var in struct {
 		Name       string          `json:"name"`
 		Region     string          `json:"region"`
 		Versioning bool            `json:"versioning"`
 		ObjectLock json.RawMessage `json:"object_lock"`
+		Encryption *Encryption     `json:"encryption"` // null: none of its own
 	}
 	if err := decode(c.r, &in); err != nil {
 		return nil, 0, err
@@ -63,18 +66,33 @@ func createBucket(h *Handler, c *call) (any, int, error) {
 			return nil, 0, apiError(http.StatusBadRequest, "InvalidArgument", "%s", err.Error())
 		}
 	}
+	var enc *objects.EncryptionRule
+	if in.Encryption != nil {
+		r, err := in.Encryption.rule()
+		if err != nil {
+			return nil, 0, err
+		}
+		enc = &r
+	}
 	ctx, id := c.ctx(), c.id()
 	if err := h.o.Objects.CreateBucket(ctx, id, objects.BucketInput{Name: in.Name, Region: in.Region, ObjectLock: lock != nil}); err != nil {
 		return nil, 0, err
 	}
 	if in.Versioning && lock == nil {
 		if err := h.o.Objects.PutBucketVersioning(ctx, id, in.Name, objects.VersioningEnabled); err != nil {
-			return nil, 0, err
+			return nil, 0, h.undoCreate(c, in.Name, "versioning", err)
 		}
 	}
 	if lock != nil && lock.HasDefault() {
 		if err := h.o.Objects.PutObjectLockConfiguration(ctx, id, in.Name, *lock); err != nil {
-			return nil, 0, err
+			return nil, 0, h.undoCreate(c, in.Name, "default retention", err)
+		}
+	}
+	if enc != nil {
+		err := h.o.Objects.PutBucketEncryption(ctx, id, in.Name, *enc)
+		h.recordS3(c, "PutBucketEncryption", http.StatusOK, err, in.Name)
+		if err != nil {
+			return nil, 0, h.undoCreate(c, in.Name, "default encryption", err)
 		}
 	}
 	b, err := h.o.Objects.HeadBucket(ctx, id, in.Name)
@@ -262,6 +280,7 @@ var settings = map[string]setting{
 			return h.o.Objects.PutBucketOwnership(c.ctx(), c.id(), b, in.Ownership)
 		},
 	},
+	"encryption": encryptionSetting,
 	"public-access-block": {
 		audit: [2]string{"PutPublicAccessBlock", "DeletePublicAccessBlock"},
 		get: func(h *Handler, c *call, b string) (any, error) {
@@ -302,7 +321,7 @@ func putSetting(h *Handler, c *call) (any, int, error) {
 	} else {
 		err = st.put(h, c, c.path("bucket"))
 	}
-	h.recordS3(c, st.audit[0], http.StatusOK, err)
+	h.recordS3(c, st.audit[0], http.StatusOK, err, c.path("bucket"))
 	if err != nil {
 		return nil, 0, err
 	}
@@ -312,11 +331,11 @@ func putSetting(h *Handler, c *call) (any, int, error) {
 
 // recordS3 puts a change to a bucket's access settings in the audit log
 // as the S3 endpoint records its own.
-func (h *Handler) recordS3(c *call, op string, status int, err error) {
+func (h *Handler) recordS3(c *call, op string, status int, err error, bucket string) {
 	if op == "" {
 		return
 	}
-	e := catalog.AuditEntry{Action: "s3:" + op, Target: "bucket/" + c.path("bucket"), Status: status}
+	e := catalog.AuditEntry{Action: "s3:" + op, Target: "bucket/" + bucket, Status: status}
 	if err != nil {
 		e.Status, e.Outcome, _ = s3.ErrorOf(err)
 	}
@@ -329,7 +348,7 @@ func deleteSetting(h *Handler, c *call) (any, int, error) {
 		return nil, 0, errNoSuchSetting
 	}
 	err := st.del(h, c, c.path("bucket"))
-	h.recordS3(c, st.audit[1], http.StatusNoContent, err)
+	h.recordS3(c, st.audit[1], http.StatusNoContent, err, c.path("bucket"))
 	return nil, http.StatusNoContent, err
 }
 
@@ -447,6 +466,8 @@ func putXML(h *Handler, c *call) error {
 		return h.o.Objects.PutBucketCors(ctx, id, b, v)
 	case iam.PublicAccessBlock:
 		return h.o.Objects.PutPublicAccessBlock(ctx, id, b, &v)
+	case objects.EncryptionRule:
+		return h.o.Objects.PutBucketEncryption(ctx, id, b, v)
 	case string:
 		if c.path("setting") == "ownership" {
 			return h.o.Objects.PutBucketOwnership(ctx, id, b, v)

@@ -145,10 +145,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // Error is a console API error: an HTTP status, a code and a message.
 type Error struct {
-	Status     int    `json:"-"`
-	Code       string `json:"code"`
-	Message    string `json:"message"`
-	retryAfter int
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// BucketCreated marks the failure of a step of POST /buckets after
+	// which the bucket could not be deleted again (undoCreate).
+	BucketCreated bool `json:"bucket_created,omitempty"`
+	retryAfter    int
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -167,6 +170,20 @@ var (
 // writeErr writes err as the API's error, the object service's with the
 // S3 endpoint's status and code, and returns the status sent.
 func writeErr(w http.ResponseWriter, err error) int {
+	e := errorOf(err)
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", fmt.Sprint(e.retryAfter))
+	}
+	if e.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "2")
+	}
+	writeJSON(w, e.Status, map[string]*Error{"error": e})
+	return e.Status
+}
+
+// errorOf is err as the API answers it: the console's own, the admin
+// service's, else the object service's with S3's status and code.
+func errorOf(err error) *Error {
 	var e *Error
 	var ae *admin.Error
 	switch {
@@ -180,14 +197,7 @@ func writeErr(w http.ResponseWriter, err error) int {
 		}
 		e = &Error{Status: status, Code: code, Message: msg}
 	}
-	if e.retryAfter > 0 {
-		w.Header().Set("Retry-After", fmt.Sprint(e.retryAfter))
-	}
-	if e.Status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", "2")
-	}
-	writeJSON(w, e.Status, map[string]*Error{"error": e})
-	return e.Status
+	return e
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -55,6 +55,12 @@ type Object struct {
 	Metadata     map[string]string `json:"metadata,omitempty"`
 	Tags         map[string]string `json:"tags,omitempty"`
 	Lock         *LockInfo         `json:"lock,omitempty"`
+	// Encryption (metadata only) is how its bytes are encrypted at rest
+	// (absent: not encrypted).
+	Encryption *ObjectEncryption `json:"encryption,omitempty"`
+	// CustomerKeyRequired (metadata only) marks an SSE-C object, of which
+	// nothing more is shown without its key (customerKeyed).
+	CustomerKeyRequired bool `json:"customer_key_required,omitempty"`
 }
 
 // LockInfo is a version's object lock.
@@ -438,10 +444,14 @@ func getMetadata(h *Handler, c *call) (any, int, error) {
 		return nil, 0, err
 	}
 	rd, err := h.o.Objects.GetObject(c.ctx(), c.id(), objects.GetInput{Bucket: c.path("bucket"), Key: k, VersionID: c.query("version")}, true)
+	if errors.Is(err, objects.ErrCustomerKeyRequired) {
+		return customerKeyed(k, c.query("version")), http.StatusOK, nil
+	}
 	if err != nil {
 		return nil, 0, err
 	}
 	o := objectOut(rd.Object, true)
+	o.Encryption = h.objectEncryption(h.o.Objects.BucketTenant(c.ctx(), c.path("bucket")), rd.Object.Meta.Encryption)
 	o.Tags = nil
 	// Tags only to who may read them, as GetObjectTagging decides.
 	if t, err := h.o.Objects.GetObjectTagging(c.ctx(), c.id(), c.path("bucket"), k, c.query("version")); err == nil {

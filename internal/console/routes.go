@@ -117,6 +117,11 @@ var routes = []route{
 		return ok(h.o.Admin.ListQuotas(c.ctx(), c.id(), c.path("tenant")))
 	}},
 	{method: "GET", pattern: "/tenants/{tenant}/usage", serve: tenantUsage},
+	// The tenant's KMS keys, from which SSE-KMS's key is chosen: a tenant
+	// admin's own, or any tenant's for the provider.
+	{method: "GET", pattern: "/tenants/{tenant}/kms-keys", serve: func(h *Handler, c *call) (any, int, error) {
+		return ok(h.o.Admin.ListKMSKeys(c.ctx(), c.id(), c.path("tenant")))
+	}},
 
 	// The provider's.
 	{method: "GET", pattern: "/tenants", serve: func(h *Handler, c *call) (any, int, error) {
@@ -152,6 +157,13 @@ var routes = []route{
 			return nil, 0, err
 		}
 		return ok(h.o.Admin.SetTenantPlatform(c.ctx(), c.id(), c.path("tenant"), in.Platform))
+	}},
+	{method: "PUT", pattern: "/tenants/{tenant}/encryption", audit: "admin:SetTenantEncryption", serve: func(h *Handler, c *call) (any, int, error) {
+		var in admin.TenantEncryption
+		if err := decode(c.r, &in); err != nil {
+			return nil, 0, err
+		}
+		return ok(h.o.Admin.SetTenantEncryption(c.ctx(), c.id(), c.path("tenant"), in))
 	}},
 	{method: "PUT", pattern: "/placement/buckets/{bucket}", audit: "admin:PlaceBucket", serve: func(h *Handler, c *call) (any, int, error) {
 		var in struct {

@@ -151,10 +151,13 @@ func customerAEAD(customer []byte) (cipher.AEAD, error) {
 }
 
 // S3's answers to a read with the wrong SSE-C parameters.
+// ErrCustomerKeyRequired (a read of an SSE-C object without its key) is
+// exported so that the console can tell the user why it cannot show the
+// object, rather than show S3's message.
 var (
-	errNeedCustomerKey  = errorf(ErrInvalidRequest, "The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object.")
-	errNotCustomerKey   = errorf(ErrInvalidRequest, "The encryption parameters are not applicable to this object.")
-	errWrongCustomerKey = errorf(ErrAccessDenied, "Access Denied")
+	ErrCustomerKeyRequired = errorf(ErrInvalidRequest, "The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object.")
+	errNotCustomerKey      = errorf(ErrInvalidRequest, "The encryption parameters are not applicable to this object.")
+	errWrongCustomerKey    = errorf(ErrAccessDenied, "Access Denied")
 )
 
 // dataKey opens the data key of bytes of bucket b's key encrypted as enc
@@ -170,7 +173,7 @@ func (s *Service) dataKey(ctx context.Context, b catalog.Bucket, key string, enc
 		return nil, nil
 	case enc.Kind == KindSSEC:
 		if customer == nil {
-			return nil, errNeedCustomerKey
+			return nil, ErrCustomerKeyRequired
 		}
 		sum := md5.Sum(customer)
 		want, _ := base64.StdEncoding.DecodeString(enc.CustomerKeyMD5)

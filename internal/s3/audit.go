@@ -11,7 +11,7 @@ import (
 // audited are the operations the audit log records, whatever their
 // outcome: changes to a bucket's access settings, and to its versioning
 // (suspending it is how old versions start to be lost). A later setting
-// (lock, lifecycle, encryption) is one more line here.
+// is one more line here.
 var audited = [opCount]bool{
 	OpPutBucketPolicy:               true,
 	OpDeleteBucketPolicy:            true,
@@ -24,6 +24,9 @@ var audited = [opCount]bool{
 	// Lifecycle rules delete data.
 	OpPutBucketLifecycleConfiguration: true,
 	OpDeleteBucketLifecycle:           true,
+	// Removing a default encryption leaves new objects in the clear.
+	OpPutBucketEncryption:    true,
+	OpDeleteBucketEncryption: true,
 }
 
 // audit records c in the audit log if its operation is audited, after

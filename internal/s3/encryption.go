@@ -56,16 +56,25 @@ func putBucketEncryption(s *Server, w http.ResponseWriter, r *http.Request, c *c
 	if err := readXML(r, c, &doc); err != nil {
 		return err
 	}
-	// AWS takes exactly one rule, and a rule must say which algorithm.
+	rule, err := doc.rule()
+	if err != nil {
+		return err
+	}
+	return s.svc.PutBucketEncryption(r.Context(), c.id, c.Bucket, rule)
+}
+
+// rule is the document's one rule: AWS takes exactly one, and a rule
+// must say which algorithm.
+func (doc sseConfiguration) rule() (objects.EncryptionRule, error) {
 	if len(doc.Rules) != 1 || doc.Rules[0].Default == nil {
-		return errMalformedXML
+		return objects.EncryptionRule{}, errMalformedXML
 	}
 	in := doc.Rules[0]
 	rule := objects.EncryptionRule{Algorithm: in.Default.SSEAlgorithm, KMSKeyID: in.Default.KMSMasterKeyID}
 	if in.BucketKeyEnabled != nil {
 		rule.BucketKey = *in.BucketKeyEnabled
 	}
-	return s.svc.PutBucketEncryption(r.Context(), c.id, c.Bucket, rule)
+	return rule, nil
 }
 
 func deleteBucketEncryption(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {

@@ -51,7 +51,8 @@ func (s *Server) Acquire(id *iam.Identity) (release func(), err error) {
 // too. It returns, by setting: "versioning" its status (string), "tags"
 // []objects.Tag, "cors" cors.Config, "ownership" the ownership (string),
 // "public-access-block" iam.PublicAccessBlock, "lifecycle"
-// *lifecycle.Configuration; ok is false for another setting.
+// *lifecycle.Configuration, "encryption" objects.EncryptionRule; ok is
+// false for another setting.
 func DecodeSetting(setting string, doc []byte) (v any, ok bool, err error) {
 	unmarshal := func(v any) error {
 		if xml.Unmarshal(doc, v) != nil {
@@ -110,6 +111,13 @@ func DecodeSetting(setting string, doc []byte) (v any, ok bool, err error) {
 	case "lifecycle":
 		c, err := lifecycle.Parse(doc)
 		return c, true, err
+	case "encryption":
+		var in sseConfiguration
+		if err := unmarshal(&in); err != nil {
+			return nil, true, err
+		}
+		r, err := in.rule()
+		return r, true, err
 	}
 	return nil, false, nil
 }

@@ -46,6 +46,7 @@ func demo(t *testing.T, srv *nodetest.Server) (alice *api, password string) {
 	alice = tenantUser(t, srv, "acme", "alice", "provider-set-1", password)
 	alice.must(201, "POST", "/buckets", map[string]any{"name": "photos", "versioning": true}, nil)
 	alice.must(201, "POST", "/buckets", map[string]any{"name": "reports"}, nil)
+	alice.must(200, "PUT", "/buckets/photos/settings/encryption", map[string]any{"algorithm": "AES256"}, nil)
 	for key, body := range map[string][]byte{
 		"2026/beach.png":      pngOf(t, 320, 200, color.RGBA{0x2a, 0x7f, 0xc1, 0xff}),
 		"2026/forest.png":     pngOf(t, 200, 320, color.RGBA{0x2e, 0x8b, 0x57, 0xff}),
@@ -57,6 +58,7 @@ func demo(t *testing.T, srv *nodetest.Server) (alice *api, password string) {
 	}
 	alice.must(201, "POST", "/tenants/acme/users/alice/keys", nil, nil)
 	p.must(200, "PUT", "/tenants/acme/quotas", map[string]any{"max_bytes": 50 << 30, "max_objects": 1_000_000}, nil)
+	p.must(200, "PUT", "/tenants/acme/encryption", map[string]any{"default": "sse-s3"}, nil)
 	return alice, password
 }
 
@@ -125,11 +127,13 @@ func TestConsolePages(t *testing.T) {
 		{"object-browser", "/buckets/photos", "folder-link"},
 		{"object-folder", "/buckets/photos?prefix=2026/", "object-link"},
 		{"bucket-settings", "/buckets/photos/settings", ""},
+		{"bucket-encryption", "/buckets/photos/settings?tab=encryption", "encryption-current"},
 		{"access-keys", "/access", ""},
 		{"usage", "/usage", ""},
 	}
 	providerPages := []page{
 		{"provider-tenants", "/provider/tenants", ""},
+		{"provider-tenant", "/provider/tenants/acme", "tenant-encryption-form"},
 		{"provider-usage", "/provider/usage", ""},
 		{"provider-health", "/provider/health", ""},
 	}

@@ -142,3 +142,15 @@ test('a part that fails once is retried without the user', async () => {
   const u = new Upload('b', 'k', new Blob([new Uint8Array(PART_SIZE + 1)]));
   assert.equal(await u.start(), 'done');
 });
+
+test('encryption reads as the pages show it', async () => {
+  const { ruleText, objectText } = await load('js/encryption.js');
+  assert.equal(ruleText(null), 'None');
+  assert.equal(ruleText({ algorithm: 'AES256' }), 'SSE-S3 (AES256)');
+  assert.equal(ruleText({ algorithm: 'aws:kms' }), "SSE-KMS, the tenant's own key");
+  assert.equal(ruleText({ algorithm: 'aws:kms', kms_key_id: 'alias/ledger', bucket_key_enabled: true }), 'SSE-KMS, key alias/ledger, bucket key');
+  assert.equal(objectText(undefined), 'None');
+  assert.equal(objectText({ kind: 'AES256' }), 'SSE-S3 (AES256)');
+  assert.equal(objectText({ kind: 'aws:kms', kms_key_id: 'k1', kms_key_arn: 'arn:aws:kms:r:acme:key/k1' }), 'SSE-KMS, key k1');
+  assert.ok(objectText({ kind: 'SSE-C' }).startsWith('SSE-C'));
+});

@@ -2,8 +2,9 @@
 import { h, field, input, select, button, table, replace } from '../dom.js';
 import { get, post, del, enc } from '../api.js';
 import { href, go } from '../router.js';
-import { pageHeader, formDialog, confirmDialog, toast, when } from '../ui.js';
+import { pageHeader, formDialog, confirmDialog, modal, toast, when } from '../ui.js';
 import { isProvider } from '../session.js';
+import { encryptionFields, kmsKeys } from '../encryption.js';
 
 export async function bucketsPage() {
   const list = h('div', { 'data-testid': 'bucket-list-region' });
@@ -79,20 +80,38 @@ async function createBucket() {
     if (lock.checked) versioning.checked = true;
     versioning.disabled = lock.checked;
   });
+  const encFields = encryptionFields('bucket-encryption', await kmsKeys(''), null, 'None', 'the tenant\'s default applies, if it has one');
   const created = await formDialog('Create bucket', 'bucket-create-dialog', [
     field('Bucket name', name, '3 to 63 characters: lower-case letters, digits, dots and hyphens.'),
     field('Enable versioning', versioning),
     field('Enable object lock (cannot be turned off later)', lock),
     lockOpts,
-    h('div', { class: 'placeholder', 'data-testid': 'bucket-encryption-placeholder' },
-      h('strong', null, 'Encryption at rest: '), 'default bucket encryption will be chosen here once the server supports it.'),
+    h('fieldset', null, h('legend', null, 'Encryption at rest'), encFields),
   ], async () => {
     const body = { name: name.value.trim(), versioning: versioning.checked };
     if (lock.checked) body.object_lock = lockOpts.value() || true;
-    return post('/buckets', body);
+    const e = encFields.value();
+    if (e) body.encryption = e;
+    try {
+      return await post('/buckets', body);
+    } catch (ex) {
+      // A setting refused after the bucket was made, and the bucket could
+      // not be deleted again: it exists without it. Say so outside the
+      // dialog, which would otherwise offer to create it again.
+      if (ex.detail && ex.detail.bucket_created) return { name: body.name, partial: ex, tab: e ? 'encryption' : (lock.checked ? 'object-lock' : 'versioning') };
+      throw ex;
+    }
   }, 'Create');
-  if (created) {
-    toast(`Bucket ${created.name || name.value} created`);
-    go('/buckets/' + enc(created.name || name.value.trim()));
+  if (!created) return;
+  const bucket = created.name || name.value.trim();
+  if (created.partial) {
+    await modal('Bucket created without all its settings', 'bucket-create-partial', (close) => h('div', null,
+      h('p', { class: 'error', role: 'alert', 'data-testid': 'bucket-create-partial-message' }, created.partial.message),
+      h('div', { class: 'actions' },
+        button('Close', 'bucket-create-partial-close', () => close()),
+        button('Open its settings', 'bucket-create-partial-settings', () => { close(); go('/buckets/' + enc(bucket) + '/settings', { tab: created.tab }); }, { class: 'primary' }))));
+    return;
   }
+  toast(`Bucket ${bucket} created`);
+  go('/buckets/' + enc(bucket));
 }

@@ -2,6 +2,7 @@
 import { h, field, input, select, button, replace, errorBox, busy, tabs } from '../dom.js';
 import { get, put, post, enc, qs, BASE, api } from '../api.js';
 import { modal, toast, bytes, when, secretBox, loading } from '../ui.js';
+import { objectText } from '../encryption.js';
 
 const TEXT_PREVIEW = 256 * 1024;
 const PDF_PREVIEW = 32 * 1024 * 1024;
@@ -48,8 +49,28 @@ export function objectDialog(bucket, obj, opts = {}) {
   });
 }
 
+// customerKeyed tells why an SSE-C object is not shown: the console does
+// not hold its key, which S3 asks for on every read (HEAD included).
+function customerKeyed(what) {
+  return h('div', { class: 'notice', 'data-testid': 'object-sse-c' },
+    h('p', null, h('strong', null, 'Encrypted with a customer-provided key (SSE-C). '),
+      `The console does not have that key, so it cannot ${what}. `,
+      'An S3 client that sends the key can, for example: ',
+      h('code', null, 'aws s3 cp --sse-c AES256 --sse-c-key fileb://KEY s3://BUCKET/KEY .')));
+}
+
 async function preview(bucket, obj, version) {
   const meta = await get(`/buckets/${enc(bucket)}/metadata${qs({ key: obj.key, version })}`);
+  if (meta.customer_key_required) {
+    // What the listing showed is all there is to show.
+    return h('div', null, customerKeyed('preview or download it, or show its content type and metadata'),
+      h('dl', { 'data-testid': 'object-info' },
+        h('dt', null, 'Size'), h('dd', null, bytes(obj.size)),
+        h('dt', null, 'Last modified'), h('dd', null, when(obj.last_modified)),
+        h('dt', null, 'ETag'), h('dd', { class: 'mono' }, obj.etag || '–'),
+        version ? [h('dt', null, 'Version'), h('dd', { class: 'mono' }, version)] : null,
+        h('dt', null, 'Encryption'), h('dd', { 'data-testid': 'object-encryption' }, objectText(meta.encryption))));
+  }
   const ct = (meta.content_type || (meta.meta && meta.meta.content_type) || '').toLowerCase();
   const url = objURL(bucket, obj.key, version);
   const info = h('dl', { 'data-testid': 'object-info' },
@@ -58,6 +79,7 @@ async function preview(bucket, obj, version) {
     h('dt', null, 'Last modified'), h('dd', null, when(meta.last_modified)),
     h('dt', null, 'ETag'), h('dd', { class: 'mono' }, meta.etag || '–'),
     meta.version_id ? [h('dt', null, 'Version'), h('dd', { class: 'mono' }, meta.version_id)] : null,
+    h('dt', null, 'Encryption'), h('dd', { 'data-testid': 'object-encryption' }, objectText(meta.encryption)),
     meta.lock ? [h('dt', null, 'Object lock'), h('dd', null, lockText(meta.lock))] : null);
   let view;
   if (ct.startsWith('image/') && !ct.includes('svg')) {
@@ -119,6 +141,8 @@ export function kvEditor(testid, pairs, keyLabel = 'Key', valueLabel = 'Value') 
 
 async function metadata(bucket, obj, version, changed) {
   const meta = await get(`/buckets/${enc(bucket)}/metadata${qs({ key: obj.key, version })}`);
+  // Metadata is changed by copying the object onto itself, which reads it.
+  if (meta.customer_key_required) return customerKeyed('show or change its metadata');
   const ct = input('metadata-content-type', { value: meta.content_type || (meta.meta && meta.meta.content_type) || '' });
   const um = meta.metadata || (meta.meta && meta.meta.user) || {};
   const ed = kvEditor('metadata', Object.entries(um).map(([key, value]) => ({ key, value })), 'Name (x-amz-meta-)', 'Value');

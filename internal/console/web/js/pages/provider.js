@@ -107,11 +107,11 @@ export async function tenantPage({ params, query }) {
         h('dt', null, 'Display name'), h('dd', null, t.display_name || '–'),
         h('dt', null, 'Status'), h('dd', null, statusBadge(t.status)),
         h('dt', null, 'Platform'), h('dd', null, t.platform || 'default'),
+        h('dt', null, 'Default encryption'), h('dd', { 'data-testid': 'tenant-encryption' }, tenantEncryptionText(t.encryption)),
         h('dt', null, 'Canonical ID'), h('dd', { class: 'mono' }, t.canonical_id),
         h('dt', null, 'Created'), h('dd', null, when(t.created))),
       h('div', { class: 'actions' }, tenantActions(t, reload, () => go('/provider/tenants'))),
-      h('div', { class: 'placeholder', 'data-testid': 'tenant-encryption-placeholder' },
-        h('strong', null, 'Encryption defaults: '), 'set here once encryption at rest is available (issue 14).')),
+      await tenantEncryptionForm(t)),
     users: () => usersSection(name, ''),
     quotas: () => quotasTab(name),
     placement: () => placementTab(t, reload),
@@ -125,6 +125,57 @@ export async function tenantPage({ params, query }) {
     pageHeader('Tenant ' + name),
     tabs('tenant-tabs', TENANT_TABS, tab, (id) => go('/provider/tenants/' + enc(name), { tab: id })),
     panel);
+}
+
+// tenantEncryptionText reads a tenant's default encryption (null: none).
+function tenantEncryptionText(e) {
+  if (!e || !e.default || e.default === 'none') return 'None (the node\'s default applies, if any)';
+  if (e.default === 'sse-kms') return 'SSE-KMS, ' + (e.kms_key ? 'key ' + e.kms_key : 'the tenant\'s own key');
+  return 'SSE-S3 (AES256)';
+}
+
+// tenantEncryptionForm sets the default encryption of the tenant's new
+// objects, which its buckets' own defaults and requests override.
+async function tenantEncryptionForm(t) {
+  let keys = null;
+  try {
+    keys = ((await get(`/tenants/${enc(t.name)}/kms-keys`)) || []).filter((k) => k.state === 'enabled' && !k.default);
+  } catch { /* no key service, or none listed: the key is typed */ }
+  const cur = t.encryption || { default: 'none' };
+  const def = select('tenant-encryption-default', [['none', 'None'], ['sse-s3', 'SSE-S3 (AES256)'], ['sse-kms', 'SSE-KMS']], cur.default || 'none');
+  let key;
+  if (keys) {
+    const opts = [['', 'The tenant\'s own key (aws/s3)'], ...keys.map((k) => [k.id, k.alias ? 'alias/' + k.alias : k.id])];
+    if (cur.kms_key && !opts.some(([v]) => v === cur.kms_key)) opts.push([cur.kms_key, cur.kms_key]);
+    key = select('tenant-encryption-kms-key', opts, cur.kms_key || '');
+  } else {
+    key = input('tenant-encryption-kms-key', { value: cur.kms_key || '', autocapitalize: 'none', spellcheck: 'false' });
+  }
+  const keyField = field('KMS key', key);
+  const sync = () => { keyField.hidden = def.value !== 'sse-kms'; };
+  def.addEventListener('change', sync);
+  sync();
+  const err = errorBox('tenant-encryption-error');
+  const save = h('button', { type: 'submit', class: 'primary', 'data-testid': 'tenant-encryption-save' }, 'Set default encryption');
+  return h('form', {
+    'data-testid': 'tenant-encryption-form',
+    onsubmit: async (e) => {
+      e.preventDefault();
+      err.show(null);
+      await busy(save, async () => {
+        try {
+          const body = { default: def.value };
+          if (def.value === 'sse-kms' && key.value.trim()) body.kms_key = key.value.trim();
+          const nt = await put(`/tenants/${enc(t.name)}/encryption`, body);
+          const dd = document.querySelector('[data-testid="tenant-encryption"]');
+          if (dd) dd.textContent = tenantEncryptionText(nt.encryption);
+          toast('Default encryption set');
+        } catch (ex) { err.show(ex); }
+      });
+    },
+  }, h('h2', null, 'Default encryption of new objects'),
+  h('p', { class: 'hint' }, 'Applies to the tenant\'s buckets that have no default of their own, for new objects whose request asks for none. Objects already stored keep theirs.'),
+  h('div', { class: 'row' }, field('Default', def), keyField), err, h('div', { class: 'actions' }, save));
 }
 
 async function quotasTab(tenant) {

@@ -6,6 +6,7 @@ import { href, go } from '../router.js';
 import { pageHeader, toast, loading, confirmDialog } from '../ui.js';
 import { kvEditor } from './object.js';
 import { lockFields } from './buckets.js';
+import { encryptionFields, kmsKeys, ruleText } from '../encryption.js';
 
 const TABS = [
   { id: 'versioning', label: 'Versioning' },
@@ -354,10 +355,33 @@ async function publicAccess(bucket) {
     }));
 }
 
-async function encryption() {
-  return h('div', { 'data-testid': 'encryption-placeholder' }, h('h2', null, 'Encryption at rest'),
-    h('div', { class: 'placeholder' },
-      h('p', null, h('strong', null, 'Not available yet. '),
-        'Default bucket encryption (SSE-S3 and SSE-KMS keys) is being built on the server (issue 14). ',
-        'When it lands, this tab will show the bucket\'s default encryption and let you choose it.')));
+// encryption: the bucket's default encryption of new objects (S3's
+// Put/Get/DeleteBucketEncryption), or the tenant's or provider's default
+// it falls back to.
+async function encryption(bucket) {
+  const path = `/buckets/${enc(bucket)}/settings/encryption`;
+  const [cur, keys] = await Promise.all([getSetting(bucket, 'encryption'), kmsKeys(bucket)]);
+  const now = h('p', { 'data-testid': 'encryption-current' });
+  const paint = (r) => {
+    if (!r) {
+      replace(now, 'Now: ', h('strong', null, 'none'), '. New objects are stored unencrypted unless their request asks for encryption.');
+    } else if (r.source === 'default') {
+      replace(now, 'Now: ', h('strong', null, ruleText(r)), ', the tenant\'s default (set by the provider). A default chosen here applies to this bucket instead.');
+    } else {
+      replace(now, 'Now: ', h('strong', null, ruleText(r)), '.');
+    }
+  };
+  paint(cur);
+  const own = cur && cur.source !== 'default' ? cur : null;
+  const inherited = cur && cur.source === 'default';
+  const fields = encryptionFields('encryption', keys, own, inherited ? 'None of its own' : 'None',
+    inherited ? 'the tenant\'s default above applies' : 'the tenant\'s default applies if it has one, else new objects are stored unencrypted');
+  return h('div', null, h('h2', null, 'Default encryption'), now,
+    h('p', { class: 'hint' }, 'Encrypts new objects whose request asks for no encryption. Objects already stored keep the encryption they were written with.'),
+    saveForm('encryption', [fields], async () => {
+      const r = fields.value();
+      if (r) await put(path, r);
+      else await del(path);
+      paint(await getSetting(bucket, 'encryption'));
+    }));
 }
