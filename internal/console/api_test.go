@@ -58,11 +58,18 @@ func TestBuckets(t *testing.T) {
 		}
 	}
 	var list struct {
-		Buckets []struct{ Name, Versioning string } `json:"buckets"`
+		Buckets []struct {
+			Name, Versioning string
+			ObjectLock       *struct{ Mode string } `json:"object_lock"`
+		} `json:"buckets"`
 	}
 	c.Must(200, "GET", "/buckets", nil).JSON(t, &list)
 	if len(list.Buckets) != 2 || list.Buckets[0].Name != "ledger" || list.Buckets[1].Name != "photos" {
 		t.Fatalf("buckets: %+v", list)
+	}
+	// The list shows each bucket's versioning and lock, as its own page does.
+	if b := list.Buckets[0]; b.Versioning != "Enabled" || b.ObjectLock == nil || b.ObjectLock.Mode != "GOVERNANCE" || list.Buckets[1].Versioning != "Enabled" {
+		t.Fatalf("listed settings: %+v", list)
 	}
 
 	// Settings, each through its S3 call.

@@ -27,12 +27,23 @@ import (
 
 func listBuckets(h *Handler, c *call) (any, int, error) {
 	bs, err := h.o.Objects.ListBuckets(c.ctx(), c.id())
+	if err != nil {
+		return nil, 0, err
+	}
 	out := make([]Bucket, len(bs))
 	for i, b := range bs {
-		// A listing's rows carry no settings.
-		out[i] = Bucket{Name: b.Name, Created: b.CreatedAt, Region: b.Region, Tenant: b.Tenant}
+		// ListAllMyBuckets names a bucket; its versioning and lock are
+		// shown only to whom GET /buckets/{bucket} would show them.
+		switch _, err := h.o.Objects.HeadBucket(c.ctx(), c.id(), b.Name); {
+		case err == nil:
+			out[i] = bucketOut(b)
+		case errors.Is(err, objects.ErrAccessDenied):
+			out[i] = Bucket{Name: b.Name, Created: b.CreatedAt, Region: b.Region, Tenant: b.Tenant, SettingsHidden: true}
+		default:
+			return nil, 0, err
+		}
 	}
-	return map[string]any{"buckets": out}, http.StatusOK, err
+	return map[string]any{"buckets": out}, http.StatusOK, nil
 }
 
 // createBucket creates a bucket and then sets what it was asked to have

@@ -172,6 +172,22 @@ func TestBucketEncryption(t *testing.T) {
 			t.Errorf("bob %s the encryption through the console: %d %s", m, r.Status, r.Body)
 		}
 	}
+	// A bucket bob owns whose policy (set by the tenant admin) denies him
+	// s3:ListBucket is listed to him without its settings.
+	bob.Must(201, "POST", "/buckets", map[string]any{"name": "bobs", "versioning": true})
+	ann.Must(200, "PUT", "/buckets/bobs/settings/policy", []byte(`{"Version":"2012-10-17","Statement":[{"Effect":"Deny",
+		"Principal":{"AWS":"arn:aws:iam::acme:user/bob"},"Action":"s3:ListBucket","Resource":"arn:aws:s3:::bobs"}]}`))
+	var listed struct {
+		Buckets []struct {
+			Name       string `json:"name"`
+			Versioning string `json:"versioning"`
+			Hidden     bool   `json:"settings_hidden"`
+		} `json:"buckets"`
+	}
+	bob.Must(200, "GET", "/buckets", nil).JSON(t, &listed)
+	if len(listed.Buckets) != 1 || listed.Buckets[0].Name != "bobs" || !listed.Buckets[0].Hidden || listed.Buckets[0].Versioning != "" {
+		t.Errorf("bob's bucket list: %+v", listed)
+	}
 	_, err = bobS3.PutBucketEncryption(bg, &s3.PutBucketEncryptionInput{Bucket: aws.String("vault"),
 		ServerSideEncryptionConfiguration: &types.ServerSideEncryptionConfiguration{Rules: []types.ServerSideEncryptionRule{
 			{ApplyServerSideEncryptionByDefault: &types.ServerSideEncryptionByDefault{SSEAlgorithm: types.ServerSideEncryptionAwsKms}}}}})

@@ -26,8 +26,11 @@ type Bucket struct {
 	Created    time.Time          `json:"created"`
 	Region     string             `json:"region"`
 	Tenant     string             `json:"tenant,omitempty"`
-	Versioning string             `json:"versioning,omitempty"` // GET /buckets/{bucket} only
+	Versioning string             `json:"versioning,omitempty"`
 	ObjectLock *objectlock.Config `json:"object_lock,omitempty"`
+	// SettingsHidden marks a listed bucket whose settings its viewer may
+	// not read (no s3:ListBucket on it).
+	SettingsHidden bool `json:"settings_hidden,omitempty"`
 }
 
 func bucketOut(b catalog.Bucket) Bucket {

@@ -25,8 +25,8 @@ function bucketTable(buckets, refresh) {
   ];
   if (isProvider()) cols.push({ label: 'Tenant', cell: (b) => b.tenant || '–' });
   cols.push(
-    { label: 'Versioning', cell: (b) => b.versioning || 'Off' },
-    { label: 'Object lock', cell: (b) => (b.object_lock ? h('span', { class: 'badge warn' }, 'On' + lockSummary(b.object_lock)) : 'Off') },
+    { label: 'Versioning', cell: (b) => (b.settings_hidden ? '–' : b.versioning || 'Off') },
+    { label: 'Object lock', cell: (b) => (b.settings_hidden ? '–' : b.object_lock ? h('span', { class: 'badge warn' }, 'On' + lockSummary(b.object_lock)) : 'Off') },
     { label: 'Created', cell: (b) => when(b.created) },
     {
       label: 'Actions', hideLabel: true, cell: (b) => h('div', { class: 'cell-actions' },
