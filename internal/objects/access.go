@@ -33,14 +33,22 @@ const maxCachedBuckets = 10_000
 // getBucket returns bucket name with its access settings under the
 // provider's block.
 func (s *Service) getBucket(ctx context.Context, name string) (catalog.Bucket, *iam.BucketAccess, error) {
+	return s.loadBucket(ctx, name, true)
+}
+
+// loadBucket is getBucket, from the cache when cached is true, else from
+// the catalog (and then cached).
+func (s *Service) loadBucket(ctx context.Context, name string, cached bool) (catalog.Bucket, *iam.BucketAccess, error) {
 	c := &s.buckets
 	epoch := s.tenants.Epoch() // before the read: a change after it invalidates what is read
-	c.mu.RLock()
-	e, ok := c.m[name]
-	c.mu.RUnlock()
-	s.hits.Lookup(ok && e.epoch == epoch)
-	if ok && e.epoch == epoch {
-		return e.b, e.access, nil
+	if cached {
+		c.mu.RLock()
+		e, ok := c.m[name]
+		c.mu.RUnlock()
+		s.hits.Lookup(ok && e.epoch == epoch)
+		if ok && e.epoch == epoch {
+			return e.b, e.access, nil
+		}
 	}
 	b, err := s.cat.GetBucket(ctx, name)
 	if errors.Is(err, catalog.ErrNoSuchBucket) {

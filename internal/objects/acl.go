@@ -110,7 +110,7 @@ func objectACL(a *iam.BucketAccess, b catalog.Bucket, o catalog.Object) (iam.ACL
 
 // GetBucketACL returns a bucket's ACL.
 func (s *Service) GetBucketACL(ctx context.Context, id *iam.Identity, bucket string) (iam.ACL, error) {
-	b, a, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetBucketAcl"}, bucket, "")
+	b, a, err := s.freshBucketFor(ctx, iam.Request{ID: id, Action: "s3:GetBucketAcl"}, bucket)
 	if err != nil {
 		return iam.ACL{}, err
 	}

@@ -76,7 +76,7 @@ func DecodeEncryptionRule(s string) (*EncryptionRule, error) {
 // anywhere gets ServerSideEncryptionConfigurationNotFoundError (AWS's
 // answer before 2023) rather than a claim that is false.
 func (s *Service) GetBucketEncryption(ctx context.Context, id *iam.Identity, bucket string) (*EncryptionRule, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetEncryptionConfiguration")
+	b, err := s.settings(ctx, id, bucket, "s3:GetEncryptionConfiguration")
 	if err != nil {
 		return nil, err
 	}

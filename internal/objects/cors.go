@@ -18,7 +18,7 @@ var ErrNoSuchCORSConfiguration = errors.New("no CORS configuration")
 
 // GetBucketCors returns a bucket's CORS configuration.
 func (s *Service) GetBucketCors(ctx context.Context, id *iam.Identity, bucket string) (*cors.Config, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketCORS")
+	b, err := s.settings(ctx, id, bucket, "s3:GetBucketCORS")
 	if err != nil {
 		return nil, err
 	}

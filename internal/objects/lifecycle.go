@@ -59,7 +59,7 @@ func (s *Service) LifecycleDay() time.Duration {
 // GetBucketLifecycle returns a bucket's lifecycle configuration;
 // ErrNoSuchLifecycleConfiguration when it has none.
 func (s *Service) GetBucketLifecycle(ctx context.Context, id *iam.Identity, bucket string) (*lifecycle.Configuration, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetLifecycleConfiguration")
+	b, err := s.settings(ctx, id, bucket, "s3:GetLifecycleConfiguration")
 	if err != nil {
 		return nil, err
 	}

@@ -118,7 +118,7 @@ func (s *Service) mayBypass(ctx context.Context, id *iam.Identity, b catalog.Buc
 // GetObjectLockConfiguration returns a bucket's object lock
 // configuration; ErrNoObjectLockConfiguration for a bucket without lock.
 func (s *Service) GetObjectLockConfiguration(ctx context.Context, id *iam.Identity, bucket string) (objectlock.Config, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketObjectLockConfiguration")
+	b, err := s.settings(ctx, id, bucket, "s3:GetBucketObjectLockConfiguration")
 	if err != nil {
 		return objectlock.Config{}, err
 	}

@@ -56,7 +56,7 @@ func decodeLogging(s string) (*Logging, error) {
 // GetBucketLogging returns a bucket's logging configuration; nil when
 // logging is off.
 func (s *Service) GetBucketLogging(ctx context.Context, id *iam.Identity, bucket string) (*Logging, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketLogging")
+	b, err := s.settings(ctx, id, bucket, "s3:GetBucketLogging")
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 
 // GetBucketOwnership returns a bucket's object ownership setting.
 func (s *Service) GetBucketOwnership(ctx context.Context, id *iam.Identity, bucket string) (string, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketOwnershipControls")
+	b, err := s.settings(ctx, id, bucket, "s3:GetBucketOwnershipControls")
 	if err != nil {
 		return "", err
 	}
@@ -42,7 +42,7 @@ func (s *Service) PutBucketOwnership(ctx context.Context, id *iam.Identity, buck
 // GetPublicAccessBlock returns the bucket's own public access block (the
 // provider's is not part of it).
 func (s *Service) GetPublicAccessBlock(ctx context.Context, id *iam.Identity, bucket string) (iam.PublicAccessBlock, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketPublicAccessBlock")
+	b, err := s.settings(ctx, id, bucket, "s3:GetBucketPublicAccessBlock")
 	if err != nil {
 		return iam.PublicAccessBlock{}, err
 	}

@@ -70,7 +70,7 @@ func (s *Service) bindPrincipals(ctx context.Context, p *bucketpolicy.Policy) (m
 
 // GetBucketPolicy returns the policy document as it was given.
 func (s *Service) GetBucketPolicy(ctx context.Context, id *iam.Identity, bucket string) ([]byte, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketPolicy")
+	b, err := s.settings(ctx, id, bucket, "s3:GetBucketPolicy")
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (s *Service) DeleteBucketPolicy(ctx context.Context, id *iam.Identity, buck
 
 // BucketPolicyPublic reports whether the policy makes the bucket public.
 func (s *Service) BucketPolicyPublic(ctx context.Context, id *iam.Identity, bucket string) (bool, error) {
-	_, a, err := s.bucketFor(ctx, iam.Request{ID: id, Action: "s3:GetBucketPolicyStatus"}, bucket, "")
+	_, a, err := s.freshBucketFor(ctx, iam.Request{ID: id, Action: "s3:GetBucketPolicyStatus"}, bucket)
 	if err != nil {
 		return false, err
 	}

@@ -160,6 +160,26 @@ func (s *Service) bucket(ctx context.Context, id *iam.Identity, name, key string
 	return b, err
 }
 
+// settings is bucket for a read of a bucket's configuration: it reads the
+// bucket from the catalog, not the node's cache, so that a client that
+// changed a setting through one node and reads it back through another
+// gets what it stored. (Other nodes' caches drop within moments of the
+// change; AWS documents bucket configuration as eventually consistent,
+// but a read-back is what tools and tests do right after a write.)
+func (s *Service) settings(ctx context.Context, id *iam.Identity, name string, action iam.Action) (catalog.Bucket, error) {
+	b, _, err := s.freshBucketFor(ctx, iam.Request{ID: id, Action: action}, name)
+	return b, err
+}
+
+// freshBucketFor is bucketFor with the bucket read from the catalog.
+func (s *Service) freshBucketFor(ctx context.Context, r iam.Request, name string) (catalog.Bucket, *iam.BucketAccess, error) {
+	b, a, err := s.loadBucket(ctx, name, false)
+	if err != nil {
+		return b, a, err
+	}
+	return b, a, s.decide(ctx, r, b, a, "")
+}
+
 // bucketFor loads bucket name and decides r on it; when only the ACL of
 // the object (version; "" = current) can still allow r, it reads that too.
 func (s *Service) bucketFor(ctx context.Context, r iam.Request, name, version string) (catalog.Bucket, *iam.BucketAccess, error) {

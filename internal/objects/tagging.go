@@ -248,7 +248,7 @@ func decodeBucketTags(s string) ([]Tag, error) {
 // GetBucketTagging returns a bucket's tags in the order they were put;
 // NoSuchTagSet when it has none, as AWS.
 func (s *Service) GetBucketTagging(ctx context.Context, id *iam.Identity, bucket string) ([]Tag, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketTagging")
+	b, err := s.settings(ctx, id, bucket, "s3:GetBucketTagging")
 	if err != nil {
 		return nil, err
 	}

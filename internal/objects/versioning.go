@@ -85,7 +85,7 @@ func versionAction(a iam.Action, versionID string) iam.Action {
 // GetBucketVersioning returns a bucket's versioning state; "" for a
 // bucket never versioned. MFA delete is never on.
 func (s *Service) GetBucketVersioning(ctx context.Context, id *iam.Identity, bucket string) (string, error) {
-	b, err := s.bucket(ctx, id, bucket, "", "s3:GetBucketVersioning")
+	b, err := s.settings(ctx, id, bucket, "s3:GetBucketVersioning")
 	if err != nil {
 		return "", err
 	}
