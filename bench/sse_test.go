@@ -9,6 +9,11 @@ package bench
 //
 //	go test -run '^$' -bench SSE -benchtime 3s ./bench
 //
+// Each figure comes with cpu-us/op, the process's CPU per operation
+// (clients and node): on a loaded machine the rates of one run drift
+// apart more than the CPU each kind costs does, so the ratio of the CPU
+// figures is the steadier one (docs/encryption.md, "Speed").
+//
 // SSE-C goes over plain HTTP here with the node's test-only
 // sse_c_over_http (a provider runs it behind TLS); TLS would cost every
 // kind alike and measure the TLS stack, not the encryption.

@@ -248,11 +248,20 @@ func (s *Service) openSealed(ctx context.Context, p catalog.Part, inline []byte,
 		src.Close()
 		return nil, fmt.Errorf("objects: %w", err)
 	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{d, src}, nil
+	return sealedReader{d, src}, nil
 }
+
+// sealedReader is an open encrypted range: its DecryptReader's Read and
+// WriteTo (which io.Copy, hence copyBlob and the S3 layer, take to write
+// each opened segment to the response once), and the blob's Close.
+type sealedReader struct {
+	*sse.DecryptReader
+	src io.Closer
+}
+
+func (r sealedReader) Close() error { return r.src.Close() }
+
+var _ io.WriterTo = sealedReader{}
 
 // record is what the catalog keeps of sl (nil: plaintext).
 func (sl *sealing) record() *catalog.Encryption {

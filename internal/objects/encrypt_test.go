@@ -34,7 +34,7 @@ type encEnv struct {
 // newEncEnv is a real node's object service, over its catalog, its blob
 // store (fs) and its key service (the built-in keyring), with a bucket
 // and a named KMS key (alias/k1) of its tenant.
-func newEncEnv(t *testing.T) *encEnv {
+func newEncEnv(t testing.TB) *encEnv {
 	srv := nodetest.Start(t, nodetest.Options{})
 	e := &encEnv{
 		srv:  srv,
@@ -73,7 +73,7 @@ func readKey(kind string) []byte {
 	return nil
 }
 
-func (e *encEnv) put(t *testing.T, key string, data []byte, enc *objects.EncryptRequest) catalog.Object {
+func (e *encEnv) put(t testing.TB, key string, data []byte, enc *objects.EncryptRequest) catalog.Object {
 	t.Helper()
 	obj, err := e.svc.PutObject(e.ctx, e.root, objects.PutInput{Bucket: "enc", Key: key,
 		Payload: objects.Payload{Body: bytes.NewReader(data), Size: int64(len(data))}, Encrypt: enc})

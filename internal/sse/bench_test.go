@@ -57,3 +57,25 @@ func BenchmarkDecrypt(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenSegment is AES-256-GCM alone on one core: opening one
+// full 64 KiB segment (into another buffer, so that the sealed one stays
+// whole for the next round), the work a GET's decryption cannot avoid
+// per segment. Its rate is the ceiling of an encrypted read on one core
+// (docs/encryption.md, "Speed", compares it with a plain GET's).
+func BenchmarkOpenSegment(b *testing.B) {
+	p := testParams(b)
+	s, err := newSealer(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	seg := s.seal(nil, pattern(SegmentSize), 0, false)
+	out := make([]byte, 0, SegmentSize)
+	b.SetBytes(SegmentSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.open(out, seg, 0, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -168,7 +168,10 @@ func testParams(t testing.TB) Params {
 }
 
 // readRange decrypts plaintext [off, off+length) of blob as the object
-// service does: opening the blob at CipherOff for BlobLength bytes.
+// service does: opening the blob at CipherOff for BlobLength bytes. It
+// reads the range twice, by Read and by WriteTo (the path io.Copy, and
+// so a GET, takes), and fails unless both give the same bytes, the same
+// count of ciphertext read and the same error.
 func readRange(blob []byte, p Params, plainSize, off, length int64) ([]byte, int64, error) {
 	r, err := CipherRange(plainSize, off, length)
 	if err != nil {
@@ -181,12 +184,30 @@ func readRange(blob []byte, p Params, plainSize, off, length int64) ([]byte, int
 	if n := r.BlobLength(); n >= 0 && n < int64(len(src)) {
 		src = src[:n]
 	}
-	cr := &countingReader{r: bytes.NewReader(src)}
-	d, err := NewDecryptReader(cr, p, r)
+	open := func() (*DecryptReader, *countingReader, error) {
+		cr := &countingReader{r: bytes.NewReader(src)}
+		d, err := NewDecryptReader(cr, p, r)
+		return d, cr, err
+	}
+	d, cr, err := open()
 	if err != nil {
 		return nil, 0, err
 	}
-	out, err := io.ReadAll(d)
+	out, err := io.ReadAll(struct{ io.Reader }{d}) // Read only
+	d2, cr2, err2 := open()
+	if err2 != nil {
+		return nil, 0, err2
+	}
+	var w bytes.Buffer
+	n, err2 := d2.WriteTo(&w)
+	switch {
+	case !bytes.Equal(w.Bytes(), out) || n != int64(w.Len()):
+		return nil, 0, fmt.Errorf("WriteTo wrote %d bytes (said %d), Read gave %d, or other bytes", w.Len(), n, len(out))
+	case cr.n != cr2.n:
+		return nil, 0, fmt.Errorf("WriteTo read %d ciphertext bytes, Read %d", cr2.n, cr.n)
+	case (err == nil) != (err2 == nil) || err != nil && err.Error() != err2.Error():
+		return nil, 0, fmt.Errorf("WriteTo failed with %v, Read with %v", err2, err)
+	}
 	return out, cr.n, err
 }
 

@@ -210,19 +210,58 @@ func NewDecryptReader(src io.Reader, p Params, r Range) (*DecryptReader, error) 
 	if r.First < 0 || r.Last < r.First || r.Last >= Segments(r.PlainSize) {
 		return nil, fmt.Errorf("sse: bad range %+v", r)
 	}
+	// Even a small object's one segment takes a pooled buffer: a stream
+	// of small GETs then allocates (and zeroes) nothing per request, and
+	// a reader still holds at most one segment.
 	d := &DecryptReader{src: src, s: s, r: r, index: r.First, skip: r.Skip, left: r.Length}
-	if r.CipherLen < cipherSegment {
-		d.buf = make([]byte, r.CipherLen) // a small object's only segment
-	} else {
-		d.buf, d.pooled = getSegment()[:cipherSegment], true
-	}
+	d.buf, d.pooled = getSegment()[:cipherSegment], true
 	return d, nil
 }
 
 func (d *DecryptReader) Read(p []byte) (int, error) {
+	if len(d.out) == 0 && !d.more() {
+		return 0, d.err
+	}
+	n := copy(p, d.out)
+	d.out = d.out[n:]
+	return n, nil
+}
+
+// WriteTo writes the range's plaintext to w straight from the buffer
+// each segment is opened in, once: io.Copy takes this path, which spares
+// the copy of every segment into the caller's buffer that Read makes (an
+// encrypted GET's plaintext goes from here to the socket). Each segment
+// is still verified whole before any of it is written.
+func (d *DecryptReader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for len(d.out) > 0 || d.more() {
+		n, err := w.Write(d.out)
+		total += int64(n)
+		d.out = d.out[n:]
+		if err == nil && len(d.out) > 0 {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			// The reader stops here: what is left of the segment is not
+			// written, and its buffer goes back to the pool.
+			d.out, d.err = nil, err
+			d.release()
+			return total, err
+		}
+	}
+	if d.err == io.EOF {
+		return total, nil
+	}
+	return total, d.err
+}
+
+// more opens the next segment into d.out and reports whether it did; at
+// the range's end, or on a failure, it releases the buffer and leaves
+// the reason in d.err (io.EOF at the end).
+func (d *DecryptReader) more() bool {
 	for len(d.out) == 0 {
 		if d.err != nil {
-			return 0, d.err
+			return false
 		}
 		if d.index > d.r.Last {
 			d.err = d.checkEnd()
@@ -236,9 +275,7 @@ func (d *DecryptReader) Read(p []byte) (int, error) {
 			d.release()
 		}
 	}
-	n := copy(p, d.out)
-	d.out = d.out[n:]
-	return n, nil
+	return true
 }
 
 func (d *DecryptReader) release() {

@@ -110,6 +110,52 @@ func TestNoUnverifiedBytes(t *testing.T) {
 	}
 }
 
+// WriteTo, like Read, writes nothing of a segment that does not verify,
+// and stops at the first failing write with the writer's error.
+func TestWriteToNoUnverifiedBytes(t *testing.T) {
+	p := testParams(t)
+	plain := pattern(3 * SegmentSize)
+	ct, _ := Encrypt(plain, p)
+	r, _ := CipherRange(int64(len(plain)), 0, int64(len(plain)))
+
+	bad := append([]byte(nil), ct...)
+	bad[cipherSegment+5] ^= 0x80 // in segment 1
+	d, err := NewDecryptReader(bytes.NewReader(bad), p, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w bytes.Buffer
+	if n, err := d.WriteTo(&w); n != SegmentSize || !errors.Is(err, ErrAuth) || !bytes.Equal(w.Bytes(), plain[:SegmentSize]) {
+		t.Fatalf("WriteTo of a blob altered in segment 1: %d bytes, %v", n, err)
+	}
+
+	d, err = NewDecryptReader(bytes.NewReader(ct), p, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw := &failingWriter{after: 1}
+	if n, err := d.WriteTo(fw); n != SegmentSize || !errors.Is(err, errWrite) || fw.calls != 2 {
+		t.Fatalf("WriteTo to a writer failing at its second write: %d bytes, %d writes, %v", n, fw.calls, err)
+	}
+	// The reader is done: a later Read reports the same failure.
+	if n, err := d.Read(make([]byte, 10)); n != 0 || !errors.Is(err, errWrite) {
+		t.Fatalf("Read after a failed WriteTo: %d bytes, %v", n, err)
+	}
+}
+
+var errWrite = errors.New("write refused")
+
+// failingWriter takes after writes, then refuses every one.
+type failingWriter struct{ after, calls int }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	f.calls++
+	if f.calls > f.after {
+		return 0, errWrite
+	}
+	return len(p), nil
+}
+
 // A truncated blob read by a range that ends before the cut still reads:
 // only the segments a range needs are fetched and checked. A range that
 // reaches the cut fails.
