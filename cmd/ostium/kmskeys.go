@@ -19,6 +19,7 @@ func init() {
 	maps.Copy(adminCmds, kmsAdminCmds)
 	adminGroups["tenant key"] = "a tenant's keys of encryption at rest (SSE-S3's default key, and keys for SSE-KMS)"
 	adminGroups["master-key"] = "the built-in keyring's master key, which seals every tenant key"
+	adminGroups["encryption"] = "the provider-wide default encryption of new objects"
 }
 
 var kmsAdminCmds = map[string]adminCmd{
@@ -48,6 +49,14 @@ var kmsAdminCmds = map[string]adminCmd{
 			return nil, fmt.Errorf("destroying %s makes every object it encrypted unreadable for good: say --yes", a[1])
 		}
 		return kmsKeyCall(c, a, http.MethodDelete, "")
+	}},
+	"encryption get": {short: "show the provider-wide default encryption of new objects", example: "  ostium admin encryption get", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.TenantEncryption](c, "GET", "/encryption", nil)
+	}},
+	"encryption set": {short: "set the default encryption of every tenant's new objects (below a tenant's or a bucket's own)", example: "  ostium admin encryption set --default sse-s3\n  ostium admin encryption set --default none", flags: func(fs *pflag.FlagSet, f *adminFlags) {
+		fs.StringVar(&f.sseDefault, "default", "", "sse-s3, sse-kms (each tenant's own key) or none (the nodes' sse_default then applies)")
+	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+		return call[admin.TenantEncryption](c, "PUT", "/encryption", admin.TenantEncryption{Default: f.sseDefault})
 	}},
 	"master-key rotate": {short: "rotate the master key: every tenant key sealed again under a new version", example: "  ostium admin master-key rotate", run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 		return call[kms.MasterRotation](c, "POST", "/master-key/rotate", nil)

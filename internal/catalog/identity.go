@@ -119,7 +119,23 @@ type Identities interface {
 	SetQuota(ctx context.Context, q Quota) error
 	ListQuotas(ctx context.Context, tenant string) ([]Quota, error)
 
+	ProviderSettings
+
 	// IdentityGeneration counts changes to tenants, users, keys and quotas,
 	// and to buckets' existence and access settings: what nodes cache.
 	IdentityGeneration(ctx context.Context) (int64, error)
 }
+
+// ProviderSettings are the provider's own settings shared by every node
+// (ProviderEncryption: the default encryption of new objects). A change
+// advances IdentityGeneration, as nodes cache them with identities.
+type ProviderSettings interface {
+	// ProviderSetting returns a setting's value, "" when unset.
+	ProviderSetting(ctx context.Context, name string) (string, error)
+	// SetProviderSetting sets it ("" unsets it).
+	SetProviderSetting(ctx context.Context, name, value string) error
+}
+
+// ProviderEncryption names the provider-wide default encryption of new
+// objects, encoded as package objects encodes a bucket's rule.
+const ProviderEncryption = "encryption"

@@ -27,11 +27,12 @@ type Keyring struct {
 	ttl    time.Duration
 	hits   *metrics.Cache // of credential lookups
 
-	mu      sync.RWMutex
-	keys    ttlMap[cachedKey]
-	tenants ttlMap[tenantState]
-	quotas  ttlMap[[]catalog.Quota]
-	gen     int64
+	mu       sync.RWMutex
+	keys     ttlMap[cachedKey]
+	tenants  ttlMap[tenantState]
+	quotas   ttlMap[[]catalog.Quota]
+	settings ttlMap[string] // the provider's, by name
+	gen      int64
 	// epoch counts flushes, so that caches kept elsewhere (the object
 	// service's buckets) can tell an entry from before a change.
 	epoch atomic.Uint64
@@ -86,7 +87,7 @@ func (k *Keyring) Flush() {
 }
 
 func (k *Keyring) flush() {
-	k.keys, k.tenants, k.quotas = ttlMap[cachedKey]{}, ttlMap[tenantState]{}, ttlMap[[]catalog.Quota]{}
+	k.keys, k.tenants, k.quotas, k.settings = ttlMap[cachedKey]{}, ttlMap[tenantState]{}, ttlMap[[]catalog.Quota]{}, ttlMap[string]{}
 	k.epoch.Add(1)
 }
 
@@ -242,6 +243,22 @@ func (k *Keyring) TenantSuspended(ctx context.Context, tenant string) (bool, err
 func (k *Keyring) TenantEncryption(ctx context.Context, tenant string) (string, error) {
 	st, err := k.tenant(ctx, tenant)
 	return st.sse, err
+}
+
+// ProviderEncryption returns the provider-wide default encryption of new
+// objects set through the admin API, encoded as package objects encodes
+// it ("" = none set).
+func (k *Keyring) ProviderEncryption(ctx context.Context) (string, error) {
+	now := time.Now()
+	if v, ok := cached(k, &k.settings, catalog.ProviderEncryption, now); ok {
+		return v, nil
+	}
+	v, err := k.store.ProviderSetting(ctx, catalog.ProviderEncryption)
+	if err != nil {
+		return "", fmt.Errorf("iam: provider encryption: %w", err)
+	}
+	remember(k, &k.settings, catalog.ProviderEncryption, v, now.Add(k.ttl))
+	return v, nil
 }
 
 // TenantPlatform returns the platform the tenant's new blobs go to (""

@@ -118,9 +118,16 @@ type TenantEncryption interface {
 	TenantEncryption(ctx context.Context, tenant string) (string, error)
 }
 
+// ProviderEncryption is the provider-wide default set through the admin
+// API (*iam.Keyring, cached): the encoded rule, "" for none.
+type ProviderEncryption interface {
+	ProviderEncryption(ctx context.Context) (string, error)
+}
+
 // DefaultEncryption is the rule a new object of bucket b is encrypted by
 // when its request asks for none: the bucket's, else the tenant's, else
-// the provider's; nil when none applies.
+// the provider's (the admin API's, else the node's sse_default); nil when
+// none applies.
 func (s *Service) DefaultEncryption(ctx context.Context, b catalog.Bucket) (*EncryptionRule, error) {
 	if b.Encryption != "" {
 		return DecodeEncryptionRule(b.Encryption)
@@ -129,6 +136,15 @@ func (s *Service) DefaultEncryption(ctx context.Context, b catalog.Bucket) (*Enc
 		enc, err := te.TenantEncryption(ctx, b.Tenant)
 		if err != nil {
 			return nil, fmt.Errorf("objects: default encryption of %s: %w", b.Tenant, err)
+		}
+		if enc != "" {
+			return DecodeEncryptionRule(enc)
+		}
+	}
+	if pe, ok := s.tenants.(ProviderEncryption); ok {
+		enc, err := pe.ProviderEncryption(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("objects: default encryption: %w", err)
 		}
 		if enc != "" {
 			return DecodeEncryptionRule(enc)

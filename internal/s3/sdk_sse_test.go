@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -166,6 +167,76 @@ func TestEncryptionDefaultsStack(t *testing.T) {
 	got = admin.Tenant{}
 	if err := ten.admin.Do(ctx, "PUT", "/tenants/acme/encryption", admin.TenantEncryption{Default: "none"}, &got); err != nil || got.Encryption != nil {
 		t.Fatalf("none: %+v %v", got, err)
+	}
+}
+
+// The provider-wide default set through the admin API: shared by the nodes
+// of a catalog, below a tenant's and a bucket's own, over the nodes'
+// sse_default; provider only; a key of one tenant cannot be everyone's.
+func TestProviderEncryptionAPI(t *testing.T) {
+	ten := newTenancy(t, func(c *node.Config) { c.SSE.Default = "sse-s3" })
+	ctx := context.Background()
+	carl := ten.clients["carl"]
+	peer := nodetest.StartPeer(t, ten.srv, nodetest.Options{TLS: true})
+	carlB := s3.New(carl.Options(), func(o *s3.Options) { o.BaseEndpoint, o.HTTPClient = aws.String(peer.URL), peer.Client() })
+	algo := func(c *s3.Client) types.ServerSideEncryption {
+		r, err := bucketSSE(t, c, "beta-carl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.ApplyServerSideEncryptionByDefault.SSEAlgorithm
+	}
+	var got admin.TenantEncryption
+	if err := ten.admin.Do(ctx, "GET", "/encryption", nil, &got); err != nil || got.Default != "none" {
+		t.Fatalf("before any is set: %+v %v", got, err)
+	}
+	if a := algo(carl); a != types.ServerSideEncryptionAes256 { // the node's sse_default
+		t.Fatalf("node default: %s", a)
+	}
+	if err := ten.admin.Do(ctx, "PUT", "/encryption", admin.TenantEncryption{Default: "sse-kms"}, &got); err != nil || got.Default != "sse-kms" {
+		t.Fatalf("set sse-kms: %+v %v", got, err)
+	}
+	if a := algo(carl); a != types.ServerSideEncryptionAwsKms {
+		t.Fatalf("after the API's sse-kms: %s", a)
+	}
+	within(t, 1500*time.Millisecond, func() bool { return algo(carlB) == types.ServerSideEncryptionAwsKms })
+	if _, err := carl.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("beta-carl"), Key: aws.String("k"), Body: strings.NewReader("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := carl.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("beta-carl"), Key: aws.String("k")}); err != nil || h.ServerSideEncryption != types.ServerSideEncryptionAwsKms {
+		t.Fatalf("a new object under the provider's sse-kms: %+v %v", h, err)
+	}
+	// A tenant's own default wins.
+	if err := ten.admin.Do(ctx, "PUT", "/tenants/beta/encryption", admin.TenantEncryption{Default: "sse-s3"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if a := algo(carl); a != types.ServerSideEncryptionAes256 {
+		t.Fatalf("tenant's over the provider's: %s", a)
+	}
+	if err := ten.admin.Do(ctx, "PUT", "/tenants/beta/encryption", admin.TenantEncryption{Default: "none"}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	annAdmin := adminClientOf(t, ten, "acme", "ann")
+	for _, m := range []string{"GET", "PUT"} {
+		if err := annAdmin.Do(ctx, m, "/encryption", admin.TenantEncryption{Default: "none"}, nil); err == nil || !strings.Contains(err.Error(), "AccessDenied") {
+			t.Errorf("a tenant admin's %s /encryption: %v", m, err)
+		}
+	}
+	for _, bad := range []admin.TenantEncryption{{Default: "sse-c"}, {Default: "sse-kms", KMSKey: "acme-key"}, {Default: "sse-s3", KMSKey: "k"}} {
+		if err := ten.admin.Do(ctx, "PUT", "/encryption", bad, nil); err == nil || !strings.Contains(err.Error(), "InvalidArgument") {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+	if err := ten.admin.Do(ctx, "GET", "/encryption", nil, &got); err != nil || got.Default != "sse-kms" {
+		t.Fatalf("after refused changes: %+v %v", got, err)
+	}
+	// None: the node's sse_default again.
+	if err := ten.admin.Do(ctx, "PUT", "/encryption", admin.TenantEncryption{Default: "none"}, &got); err != nil || got.Default != "none" {
+		t.Fatalf("set none: %+v %v", got, err)
+	}
+	if a := algo(carl); a != types.ServerSideEncryptionAes256 {
+		t.Fatalf("after none: %s", a)
 	}
 }
 

@@ -255,3 +255,47 @@ def test_tenant_default_with_the_cli(ostium_bin, tls_server):
         assert "encryption" not in out
     finally:
         empty_and_delete(ann, b)
+
+
+def test_provider_default_with_the_cli(ostium_bin, tls_server):
+    """`ostium admin encryption set`: every tenant's new objects are
+    encrypted by the provider's choice, below a tenant's own default; what
+    was stored before keeps its setting. (Put back to none at the end: the
+    server is shared by the suite.)"""
+    import json
+    import uuid
+    env = dict(os.environ, OSTIUM_ENDPOINT=tls_server.endpoint,
+               OSTIUM_ROOT_ACCESS_KEY=tls_server.access_key, OSTIUM_ROOT_SECRET_KEY=tls_server.secret_key)
+
+    def admin(*args, ok=True):
+        res = subprocess.run([ostium_bin, "admin", "--json", *args], env=env, capture_output=True, text=True, timeout=60)
+        assert (res.returncode == 0) == ok, res.stderr
+        return json.loads(res.stdout) if ok and res.stdout.strip() else res
+
+    t = "pdef-" + uuid.uuid4().hex[:8]
+    admin("tenant", "create", t)
+    admin("user", "create", t, "ann", "--role", "admin")
+    key = admin("key", "create", t, "ann")
+    ann = tls_server.client(endpoint=tls_server.https, verify=tls_server.ca.cert,
+                            access_key=key["access_key"], secret_key=key["secret_key"])
+    b = unique_bucket("provider-default")
+    ann.create_bucket(Bucket=b)
+    try:
+        assert admin("encryption", "get") == {"default": "none"}
+        ann.put_object(Bucket=b, Key="before", Body=b"x")
+        assert admin("encryption", "set", "--default", "sse-s3") == {"default": "sse-s3"}
+        ann.put_object(Bucket=b, Key="after", Body=b"x")
+        assert "ServerSideEncryption" not in ann.head_object(Bucket=b, Key="before")
+        assert ann.head_object(Bucket=b, Key="after")["ServerSideEncryption"] == "AES256"
+        # The tenant's own default wins over the provider's.
+        admin("tenant", "encryption", t, "--default", "sse-kms")
+        ann.put_object(Bucket=b, Key="tenant", Body=b"x")
+        assert ann.head_object(Bucket=b, Key="tenant")["ServerSideEncryption"] == "aws:kms"
+        # A tenant's admin cannot set it.
+        env_ann = dict(env, OSTIUM_ROOT_ACCESS_KEY=key["access_key"], OSTIUM_ROOT_SECRET_KEY=key["secret_key"])
+        res = subprocess.run([ostium_bin, "admin", "encryption", "set", "--default", "none"], env=env_ann,
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode != 0 and "AccessDenied" in res.stderr + res.stdout
+    finally:
+        admin("encryption", "set", "--default", "none")
+        empty_and_delete(ann, b)

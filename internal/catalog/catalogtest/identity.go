@@ -106,6 +106,17 @@ func testTenants(t *testing.T, s catalog.Store) {
 	}
 	wantErr(t, s.SetTenantEncryption(ctx, "nope", "sse"), catalog.ErrNoSuchTenant)
 
+	// The provider's settings: unset, set, replaced, unset again.
+	if v, err := s.ProviderSetting(ctx, catalog.ProviderEncryption); err != nil || v != "" {
+		t.Fatalf("unset provider setting: %q %v", v, err)
+	}
+	for _, v := range []string{"sse-a", "sse-b", ""} {
+		advances(t, s, "SetProviderSetting", func() error { return s.SetProviderSetting(ctx, catalog.ProviderEncryption, v) })
+		if got, err := s.ProviderSetting(ctx, catalog.ProviderEncryption); err != nil || got != v {
+			t.Fatalf("provider setting after setting %q: %q %v", v, got, err)
+		}
+	}
+
 	// A tenant with a bucket cannot go; without, it takes its users,
 	// keys and quotas with it.
 	must(t, s.CreateBucket(ctx, catalog.Bucket{Name: "acme-b", Owner: "c-acme", Tenant: "acme", CreatedAt: time.Now()}))

@@ -110,6 +110,28 @@ func (s *Store) SetTenantEncryption(ctx context.Context, name, encryption string
 	return s.setTenant(ctx, name, "encryption", encryption)
 }
 
+func (s *Store) ProviderSetting(ctx context.Context, name string) (string, error) {
+	var v string
+	err := s.row(ctx, nil, s.q(`SELECT value FROM provider_settings WHERE name = ?`), name).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, wrap("provider setting "+name, err)
+}
+
+func (s *Store) SetProviderSetting(ctx context.Context, name, value string) error {
+	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
+		if value == "" {
+			_, err := s.exec(ctx, tx, s.q(`DELETE FROM provider_settings WHERE name = ?`), name)
+			return err
+		}
+		_, err := s.exec(ctx, tx, s.q(`INSERT INTO provider_settings (name, value) VALUES (?, ?)
+			ON CONFLICT (name) DO UPDATE SET value = excluded.value`), name, value)
+		return err
+	})
+	return wrap("set provider setting "+name, err)
+}
+
 func (s *Store) setTenant(ctx context.Context, name, col, value string) error {
 	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
 		res, err := s.exec(ctx, tx, s.q(`UPDATE tenants SET `+col+` = ? WHERE name = ?`), value, name)
