@@ -67,6 +67,10 @@ var aclPermissions = map[Action]struct {
 	"s3:GetObjectVersion":           {PermRead, true},
 	"s3:GetObjectVersionAcl":        {PermReadACP, true},
 	"s3:PutObjectVersionAcl":        {PermWriteACP, true},
+	// READ of an object lets one ask its attributes too (AWS:
+	// "you must have READ access to the object").
+	"s3:GetObjectAttributes":        {PermRead, true},
+	"s3:GetObjectVersionAttributes": {PermRead, true},
 }
 
 // aclDecision is the last rule of Authorize: what the ACLs grant.

@@ -32,11 +32,16 @@ type Attributes struct {
 }
 
 // GetObjectAttributes reads a version's metadata for GetObjectAttributes.
-// It is a read of the object, so it asks what GetObject asks.
+// As on AWS it needs both s3:GetObject and s3:GetObjectAttributes (with a
+// version id, s3:GetObjectVersion and s3:GetObjectVersionAttributes).
 func (s *Service) GetObjectAttributes(ctx context.Context, id *iam.Identity, in AttributesInput) (Attributes, error) {
-	req := iam.Request{ID: id, Action: "s3:GetObject", Key: in.Key}
-	b, _, t, err := s.bucketTarget(ctx, req, in.Bucket, in.VersionID)
+	req := iam.Request{ID: id, Action: versionAction("s3:GetObject", in.VersionID), Key: in.Key}
+	b, access, t, err := s.bucketTarget(ctx, req, in.Bucket, in.VersionID)
 	if err != nil {
+		return Attributes{}, err
+	}
+	req.Action = versionAction("s3:GetObjectAttributes", in.VersionID)
+	if err := s.decideOn(ctx, req, b, access, t); err != nil {
 		return Attributes{}, err
 	}
 	// A delete marker fails as GetObject fails on it, and is returned

@@ -71,6 +71,8 @@ var versionActions = map[iam.Action]iam.Action{
 	"s3:DeleteObject": "s3:DeleteObjectVersion",
 	"s3:GetObjectAcl": "s3:GetObjectVersionAcl",
 	"s3:PutObjectAcl": "s3:PutObjectVersionAcl",
+
+	"s3:GetObjectAttributes": "s3:GetObjectVersionAttributes",
 }
 
 // versionAction is the action a request on an object with versionID

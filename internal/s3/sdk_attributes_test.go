@@ -218,3 +218,34 @@ func TestGetObjectAttributes(t *testing.T) {
 	_, err = anon.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: &bucket, Key: aws.String("whole"), ObjectAttributes: all})
 	wantCode(t, err, "AccessDenied")
 }
+
+// As on AWS, GetObjectAttributes needs s3:GetObjectAttributes besides
+// s3:GetObject: a policy granting only the read does not reveal the
+// attributes, and one granting both does.
+func TestGetObjectAttributesPermission(t *testing.T) {
+	ten := newTenancy(t)
+	ctx := context.Background()
+	carl := ten.clients["carl"]
+	in := &s3.GetObjectAttributesInput{Bucket: aws.String("acme-bob"), Key: aws.String("k"),
+		ObjectAttributes: []types.ObjectAttributes{types.ObjectAttributesEtag, types.ObjectAttributesObjectSize}}
+	grant := func(actions string) {
+		t.Helper()
+		if err := putPolicy(t, ten.clients["bob"], "acme-bob", `{"Statement":[{"Effect":"Allow","Principal":{"AWS":"beta"},
+			"Action":[`+actions+`],"Resource":"arn:aws:s3:::acme-bob/*"}]}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grant(`"s3:GetObject"`)
+	if _, err := carl.GetObject(ctx, &s3.GetObjectInput{Bucket: in.Bucket, Key: in.Key}); err != nil {
+		t.Fatalf("the read the policy grants: %v", err)
+	}
+	_, err := carl.GetObjectAttributes(ctx, in)
+	wantCode(t, err, "AccessDenied")
+	grant(`"s3:GetObject","s3:GetObjectAttributes"`)
+	if out, err := carl.GetObjectAttributes(ctx, in); err != nil || out.ObjectSize == nil {
+		t.Fatalf("with both actions granted: %+v %v", out, err)
+	}
+	grant(`"s3:GetObjectAttributes"`)
+	_, err = carl.GetObjectAttributes(ctx, in)
+	wantCode(t, err, "AccessDenied")
+}
