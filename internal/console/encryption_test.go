@@ -344,6 +344,68 @@ func TestTenantEncryption(t *testing.T) {
 	auditHas(t, srv, "admin:SetTenantEncryption tenants/acme/encryption ok root", "admin:SetTenantEncryption tenants/acme/encryption AccessDenied ann")
 }
 
+// TestProviderEncryption: the provider sets the provider-wide default
+// through the console, and a new object in a bucket of a tenant with no
+// default of its own is encrypted by it; a tenant's admin may neither read
+// nor set it (403, as from the admin API); the calls are audited; none
+// removes it.
+func TestProviderEncryption(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{})
+	ann := tenantAdmin(t, srv)
+	annS3 := s3Key(t, srv, ann, "acme", "ann")
+	rc := root(t, srv)
+	bg := context.Background()
+	var got admin.TenantEncryption
+	rc.Must(200, "GET", "/encryption", nil).JSON(t, &got)
+	if got.Default != "none" {
+		t.Fatalf("a new provider's default: %+v", got)
+	}
+	got = admin.TenantEncryption{}
+	rc.Must(200, "PUT", "/encryption", map[string]string{"default": "sse-s3"}).JSON(t, &got)
+	if got.Default != "sse-s3" {
+		t.Fatalf("PUT sse-s3 answers %+v", got)
+	}
+	got = admin.TenantEncryption{}
+	rc.Must(200, "GET", "/encryption", nil).JSON(t, &got)
+	if got.Default != "sse-s3" {
+		t.Fatalf("read back after PUT sse-s3: %+v", got)
+	}
+	// It applies to a tenant and a bucket with no default of their own.
+	ann.Must(201, "POST", "/buckets", map[string]any{"name": "docs"})
+	ann.Must(200, "PUT", "/buckets/docs/object?key=x", []byte("x"))
+	if head, err := annS3.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String("docs"), Key: aws.String("x")}); err != nil || head.ServerSideEncryption != types.ServerSideEncryptionAes256 {
+		t.Fatalf("an object under the provider-wide sse-s3 default: %v %q", err, head.ServerSideEncryption)
+	}
+	// A tenant admin may neither read nor set it.
+	if r := ann.Do("GET", "/encryption", nil); r.Status != 403 || r.Code() != "AccessDenied" {
+		t.Errorf("the tenant admin reads the provider's default: %d %s", r.Status, r.Body)
+	}
+	if r := ann.Do("PUT", "/encryption", map[string]string{"default": "none"}); r.Status != 403 || r.Code() != "AccessDenied" {
+		t.Errorf("the tenant admin sets the provider's default: %d %s", r.Status, r.Body)
+	}
+	// The admin service's validation: a provider-wide default names no key.
+	for _, body := range []map[string]string{{"default": "rot13"}, {"default": "sse-kms", "kms_key": "k"}} {
+		if r := rc.Do("PUT", "/encryption", body); r.Status != 400 || r.Code() != "InvalidArgument" {
+			t.Errorf("PUT %v: %d %s", body, r.Status, r.Body)
+		}
+	}
+	got = admin.TenantEncryption{}
+	rc.Must(200, "GET", "/encryption", nil).JSON(t, &got)
+	if got.Default != "sse-s3" {
+		t.Fatalf("the default after refused changes: %+v", got)
+	}
+	got = admin.TenantEncryption{}
+	rc.Must(200, "PUT", "/encryption", map[string]string{"default": "none"}).JSON(t, &got)
+	if got.Default != "none" {
+		t.Fatalf("PUT none answers %+v", got)
+	}
+	ann.Must(200, "PUT", "/buckets/docs/object?key=y", []byte("y"))
+	if head, err := annS3.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String("docs"), Key: aws.String("y")}); err != nil || head.ServerSideEncryption != "" {
+		t.Fatalf("an object after the default was removed: %v %q", err, head.ServerSideEncryption)
+	}
+	auditHas(t, srv, "admin:SetProviderEncryption encryption ok root", "admin:SetProviderEncryption encryption AccessDenied ann")
+}
+
 // auditHas fails t unless the audit log holds each entry of want:
 // "action target outcome user", or "S3 action outcome user" for one
 // signed with an access key (through S3, not the console).

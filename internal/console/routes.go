@@ -165,6 +165,18 @@ var routes = []route{
 		}
 		return ok(h.o.Admin.SetTenantEncryption(c.ctx(), c.id(), c.path("tenant"), in))
 	}},
+	// The provider-wide default of every tenant's new objects, under a
+	// tenant's and a bucket's own (provider only, as in the admin API).
+	{method: "GET", pattern: "/encryption", serve: func(h *Handler, c *call) (any, int, error) {
+		return ok(h.o.Admin.ProviderEncryption(c.ctx(), c.id()))
+	}},
+	{method: "PUT", pattern: "/encryption", audit: "admin:SetProviderEncryption", serve: func(h *Handler, c *call) (any, int, error) {
+		var in admin.TenantEncryption
+		if err := decode(c.r, &in); err != nil {
+			return nil, 0, err
+		}
+		return ok(h.o.Admin.SetProviderEncryption(c.ctx(), c.id(), in))
+	}},
 	{method: "PUT", pattern: "/placement/buckets/{bucket}", audit: "admin:PlaceBucket", serve: func(h *Handler, c *call) (any, int, error) {
 		var in struct {
 			Platform string `json:"platform"`

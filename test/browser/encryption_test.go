@@ -36,8 +36,9 @@ func quote(s string) string { return `'` + strings.NewReplacer(`\`, `\\`, `'`, `
 // default, and an object uploaded after is encrypted), sees it in the
 // bucket's settings, sees an object's encryption in its dialog and, for
 // an SSE-C object, a message in place of a preview; the provider sets the
-// tenant's default encryption on its page (the admin API reads it back).
-// axe-core checks the dialog, the settings tab and the tenant's page.
+// tenant's default encryption on its page and the provider-wide default
+// on the tenants page (the console's API reads each back). axe-core
+// checks the dialog, the settings tab, the tenant's and tenants' pages.
 func TestConsoleEncryption(t *testing.T) {
 	browsertest.Need(t)
 	srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.SSE.COverHTTP = true }})
@@ -136,5 +137,23 @@ func TestConsoleEncryption(t *testing.T) {
 	p.must(200, "GET", "/tenants/acme", nil, &tn)
 	if tn.Encryption == nil || tn.Encryption.Default != "sse-s3" {
 		t.Fatalf("acme's default after the provider set it in the page: %+v", tn.Encryption)
+	}
+
+	// The provider sets the provider-wide default on the tenants page.
+	browsertest.Step(t, pctx, "the provider sets the provider-wide default", 20*time.Second,
+		browsertest.Open(srv.URL, "/provider/tenants"),
+		chromedp.WaitVisible(browsertest.T("provider-encryption")),
+		browsertest.Until(`document.querySelector('[data-testid="provider-encryption"]').textContent.startsWith('None')`),
+		choose("provider-encryption-default", "sse-kms"),
+		browsertest.Click("provider-encryption-save"),
+		browsertest.Until(`document.querySelector('[data-testid="provider-encryption"]').textContent === "SSE-KMS, each tenant's own key"`),
+	)
+	browsertest.CheckAxe(t, pctx, "tenants page with the provider-wide encryption")
+	var pe struct {
+		Default string `json:"default"`
+	}
+	p.must(200, "GET", "/encryption", nil, &pe)
+	if pe.Default != "sse-kms" {
+		t.Fatalf("the provider-wide default after the provider set it in the page: %+v", pe)
 	}
 }

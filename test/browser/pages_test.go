@@ -132,7 +132,7 @@ func TestConsolePages(t *testing.T) {
 		{"usage", "/usage", ""},
 	}
 	providerPages := []page{
-		{"provider-tenants", "/provider/tenants", ""},
+		{"provider-tenants", "/provider/tenants", "provider-encryption-form"},
 		{"provider-tenant", "/provider/tenants/acme", "tenant-encryption-form"},
 		{"provider-usage", "/provider/usage", ""},
 		{"provider-health", "/provider/health", ""},

@@ -35,7 +35,43 @@ export async function tenantsPage() {
   await refresh();
   return h('div', null,
     pageHeader('Tenants', button('Onboard tenant', 'tenant-create', () => onboard(refresh), { class: 'primary' })),
-    list);
+    list,
+    await providerEncryptionForm());
+}
+
+// providerEncryptionText reads the provider-wide default encryption.
+function providerEncryptionText(e) {
+  if (!e || !e.default || e.default === 'none') return 'None (the node\'s default applies, if any)';
+  if (e.default === 'sse-kms') return 'SSE-KMS, each tenant\'s own key';
+  return 'SSE-S3 (AES256)';
+}
+
+// providerEncryptionForm shows and sets the default encryption of every
+// tenant's new objects. It names no KMS key: a key belongs to one tenant,
+// so SSE-KMS wraps each tenant's objects with that tenant's own key.
+async function providerEncryptionForm() {
+  const cur = await get('/encryption');
+  const shown = h('dd', { 'data-testid': 'provider-encryption' }, providerEncryptionText(cur));
+  const def = select('provider-encryption-default', [['none', 'None'], ['sse-s3', 'SSE-S3 (AES256)'], ['sse-kms', 'SSE-KMS, each tenant\'s own key']], cur.default || 'none');
+  const err = errorBox('provider-encryption-error');
+  const save = h('button', { type: 'submit', class: 'primary', 'data-testid': 'provider-encryption-save' }, 'Set default encryption');
+  return h('form', {
+    class: 'panel',
+    'data-testid': 'provider-encryption-form',
+    onsubmit: async (e) => {
+      e.preventDefault();
+      err.show(null);
+      await busy(save, async () => {
+        try {
+          shown.textContent = providerEncryptionText(await put('/encryption', { default: def.value }));
+          toast('Provider-wide default encryption set');
+        } catch (ex) { err.show(ex); }
+      });
+    },
+  }, h('h2', null, 'Provider-wide default encryption of new objects'),
+  h('dl', null, h('dt', null, 'Current default'), shown),
+  h('p', { class: 'hint' }, 'Applies to every tenant\'s new objects when neither the tenant nor the bucket has a default of its own (theirs win) and the request asks for none. Objects already stored keep theirs.'),
+  h('div', { class: 'row' }, field('Default', def)), err, h('div', { class: 'actions' }, save));
 }
 
 function tenantActions(t, refresh, after) {
@@ -129,7 +165,7 @@ export async function tenantPage({ params, query }) {
 
 // tenantEncryptionText reads a tenant's default encryption (null: none).
 function tenantEncryptionText(e) {
-  if (!e || !e.default || e.default === 'none') return 'None (the node\'s default applies, if any)';
+  if (!e || !e.default || e.default === 'none') return 'None (the provider-wide default applies, if any)';
   if (e.default === 'sse-kms') return 'SSE-KMS, ' + (e.kms_key ? 'key ' + e.kms_key : 'the tenant\'s own key');
   return 'SSE-S3 (AES256)';
 }
