@@ -114,6 +114,9 @@ type Identities interface {
 	// UpdateAccessKey sets a key's status and expiry (zero: never).
 	UpdateAccessKey(ctx context.Context, accessKey, status string, expires time.Time) error
 	DeleteAccessKey(ctx context.Context, accessKey string) error
+	// DeleteExpiredAccessKeys removes the keys whose expiry is before
+	// before (keys that never expire stay) and reports how many.
+	DeleteExpiredAccessKeys(ctx context.Context, before time.Time) (int, error)
 
 	// Quotas.
 	SetQuota(ctx context.Context, q Quota) error

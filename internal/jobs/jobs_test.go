@@ -173,3 +173,34 @@ func TestLeasedJobMovesWhenHolderDies(t *testing.T) {
 	stopB()
 	wg.Wait()
 }
+
+// The key pruner keeps an expired key for the retention, then deletes it;
+// a key that never expires is never touched.
+func TestKeyPrunerKeepsExpiredKeysForTheRetention(t *testing.T) {
+	cat, _ := stores(t)
+	now := time.Now()
+	for name, exp := range map[string]time.Time{"SHARE": now.Add(time.Hour), "FOREVER": {}} {
+		if err := cat.PutAccessKey(ctx, catalog.AccessKey{AccessKey: name, SecretSealed: []byte{1}, Owner: "o", CreatedAt: now,
+			Kind: catalog.KeyAppCred, ReadOnly: true, Buckets: []string{"b"}, Expires: exp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := jobs.KeyPruner{Keys: cat, Retention: jobs.ExpiredKeyRetention, Interval: time.Hour}
+	for _, tc := range []struct {
+		at   time.Time
+		gone int
+	}{
+		{now, 0},                    // not expired
+		{now.Add(2 * time.Hour), 0}, // expired, kept for the retention
+		{now.Add(time.Hour + jobs.ExpiredKeyRetention - time.Minute), 0},
+		{now.Add(time.Hour + jobs.ExpiredKeyRetention + time.Minute), 1},
+		{now.Add(100 * jobs.ExpiredKeyRetention), 0}, // the key that never expires stays
+	} {
+		if n, err := p.RunOnce(ctx, tc.at); err != nil || n != tc.gone {
+			t.Fatalf("at now+%v: deleted %d (%v), want %d", tc.at.Sub(now), n, err, tc.gone)
+		}
+	}
+	if _, err := cat.GetAccessKey(ctx, "FOREVER"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -408,6 +408,8 @@ func (n *Node) startJobs() {
 	if rw := n.rewrapJob(); rw != nil {
 		runs = append(runs, leased(kms.RewrapJobName, rw.Run))
 	}
+	prune := jobs.KeyPruner{Keys: n.Catalog, Retention: jobs.ExpiredKeyRetention, Interval: time.Hour}
+	runs = append(runs, leased("key-pruner", prune.Run))
 	if n.Audit != nil {
 		runs = append(runs, leased("audit-pruner", func(ctx context.Context) { n.Audit.Run(ctx, time.Hour) }))
 	}

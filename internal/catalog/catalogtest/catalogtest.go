@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"CompleteUpload", testCompleteUpload},
 		{"ListUploads", testListUploads},
 		{"AccessKeys", testAccessKeys},
+		{"ExpiredAccessKeys", testExpiredAccessKeys},
 		{"Tenants", testTenants},
 		{"Users", testUsers},
 		{"Quotas", testQuotas},

@@ -26,6 +26,44 @@ func advances(t *testing.T, s catalog.Store, what string, fn func() error) {
 	}
 }
 
+// Expired keys go, keys that expire later or never stay, and only a pass
+// that deletes something moves the identity generation.
+func testExpiredAccessKeys(t *testing.T, s catalog.Store) {
+	now := time.Now()
+	for name, exp := range map[string]time.Time{"EXP-OLD": now.Add(-48 * time.Hour), "EXP-RECENT": now.Add(-time.Hour),
+		"EXP-LATER": now.Add(time.Hour), "EXP-NEVER": {}} {
+		must(t, s.PutAccessKey(ctx, catalog.AccessKey{AccessKey: name, SecretSealed: []byte{1}, Owner: "o1", CreatedAt: now, Expires: exp}))
+	}
+	var n int
+	advances(t, s, "DeleteExpiredAccessKeys", func() (err error) {
+		n, err = s.DeleteExpiredAccessKeys(ctx, now.Add(-24*time.Hour))
+		return err
+	})
+	if n != 1 {
+		t.Fatalf("deleted %d keys expired a day ago, want 1", n)
+	}
+	wantErr(t, func() error { _, err := s.GetAccessKey(ctx, "EXP-OLD"); return err }(), catalog.ErrNoSuchAccessKey)
+	for _, k := range []string{"EXP-RECENT", "EXP-LATER", "EXP-NEVER"} {
+		if _, err := s.GetAccessKey(ctx, k); err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+	}
+	before := generation(t, s)
+	if n, err := s.DeleteExpiredAccessKeys(ctx, now.Add(-24*time.Hour)); err != nil || n != 0 {
+		t.Fatalf("second pass: %d %v", n, err)
+	}
+	if after := generation(t, s); after != before {
+		t.Errorf("a pass that deleted nothing moved the generation %d -> %d", before, after)
+	}
+	n, err := s.DeleteExpiredAccessKeys(ctx, now)
+	if err != nil || n != 1 {
+		t.Fatalf("keys expired by now: %d %v", n, err)
+	}
+	for _, k := range []string{"EXP-LATER", "EXP-NEVER"} {
+		must(t, s.DeleteAccessKey(ctx, k))
+	}
+}
+
 func testAccessKeys(t *testing.T, s catalog.Store) {
 	k := catalog.AccessKey{AccessKey: "AK1", SecretSealed: []byte{0, 1, 2, 0xff}, Owner: "o1", DisplayName: "root", CreatedAt: time.Now()}
 	advances(t, s, "PutAccessKey", func() error { return s.PutAccessKey(ctx, k) })

@@ -314,6 +314,26 @@ func (s *Store) DeleteAccessKey(ctx context.Context, accessKey string) error {
 	return wrap("delete access key", err)
 }
 
+func (s *Store) DeleteExpiredAccessKeys(ctx context.Context, before time.Time) (int, error) {
+	const expired = `expires <> 0 AND expires < ?`
+	var n int
+	// Most passes find none: only a pass that deletes writes, so the
+	// identity generation (every node's caches) moves only then.
+	if err := s.row(ctx, nil, s.q(`SELECT COUNT(*) FROM access_keys WHERE `+expired), nanos(before)).Scan(&n); err != nil || n == 0 {
+		return 0, wrap("count expired access keys", err)
+	}
+	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
+		res, err := s.exec(ctx, tx, s.q(`DELETE FROM access_keys WHERE `+expired), nanos(before))
+		if err != nil {
+			return err
+		}
+		d, err := res.RowsAffected()
+		n = int(d)
+		return err
+	})
+	return n, wrap("delete expired access keys", err)
+}
+
 func (s *Store) SetQuota(ctx context.Context, q catalog.Quota) error {
 	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
 		var one int
