@@ -283,7 +283,6 @@ func TestTenantEncryption(t *testing.T) {
 	ann := tenantAdmin(t, srv)
 	annS3 := s3Key(t, srv, ann, "acme", "ann")
 	rc := root(t, srv)
-	bg := context.Background()
 	type tenant struct {
 		Encryption *struct {
 			Default string `json:"default"`
@@ -308,9 +307,8 @@ func TestTenantEncryption(t *testing.T) {
 	}
 	// It applies: a bucket of no default of its own encrypts new objects.
 	ann.Must(201, "POST", "/buckets", map[string]any{"name": "docs"})
-	ann.Must(200, "PUT", "/buckets/docs/object?key=x", []byte("x"))
-	if head, err := annS3.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String("docs"), Key: aws.String("x")}); err != nil || head.ServerSideEncryption != types.ServerSideEncryptionAes256 {
-		t.Fatalf("an object under the tenant's sse-s3 default: %v %q", err, head.ServerSideEncryption)
+	if got := uploadedSSE(t, ann, annS3, "docs", "x"); got != types.ServerSideEncryptionAes256 {
+		t.Fatalf("an object under the tenant's sse-s3 default: %q", got)
 	}
 	// A tenant admin may not set its own tenant's default.
 	for _, body := range []map[string]string{{"default": "none"}, {"default": "sse-kms"}} {
@@ -337,9 +335,8 @@ func TestTenantEncryption(t *testing.T) {
 	if tn.Encryption != nil {
 		t.Fatalf("after none: %+v", tn.Encryption)
 	}
-	ann.Must(200, "PUT", "/buckets/docs/object?key=y", []byte("y"))
-	if head, err := annS3.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String("docs"), Key: aws.String("y")}); err != nil || head.ServerSideEncryption != "" {
-		t.Fatalf("an object after the default was removed: %v %q", err, head.ServerSideEncryption)
+	if got := uploadedSSE(t, ann, annS3, "docs", "y"); got != "" {
+		t.Fatalf("an object after the default was removed: %q", got)
 	}
 	auditHas(t, srv, "admin:SetTenantEncryption tenants/acme/encryption ok root", "admin:SetTenantEncryption tenants/acme/encryption AccessDenied ann")
 }
@@ -354,27 +351,27 @@ func TestProviderEncryption(t *testing.T) {
 	ann := tenantAdmin(t, srv)
 	annS3 := s3Key(t, srv, ann, "acme", "ann")
 	rc := root(t, srv)
-	bg := context.Background()
-	var got admin.TenantEncryption
-	rc.Must(200, "GET", "/encryption", nil).JSON(t, &got)
-	if got.Default != "none" {
-		t.Fatalf("a new provider's default: %+v", got)
+	// providerDefault calls /encryption as the provider and returns the
+	// default it answers.
+	providerDefault := func(method string, body any) string {
+		t.Helper()
+		var got admin.TenantEncryption
+		rc.Must(200, method, "/encryption", body).JSON(t, &got)
+		return got.Default
 	}
-	got = admin.TenantEncryption{}
-	rc.Must(200, "PUT", "/encryption", map[string]string{"default": "sse-s3"}).JSON(t, &got)
-	if got.Default != "sse-s3" {
-		t.Fatalf("PUT sse-s3 answers %+v", got)
+	if d := providerDefault("GET", nil); d != "none" {
+		t.Fatalf("a new provider's default: %q", d)
 	}
-	got = admin.TenantEncryption{}
-	rc.Must(200, "GET", "/encryption", nil).JSON(t, &got)
-	if got.Default != "sse-s3" {
-		t.Fatalf("read back after PUT sse-s3: %+v", got)
+	if d := providerDefault("PUT", map[string]string{"default": "sse-s3"}); d != "sse-s3" {
+		t.Fatalf("PUT sse-s3 answers %q", d)
+	}
+	if d := providerDefault("GET", nil); d != "sse-s3" {
+		t.Fatalf("read back after PUT sse-s3: %q", d)
 	}
 	// It applies to a tenant and a bucket with no default of their own.
 	ann.Must(201, "POST", "/buckets", map[string]any{"name": "docs"})
-	ann.Must(200, "PUT", "/buckets/docs/object?key=x", []byte("x"))
-	if head, err := annS3.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String("docs"), Key: aws.String("x")}); err != nil || head.ServerSideEncryption != types.ServerSideEncryptionAes256 {
-		t.Fatalf("an object under the provider-wide sse-s3 default: %v %q", err, head.ServerSideEncryption)
+	if got := uploadedSSE(t, ann, annS3, "docs", "x"); got != types.ServerSideEncryptionAes256 {
+		t.Fatalf("an object under the provider-wide sse-s3 default: %q", got)
 	}
 	// A tenant admin may neither read nor set it.
 	if r := ann.Do("GET", "/encryption", nil); r.Status != 403 || r.Code() != "AccessDenied" {
@@ -389,21 +386,28 @@ func TestProviderEncryption(t *testing.T) {
 			t.Errorf("PUT %v: %d %s", body, r.Status, r.Body)
 		}
 	}
-	got = admin.TenantEncryption{}
-	rc.Must(200, "GET", "/encryption", nil).JSON(t, &got)
-	if got.Default != "sse-s3" {
-		t.Fatalf("the default after refused changes: %+v", got)
+	if d := providerDefault("GET", nil); d != "sse-s3" {
+		t.Fatalf("the default after refused changes: %q", d)
 	}
-	got = admin.TenantEncryption{}
-	rc.Must(200, "PUT", "/encryption", map[string]string{"default": "none"}).JSON(t, &got)
-	if got.Default != "none" {
-		t.Fatalf("PUT none answers %+v", got)
+	if d := providerDefault("PUT", map[string]string{"default": "none"}); d != "none" {
+		t.Fatalf("PUT none answers %q", d)
 	}
-	ann.Must(200, "PUT", "/buckets/docs/object?key=y", []byte("y"))
-	if head, err := annS3.HeadObject(bg, &s3.HeadObjectInput{Bucket: aws.String("docs"), Key: aws.String("y")}); err != nil || head.ServerSideEncryption != "" {
-		t.Fatalf("an object after the default was removed: %v %q", err, head.ServerSideEncryption)
+	if got := uploadedSSE(t, ann, annS3, "docs", "y"); got != "" {
+		t.Fatalf("an object after the default was removed: %q", got)
 	}
 	auditHas(t, srv, "admin:SetProviderEncryption encryption ok root", "admin:SetProviderEncryption encryption AccessDenied ann")
+}
+
+// uploadedSSE uploads key through the console session c and returns the
+// encryption S3 reports for it.
+func uploadedSSE(t *testing.T, c *consoletest.Client, s3c *s3.Client, bucket, key string) types.ServerSideEncryption {
+	t.Helper()
+	c.Must(200, "PUT", "/buckets/"+bucket+"/object?key="+key, []byte(key))
+	head, err := s3c.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatalf("HEAD %s/%s: %v", bucket, key, err)
+	}
+	return head.ServerSideEncryption
 }
 
 // auditHas fails t unless the audit log holds each entry of want:

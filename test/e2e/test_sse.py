@@ -221,27 +221,41 @@ def test_awscli_cp_sse(aws_tls, s3s, sbucket, tmp_path):
     assert g["ServerSideEncryption"] == "AES256" and g["Body"].read() == data
 
 
-def test_tenant_default_with_the_cli(ostium_bin, tls_server):
-    """`ostium admin tenant encryption`: a tenant's new objects are encrypted
-    by the provider's choice; what was stored before keeps its setting."""
+def _admin_cli(ostium_bin, server, access_key=None, secret_key=None):
+    """The `ostium admin --json` command against server, as the root or as
+    the key given; a call that fails returns the completed process."""
     import json
-    import uuid
-    env = dict(os.environ, OSTIUM_ENDPOINT=tls_server.endpoint,
-               OSTIUM_ROOT_ACCESS_KEY=tls_server.access_key, OSTIUM_ROOT_SECRET_KEY=tls_server.secret_key)
+    env = dict(os.environ, OSTIUM_ENDPOINT=server.endpoint,
+               OSTIUM_ROOT_ACCESS_KEY=access_key or server.access_key,
+               OSTIUM_ROOT_SECRET_KEY=secret_key or server.secret_key)
 
-    def admin(*args):
+    def admin(*args, ok=True):
         res = subprocess.run([ostium_bin, "admin", "--json", *args], env=env, capture_output=True, text=True, timeout=60)
-        assert res.returncode == 0, res.stderr
-        return json.loads(res.stdout) if res.stdout.strip() else None
+        assert (res.returncode == 0) == ok, res.stderr
+        return json.loads(res.stdout) if ok and res.stdout.strip() else res
+    return admin
 
-    t = "sse-" + uuid.uuid4().hex[:8]
+
+def _tenant_with_bucket(admin, server, prefix):
+    """A new tenant with an admin ann, her S3 client over TLS and a new
+    bucket of hers: (tenant, ann's key, client, bucket)."""
+    import uuid
+    t = prefix + "-" + uuid.uuid4().hex[:8]
     admin("tenant", "create", t)
     admin("user", "create", t, "ann", "--role", "admin")
     key = admin("key", "create", t, "ann")
-    ann = tls_server.client(endpoint=tls_server.https, verify=tls_server.ca.cert,
-                            access_key=key["access_key"], secret_key=key["secret_key"])
-    b = unique_bucket("tenant-default")
+    ann = server.client(endpoint=server.https, verify=server.ca.cert,
+                        access_key=key["access_key"], secret_key=key["secret_key"])
+    b = unique_bucket(prefix)
     ann.create_bucket(Bucket=b)
+    return t, key, ann, b
+
+
+def test_tenant_default_with_the_cli(ostium_bin, tls_server):
+    """`ostium admin tenant encryption`: a tenant's new objects are encrypted
+    by the provider's choice; what was stored before keeps its setting."""
+    admin = _admin_cli(ostium_bin, tls_server)
+    t, _, ann, b = _tenant_with_bucket(admin, tls_server, "tenant-default")
     try:
         ann.put_object(Bucket=b, Key="before", Body=b"x")
         out = admin("tenant", "encryption", t, "--default", "sse-kms")
@@ -262,24 +276,8 @@ def test_provider_default_with_the_cli(ostium_bin, tls_server):
     encrypted by the provider's choice, below a tenant's own default; what
     was stored before keeps its setting. (Put back to none at the end: the
     server is shared by the suite.)"""
-    import json
-    import uuid
-    env = dict(os.environ, OSTIUM_ENDPOINT=tls_server.endpoint,
-               OSTIUM_ROOT_ACCESS_KEY=tls_server.access_key, OSTIUM_ROOT_SECRET_KEY=tls_server.secret_key)
-
-    def admin(*args, ok=True):
-        res = subprocess.run([ostium_bin, "admin", "--json", *args], env=env, capture_output=True, text=True, timeout=60)
-        assert (res.returncode == 0) == ok, res.stderr
-        return json.loads(res.stdout) if ok and res.stdout.strip() else res
-
-    t = "pdef-" + uuid.uuid4().hex[:8]
-    admin("tenant", "create", t)
-    admin("user", "create", t, "ann", "--role", "admin")
-    key = admin("key", "create", t, "ann")
-    ann = tls_server.client(endpoint=tls_server.https, verify=tls_server.ca.cert,
-                            access_key=key["access_key"], secret_key=key["secret_key"])
-    b = unique_bucket("provider-default")
-    ann.create_bucket(Bucket=b)
+    admin = _admin_cli(ostium_bin, tls_server)
+    t, key, ann, b = _tenant_with_bucket(admin, tls_server, "provider-default")
     try:
         assert admin("encryption", "get") == {"default": "none"}
         ann.put_object(Bucket=b, Key="before", Body=b"x")
@@ -292,10 +290,9 @@ def test_provider_default_with_the_cli(ostium_bin, tls_server):
         ann.put_object(Bucket=b, Key="tenant", Body=b"x")
         assert ann.head_object(Bucket=b, Key="tenant")["ServerSideEncryption"] == "aws:kms"
         # A tenant's admin cannot set it.
-        env_ann = dict(env, OSTIUM_ROOT_ACCESS_KEY=key["access_key"], OSTIUM_ROOT_SECRET_KEY=key["secret_key"])
-        res = subprocess.run([ostium_bin, "admin", "encryption", "set", "--default", "none"], env=env_ann,
-                             capture_output=True, text=True, timeout=60)
-        assert res.returncode != 0 and "AccessDenied" in res.stderr + res.stdout
+        res = _admin_cli(ostium_bin, tls_server, key["access_key"], key["secret_key"])(
+            "encryption", "set", "--default", "none", ok=False)
+        assert "AccessDenied" in res.stderr + res.stdout
     finally:
         admin("encryption", "set", "--default", "none")
         empty_and_delete(ann, b)
