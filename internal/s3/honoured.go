@@ -212,7 +212,7 @@ var fields = []field{
 	{name: "X-Amz-If-Match-Last-Modified-Time", ops: ops(OpDeleteObject), how: refused, note: "AWS's directory buckets only"},
 	{name: "X-Amz-If-Match-Size", ops: ops(OpDeleteObject), how: refused, note: "AWS's directory buckets only"},
 	{name: "X-Amz-If-Match-Initiated-Time", ops: ops(OpAbortMultipartUpload), how: refused, note: "AWS's directory buckets only"},
-	{name: "X-Amz-Mp-Object-Size", ops: ops(OpCompleteMultipartUpload), how: honoured, check: checkObjectSize, note: "the parts must add up to it (the Java v2 TransferManager sends it): TestCompleteObjectSize; e2e test_sdk_java"},
+	{name: "X-Amz-Mp-Object-Size", ops: ops(OpCompleteMultipartUpload), how: honoured, check: checkObjectSize, note: "the parts must add up to it (the Java v2 TransferManager sends it): TestCompleteObjectSize; e2e test_sdks.py"},
 	{name: "X-Amz-Copy-Source", ops: copies, how: honoured, note: "TestCopyObject, TestUploadPartCopy; ?versionId= in it: TestCopyFromVersion"},
 	{name: "X-Amz-Copy-Source-If-Match", ops: copies, how: honoured, note: "TestCopyObject"},
 	{name: "X-Amz-Copy-Source-If-None-Match", ops: copies, how: honoured, note: "TestCopyObject"},
