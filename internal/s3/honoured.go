@@ -15,6 +15,11 @@ import (
 // handler runs and before a byte of its body is read, so nothing is
 // stored; only what AWS itself ignores is ignored. A feature issue moves
 // its rows from refused to honoured (and implements them).
+//
+// A row is refused only if no current AWS SDK sends it by default:
+// docs/s3-compatibility.md lists what the SDKs' default flows send, and
+// test/e2e/test_sdks.py runs the Java v2 and JavaScript v3 ones against
+// a node.
 
 // disposition is what the endpoint does with a field.
 type disposition uint8
