@@ -224,6 +224,14 @@ func uploadChecksum(u catalog.Upload, parts []catalog.Part, want map[string]stri
 // checksums the client declared (x-amz-checksum-*), checked against a
 // FULL_OBJECT checksum.
 func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, want map[string]string, cond catalog.PutOptions) (catalog.Object, error) {
+	return s.CompleteUploadOfSize(ctx, id, bucket, key, uploadID, list, want, -1, cond)
+}
+
+// CompleteUploadOfSize is CompleteUpload holding the object to the size
+// the client declared (x-amz-mp-object-size; negative: none), as S3: the
+// listed parts must add up to it, else nothing is completed and the
+// upload stays open for another try.
+func (s *Service) CompleteUploadOfSize(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, want map[string]string, size int64, cond catalog.PutOptions) (catalog.Object, error) {
 	u, b, err := s.upload(ctx, id, bucket, key, uploadID, "s3:PutObject")
 	if err != nil {
 		return catalog.Object{}, err
@@ -269,6 +277,9 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 		if p.Size > 0 {
 			obj.Parts = append(obj.Parts, p)
 		}
+	}
+	if size >= 0 && size != obj.Size {
+		return catalog.Object{}, errorf(ErrInvalidRequest, fmt.Sprintf("The provided 'x-amz-mp-object-size' header value %d does not match what was computed: %d", size, obj.Size))
 	}
 	obj.ETag = fmt.Sprintf(`"%s-%d"`, hex.EncodeToString(md5s.Sum(nil)), len(list))
 	if obj.Meta.Checksums, obj.Meta.ChecksumType, err = uploadChecksum(u, listed, want); err != nil {

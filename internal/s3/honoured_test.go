@@ -505,6 +505,65 @@ func TestCompleteChecksumType(t *testing.T) {
 	}
 }
 
+// x-amz-mp-object-size is honoured as AWS does (the AWS SDK for Java
+// v2's TransferManager and CRT client send it on every multipart
+// upload): the listed parts must add up to it. A mismatch is 400
+// InvalidRequest "The provided 'x-amz-mp-object-size' header value N
+// does not match what was computed: M", a value that is not a number
+// "Value for x-amz-mp-object-size header is invalid: 'v'", a negative one
+// "... is less than zero: 'v'" (AWS's answers as recorded by versitygw's
+// s3err and moto against S3, versity/versitygw#1398). Nothing is
+// completed by a refused request: the upload and its parts stay, and the
+// right size then completes it.
+func TestCompleteObjectSize(t *testing.T) {
+	c, srv, uploadID := tableNode(t)
+	ctx := context.Background()
+	bucket, key := aws.String("tbl"), aws.String("mp")
+	first, last := randBytes(5<<20, 1), []byte("the last part")
+	var parts []types.CompletedPart
+	for i, b := range [][]byte{first, last} {
+		p, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: bucket, Key: key, UploadId: &uploadID,
+			PartNumber: aws.Int32(int32(i + 1)), Body: bytes.NewReader(b)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, types.CompletedPart{PartNumber: aws.Int32(int32(i + 1)), ETag: p.ETag})
+	}
+	size := int64(len(first) + len(last))
+	before := state(t, c, uploadID)
+	doc := fmt.Sprintf(`<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>%s</ETag></Part>`+
+		`<Part><PartNumber>2</PartNumber><ETag>%s</ETag></Part></CompleteMultipartUpload>`, *parts[0].ETag, *parts[1].ETag)
+	for _, tc := range []struct{ value, message string }{
+		{fmt.Sprint(size + 1), fmt.Sprintf("The provided 'x-amz-mp-object-size' header value %d does not match what was computed: %d", size+1, size)},
+		{fmt.Sprint(size - 1), fmt.Sprintf("The provided 'x-amz-mp-object-size' header value %d does not match what was computed: %d", size-1, size)},
+		{"0", fmt.Sprintf("The provided 'x-amz-mp-object-size' header value 0 does not match what was computed: %d", size)},
+		{"size", "Value for x-amz-mp-object-size header is invalid: 'size'"},
+		{"1.5e6", "Value for x-amz-mp-object-size header is invalid: '1.5e6'"},
+		{"99999999999999999999", "Value for x-amz-mp-object-size header is invalid: '99999999999999999999'"},
+		{"-1", "Value for x-amz-mp-object-size header is less than zero: '-1'"},
+	} {
+		h := http.Header{"X-Amz-Mp-Object-Size": {tc.value}}
+		st, code, body := send(t, srv, signedRequest(t, srv, "POST", "/tbl/mp?uploadId="+uploadID, []byte(doc), h))
+		var e struct{ Message string }
+		_ = xml.Unmarshal(body, &e)
+		if st != 400 || code != "InvalidRequest" || e.Message != tc.message {
+			t.Errorf("x-amz-mp-object-size %s: %d %s %q, want 400 InvalidRequest %q", tc.value, st, code, e.Message, tc.message)
+		}
+		if after := state(t, c, uploadID); after != before {
+			t.Fatalf("x-amz-mp-object-size %s changed the upload:\n%s\nwas\n%s", tc.value, after, before)
+		}
+	}
+	// The SDK's field, with the right size, completes the same upload.
+	if _, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: bucket, Key: key, UploadId: &uploadID,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: parts}, MpuObjectSize: aws.Int64(size)}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: bucket, Key: key})
+	if err != nil || *h.ContentLength != size {
+		t.Fatalf("completed object: %v %v, want %d bytes", h, err, size)
+	}
+}
+
 func overlap(a, b []string) bool {
 	for _, x := range a {
 		for _, y := range b {

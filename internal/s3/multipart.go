@@ -194,7 +194,12 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 			want[a] = v
 		}
 	}
-	obj, err := s.svc.CompleteUpload(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"), list, want, cond)
+	// x-amz-mp-object-size was checked with the table (honoured.go).
+	size := int64(-1)
+	if v := r.Header.Get("x-amz-mp-object-size"); v != "" {
+		size, _ = strconv.ParseInt(v, 10, 64)
+	}
+	obj, err := s.svc.CompleteUploadOfSize(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"), list, want, size, cond)
 	if err != nil {
 		return err
 	}
