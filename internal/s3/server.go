@@ -175,6 +175,9 @@ type call struct {
 	// holds one (a form upload moves to its signer's: moveSlot).
 	slot     *iam.Identity
 	slotHeld bool
+	// refused is the error code of the first key a DeleteObjects answered
+	// 200 for refused, for the audit log's outcome.
+	refused string
 }
 
 // handler serves one operation; it writes a success response itself and
