@@ -271,7 +271,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &call{reqID: newRequestID()}
 	mw := &meteredWriter{ResponseWriter: &idleWriter{ResponseWriter: w, t: t}}
 	s.metrics.Start()
-	defer s.observe(r.Context(), c, mw, start) // after the recover's answer, too
+	defer s.observe(r, c, mw, start) // after the recover's answer, too
 	h := w.Header()
 	h.Set("x-amz-request-id", c.reqID)
 	h.Set("x-amz-id-2", c.reqID)
