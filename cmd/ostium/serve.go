@@ -113,6 +113,9 @@ func serve(fs *pflag.FlagSet, configFile string, f node.Config) error {
 		return err
 	}
 	slog.SetDefault(slog.New(cfg.Log.Handler(os.Stderr)))
+	for _, w := range cfg.Warnings() {
+		slog.Warn(w)
+	}
 
 	// The signal that stops the node is its context's cause, so that the
 	// shutdown's log line says which it was.
