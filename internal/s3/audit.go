@@ -35,9 +35,9 @@ var audited = [opCount]auditWhen{
 	OpPutBucketAcl:                  always,
 	OpPutObjectAcl:                  always,
 	OpPutBucketOwnershipControls:    always,
-	OpDeletePublicAccessBlock:       always,
 	OpDeleteBucketOwnershipControls: always,
 	OpPutPublicAccessBlock:          always,
+	OpDeletePublicAccessBlock:       always,
 	// A browser's access from other sites.
 	OpPutBucketCors:    always,
 	OpDeleteBucketCors: always,
