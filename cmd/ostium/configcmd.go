@@ -24,12 +24,18 @@ be copied to every node; import opens them again.`,
 		Short: "check a configuration file as serve would; each error names its key",
 		Long: `Run the checks "ostium serve --config FILE" runs, the environment's
 credentials (OSTIUM_ROOT_ACCESS_KEY, OSTIUM_ROOT_SECRET_KEY, OSTIUM_NODE_KEY)
-included, and report every error found, each naming its key.`,
+included, and report every error found, each naming its key, and the
+warnings serve would log at start (a /metrics open to anyone).`,
 		Example: "  ostium config validate /etc/ostium/ostium.yaml",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, a []string) error {
-			if _, err := resolveConfig(a[0], node.Config{}, pflag.NewFlagSet("serve", pflag.ContinueOnError)); err != nil {
+			cfg, err := resolveConfig(a[0], node.Config{}, pflag.NewFlagSet("serve", pflag.ContinueOnError))
+			if err != nil {
 				return err
+			}
+			// What serve would warn of at start, it warns of here.
+			for _, w := range cfg.Warnings() {
+				fmt.Println("warning: " + w)
 			}
 			fmt.Println(a[0] + ": ok")
 			return nil

@@ -113,6 +113,9 @@ func serve(fs *pflag.FlagSet, configFile string, f node.Config) error {
 		return err
 	}
 	slog.SetDefault(slog.New(cfg.Log.Handler(os.Stderr)))
+	for _, w := range cfg.Warnings() {
+		slog.Warn(w)
+	}
 
 	// The signal that stops the node is its context's cause, so that the
 	// shutdown's log line says which it was.
@@ -205,7 +208,7 @@ const shutdownGrace = 30 * time.Second
 // resolveConfig is the configuration `serve` runs and `config validate`
 // checks, so that neither passes what the other refuses: the file (if
 // any), the flags given (fs; those of f) and the credentials in the
-// environment over it, the default listener, then node.Config.Validate
+// environment over it, the default listener, then node.Config.Check
 // with every error it finds.
 func resolveConfig(file string, f node.Config, fs *pflag.FlagSet) (node.Config, error) {
 	f.RootAccessKey, f.RootSecretKey = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
@@ -223,7 +226,7 @@ func resolveConfig(file string, f node.Config, fs *pflag.FlagSet) (node.Config, 
 	if cfg.Listen == "" && cfg.TLSListen == "" {
 		cfg.Listen = ":9000"
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Check(); err != nil {
 		where := "configuration"
 		if file != "" {
 			where = file

@@ -86,16 +86,22 @@ func createBucket(h *Handler, c *call) (any, int, error) {
 		enc = &r
 	}
 	ctx, id := c.ctx(), c.id()
-	if err := h.o.Objects.CreateBucket(ctx, id, objects.BucketInput{Name: in.Name, Region: in.Region, ObjectLock: lock != nil}); err != nil {
+	err := h.o.Objects.CreateBucket(ctx, id, objects.BucketInput{Name: in.Name, Region: in.Region, ObjectLock: lock != nil})
+	h.recordS3(c, "CreateBucket", http.StatusOK, err, in.Name)
+	if err != nil {
 		return nil, 0, err
 	}
 	if in.Versioning && lock == nil {
-		if err := h.o.Objects.PutBucketVersioning(ctx, id, in.Name, objects.VersioningEnabled); err != nil {
+		err := h.o.Objects.PutBucketVersioning(ctx, id, in.Name, objects.VersioningEnabled)
+		h.recordS3(c, "PutBucketVersioning", http.StatusOK, err, in.Name)
+		if err != nil {
 			return nil, 0, h.undoCreate(c, in.Name, "versioning", err)
 		}
 	}
 	if lock != nil && lock.HasDefault() {
-		if err := h.o.Objects.PutObjectLockConfiguration(ctx, id, in.Name, *lock); err != nil {
+		err := h.o.Objects.PutObjectLockConfiguration(ctx, id, in.Name, *lock)
+		h.recordS3(c, "PutObjectLockConfiguration", http.StatusOK, err, in.Name)
+		if err != nil {
 			return nil, 0, h.undoCreate(c, in.Name, "default retention", err)
 		}
 	}
@@ -128,7 +134,9 @@ func getBucket(h *Handler, c *call) (any, int, error) {
 }
 
 func deleteBucket(h *Handler, c *call) (any, int, error) {
-	return nil, http.StatusNoContent, h.o.Objects.DeleteBucket(c.ctx(), c.id(), c.path("bucket"))
+	err := h.o.Objects.DeleteBucket(c.ctx(), c.id(), c.path("bucket"))
+	h.recordS3(c, "DeleteBucket", http.StatusNoContent, err, c.path("bucket"))
+	return nil, http.StatusNoContent, err
 }
 
 // setting is one bucket setting's GET, PUT and DELETE.
@@ -159,6 +167,7 @@ var settings = map[string]setting{
 		},
 	},
 	"object-lock": {
+		audit: [2]string{"PutObjectLockConfiguration", ""},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			return h.o.Objects.GetObjectLockConfiguration(c.ctx(), c.id(), b)
 		},
@@ -171,6 +180,7 @@ var settings = map[string]setting{
 		},
 	},
 	"tags": {
+		audit: [2]string{"PutBucketTagging", "DeleteBucketTagging"},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			ts, err := h.o.Objects.GetBucketTagging(c.ctx(), c.id(), b)
 			out := Tags{Tags: []TagKV{}}
@@ -211,6 +221,7 @@ var settings = map[string]setting{
 		},
 	},
 	"cors": {
+		audit: [2]string{"PutBucketCors", "DeleteBucketCors"},
 		get: func(h *Handler, c *call, b string) (any, error) {
 			return h.o.Objects.GetBucketCors(c.ctx(), c.id(), b)
 		},
@@ -340,13 +351,22 @@ func putSetting(h *Handler, c *call) (any, int, error) {
 	return v, http.StatusOK, err
 }
 
-// recordS3 puts a change to a bucket's access settings in the audit log
-// as the S3 endpoint records its own.
+// recordS3 puts a change to a bucket's configuration or existence in the
+// audit log as the S3 endpoint records its own (the operation S3 would
+// have run, its target, the outcome).
 func (h *Handler) recordS3(c *call, op string, status int, err error, bucket string) {
+	h.recordS3Object(c, op, status, err, "", bucket, "", "")
+}
+
+// recordS3Object is recordS3 for a change to an object's protection (key
+// "" = the bucket); refused is the outcome of a call answered with
+// status that did not do all it was asked (a batch delete's first
+// refused key).
+func (h *Handler) recordS3Object(c *call, op string, status int, err error, refused, bucket, key, version string) {
 	if op == "" {
 		return
 	}
-	e := catalog.AuditEntry{Action: "s3:" + op, Target: "bucket/" + bucket, Status: status}
+	e := catalog.AuditEntry{Action: "s3:" + op, Target: s3.AuditTarget(bucket, key, version), Status: status, Outcome: refused}
 	if err != nil {
 		e.Status, e.Outcome, _ = s3.ErrorOf(err)
 	}

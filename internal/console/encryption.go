@@ -121,7 +121,9 @@ func customerKeyed(key, version string) Object {
 // bucket_created tells the pages so.
 func (h *Handler) undoCreate(c *call, bucket, what string, err error) error {
 	f := errorOf(err)
-	if derr := h.o.Objects.DeleteBucket(c.ctx(), c.id(), bucket); derr != nil {
+	derr := h.o.Objects.DeleteBucket(c.ctx(), c.id(), bucket)
+	h.recordS3(c, "DeleteBucket", http.StatusNoContent, derr, bucket)
+	if derr != nil {
 		e := apiError(f.Status, f.Code, "The bucket %s was created, but its %s could not be set (%s), and it could not be deleted again (%s): "+
 			"set its %s in the bucket's settings, or delete it, before storing objects in it", bucket, what, f.Message, errorOf(derr).Message, what)
 		e.BucketCreated = true

@@ -374,6 +374,9 @@ func deleteObject(h *Handler, c *call) (any, int, error) {
 	}
 	bypass, _ := strconv.ParseBool(c.r.Header.Get("X-Bypass-Governance"))
 	o, err := h.o.Objects.DeleteObject(c.ctx(), c.id(), c.path("bucket"), k, c.query("version"), bypass)
+	if bypass { // a caller reaching past an object's protection, as S3 records it
+		h.recordS3Object(c, "DeleteObject", http.StatusNoContent, err, "", c.path("bucket"), k, c.query("version"))
+	}
 	return map[string]any{"version_id": o.VersionID, "delete_marker": o.DeleteMarker}, http.StatusOK, err
 }
 
@@ -396,6 +399,16 @@ func deleteObjects(h *Handler, c *call) (any, int, error) {
 	}
 	bypass, _ := strconv.ParseBool(c.r.Header.Get("X-Bypass-Governance"))
 	res, err := h.o.Objects.DeleteObjects(c.ctx(), c.id(), c.path("bucket"), targets, bypass)
+	if bypass {
+		refused := ""
+		for _, r := range res {
+			if r.Err != nil {
+				_, refused, _ = s3.ErrorOf(r.Err)
+				break
+			}
+		}
+		h.recordS3Object(c, "DeleteObjects", http.StatusOK, err, refused, c.path("bucket"), "", "")
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -620,7 +633,9 @@ func putLock(h *Handler, c *call) (any, int, error) {
 	}
 	ctx, id, b, v := c.ctx(), c.id(), c.path("bucket"), c.query("version")
 	if in.LegalHold != nil {
-		if err := h.o.Objects.PutObjectLegalHold(ctx, id, b, k, v, *in.LegalHold); err != nil {
+		err := h.o.Objects.PutObjectLegalHold(ctx, id, b, k, v, *in.LegalHold)
+		h.recordS3Object(c, "PutObjectLegalHold", http.StatusOK, err, "", b, k, v)
+		if err != nil {
 			return nil, 0, err
 		}
 	}
@@ -630,7 +645,9 @@ func putLock(h *Handler, c *call) (any, int, error) {
 			r.Until = *in.RetainUntil
 		}
 		bypass, _ := strconv.ParseBool(c.r.Header.Get("X-Bypass-Governance"))
-		if err := h.o.Objects.PutObjectRetention(ctx, id, b, k, v, r, bypass); err != nil {
+		err := h.o.Objects.PutObjectRetention(ctx, id, b, k, v, r, bypass)
+		h.recordS3Object(c, "PutObjectRetention", http.StatusOK, err, "", b, k, v)
+		if err != nil {
 			return nil, 0, err
 		}
 	}

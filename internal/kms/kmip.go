@@ -61,6 +61,21 @@ func (c KMIPConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
+// CheckFiles reads the client certificate, its key and the CA file, as a
+// start does (and `ostium config validate`), naming the key of the one
+// that fails.
+func (c KMIPConfig) CheckFiles() error {
+	if _, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile); err != nil {
+		return fmt.Errorf("kms.cert_file, kms.key_file: %w", err)
+	}
+	if c.CAFile != "" {
+		if _, err := os.ReadFile(c.CAFile); err != nil {
+			return fmt.Errorf("kms.ca_file: %w", err)
+		}
+	}
+	return nil
+}
+
 // NewKMIP returns the key service over a KMIP server: tenant keys are
 // AES-256 keys made on the server, which never hands them out; data keys
 // are wrapped and unwrapped by the server (AES-GCM, the context as
@@ -87,13 +102,8 @@ func NewKMIP(store catalog.KeyStore, c KMIPConfig, o KeyringOptions) (*Keyring, 
 	}
 	// The files are read now: a wrong path stops the start, not the
 	// first PUT.
-	if _, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile); err != nil {
-		return nil, fmt.Errorf("kms.cert_file, kms.key_file: %w", err)
-	}
-	if c.CAFile != "" {
-		if _, err := os.ReadFile(c.CAFile); err != nil {
-			return nil, fmt.Errorf("kms.ca_file: %w", err)
-		}
+	if err := c.CheckFiles(); err != nil {
+		return nil, err
 	}
 	b := &kmipBackend{addr: c.Address, opts: opts, timeout: c.Timeout, pool: make(chan *kmipclient.Client, max(c.Connections, 1))}
 	if b.timeout == 0 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/platform"
+	"github.com/ostiumio/ostium/internal/redact"
 	"github.com/ostiumio/ostium/internal/s3"
 )
 
@@ -108,14 +109,14 @@ func parseLevel(v string, def slog.Level) (slog.Level, error) {
 }
 
 // Handler returns the slog handler the configuration describes, writing
-// to w.
+// to w, every line's credentials masked (redact.Handler).
 func (c LogConfig) Handler(w io.Writer) slog.Handler {
 	level, _ := parseLevel(c.Level, slog.LevelInfo) // validated
 	o := &slog.HandlerOptions{Level: level}
 	if c.Format == "json" {
-		return slog.NewJSONHandler(w, o)
+		return redact.Handler(slog.NewJSONHandler(w, o))
 	}
-	return slog.NewTextHandler(w, o)
+	return redact.Handler(slog.NewTextHandler(w, o))
 }
 
 // requestLevel is the level of the per-request line.

@@ -375,14 +375,27 @@ func openCatalog(ctx context.Context, cfg Config, opts ...sqldb.Option) (catalog
 	case cfg.Catalog == "":
 		return sqlite.Open(ctx, filepath.Join(cfg.DataDir, "catalog.db"), opts...)
 	case strings.HasPrefix(cfg.Catalog, "sqlite://"):
-		u, err := url.Parse(cfg.Catalog)
-		if err != nil || u.Path == "" {
-			return nil, fmt.Errorf("catalog: bad sqlite URL %q", cfg.Catalog)
+		path, err := sqlitePath(cfg.Catalog)
+		if err != nil {
+			return nil, err
 		}
-		return sqlite.Open(ctx, u.Host+u.Path, opts...)
+		return sqlite.Open(ctx, path, opts...)
 	default:
-		return postgres.Open(ctx, cfg.Catalog, cfg.CatalogConns, opts...)
+		st, err := postgres.Open(ctx, cfg.Catalog, cfg.CatalogConns, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+		return st, nil
 	}
+}
+
+// sqlitePath is the file a sqlite:///path catalog URL names.
+func sqlitePath(catalogURL string) (string, error) {
+	u, err := url.Parse(catalogURL)
+	if err != nil || u.Path == "" {
+		return "", fmt.Errorf("catalog: bad sqlite URL %q", catalogURL)
+	}
+	return u.Host + u.Path, nil
 }
 
 func (n *Node) startJobs() {

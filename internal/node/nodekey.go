@@ -30,8 +30,28 @@ const NodeKeyCredential = "node-key"
 // otherwise start a node with a new key that opens none of the secrets
 // the catalog holds.
 func loadNodeKey(cfg Config) ([]byte, error) {
+	if key, err := givenNodeKey(cfg); key != nil || err != nil {
+		return key, err
+	}
+	path := filepath.Join(cfg.DataDir, "node.key")
+	if err := tighten(path, 0o600); err != nil {
+		return nil, err
+	}
+	return iam.LoadNodeKey(cfg.DataDir, "")
+}
+
+// givenNodeKey is the key of the first of sources 1 to 3 that is set (nil
+// when none is): read and checked, never made, so that `ostium config
+// validate` runs it too.
+func givenNodeKey(cfg Config) ([]byte, error) {
 	if cfg.NodeKey != "" {
-		return iam.LoadNodeKey(cfg.DataDir, cfg.NodeKey)
+		// Its one failure is the format; the value, a secret, is not
+		// repeated.
+		key, err := iam.LoadNodeKey(cfg.DataDir, cfg.NodeKey)
+		if err != nil {
+			return nil, errors.New("node_key: not 32 bytes in base64 (OSTIUM_NODE_KEY or the file's node_key; make one with: head -c 32 /dev/urandom | base64)")
+		}
+		return key, nil
 	}
 	if dir := os.Getenv("CREDENTIALS_DIRECTORY"); dir != "" {
 		path := filepath.Join(dir, NodeKeyCredential)
@@ -42,11 +62,7 @@ func loadNodeKey(cfg Config) ([]byte, error) {
 	if cfg.NodeKeyFile != "" {
 		return readNodeKeyFile(cfg.NodeKeyFile)
 	}
-	path := filepath.Join(cfg.DataDir, "node.key")
-	if err := tighten(path, 0o600); err != nil {
-		return nil, err
-	}
-	return iam.LoadNodeKey(cfg.DataDir, "")
+	return nil, nil
 }
 
 // readNodeKeyFile reads a base64 32-byte key from path, refusing a file

@@ -96,17 +96,11 @@ func (c *CertReloader) reload() error {
 	// Stamped before reading: a write that lands during the read is seen
 	// as a change at the next poll.
 	c.seen = [2]fileStamp{stamp(c.certFile), stamp(c.keyFile)}
-	cert, err := tls.LoadX509KeyPair(c.certFile, c.keyFile)
+	cert, err := loadCertPair(c.certFile, c.keyFile)
 	if err != nil {
-		return fmt.Errorf("tls: load %s and %s: %w", c.certFile, c.keyFile, err)
+		return err
 	}
 	leaf := cert.Leaf
-	if leaf == nil {
-		if leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
-			return fmt.Errorf("tls: parse %s: %w", c.certFile, err)
-		}
-		cert.Leaf = leaf
-	}
 	c.cert.Store(&cert)
 	if fi, err := os.Stat(c.keyFile); err == nil && fi.Mode().Perm()&0o004 != 0 {
 		slog.Warn("TLS key is readable by every user: chmod 0600 (or 0640 to a group) it", "file", c.keyFile, "mode", fi.Mode().Perm().String())
@@ -117,6 +111,22 @@ func (c *CertReloader) reload() error {
 		slog.Warn("TLS certificate has expired", "file", c.certFile, "not_after", leaf.NotAfter)
 	}
 	return nil
+}
+
+// loadCertPair reads a certificate chain and its key, which must match,
+// with the leaf parsed: what a start (and `ostium config validate`) and
+// each reload read.
+func loadCertPair(certFile, keyFile string) (tls.Certificate, error) {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return cert, fmt.Errorf("tls_cert, tls_key: load %s and %s: %w", certFile, keyFile, err)
+	}
+	if cert.Leaf == nil {
+		if cert.Leaf, err = x509.ParseCertificate(cert.Certificate[0]); err != nil {
+			return cert, fmt.Errorf("tls_cert: parse %s: %w", certFile, err)
+		}
+	}
+	return cert, nil
 }
 
 // GetCertificate is tls.Config.GetCertificate: the current certificate.

@@ -163,6 +163,21 @@ func Validate(name string, spec Spec) error {
 	return nil
 }
 
+// Check is Validate and what opening the platform reads without
+// contacting it (an s3 platform's CA file, parsed): what a start refuses,
+// for `ostium config validate`. An fs platform's directory is made at
+// start, so only its path is checked.
+func Check(name string, spec Spec) error {
+	if err := Validate(name, spec); err != nil || spec.Type != TypeS3 {
+		return err
+	}
+	st, err := open(name, spec)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+}
+
 func open(name string, spec Spec) (blob.Store, error) {
 	if err := Validate(name, spec); err != nil {
 		return nil, err

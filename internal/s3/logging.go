@@ -11,6 +11,7 @@ import (
 	"github.com/ostiumio/ostium/internal/accesslog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/redact"
 )
 
 func init() {
@@ -157,7 +158,9 @@ func (s *Server) logAccess(r *http.Request, c *call, w *meteredWriter, start tim
 		Source: c.Bucket, Owner: t.Owner, Target: t.Target, KeyPrefix: t.KeyPrefix, Partition: t.Partition,
 		Time: start, RemoteIP: iam.OriginOf(r.Context()).SourceIP, RequestID: c.reqID,
 		Operation: logOperation(c.Op, r.Method, c.Key), Key: c.Key,
-		Method: r.Method, RequestURI: r.RequestURI, Proto: r.Proto,
+		// AWS leaves the signature out of its access logs' Request-URI,
+		// the field kept as it is otherwise.
+		Method: r.Method, RequestURI: redact.String(r.RequestURI), Proto: r.Proto,
 		Status: w.status, BytesSent: w.n, ObjectSize: -1, TotalTime: time.Since(start), Turnaround: -1,
 		Referer: r.Header.Get("Referer"), UserAgent: r.Header.Get("User-Agent"), VersionID: c.Query.Get("versionId"),
 		HostID: c.reqID, Host: r.Host,

@@ -350,6 +350,9 @@ func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 		if d.Err != nil {
 			e := toAPIError(d.Err)
 			res.Error = append(res.Error, failed{d.Key, d.VersionID, e.Code, e.Message})
+			if c.refused == "" {
+				c.refused = e.Code
+			}
 		} else if !req.Quiet {
 			res.Deleted = append(res.Deleted, deleted{d.Key, d.VersionID, d.DeleteMarker, d.DeleteMarkerVersionID})
 		}

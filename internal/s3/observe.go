@@ -9,14 +9,17 @@ import (
 
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/metrics"
+	"github.com/ostiumio/ostium/internal/redact"
 )
 
 // OpNames names the operations by their Op, for metrics.Options.Ops.
 func OpNames() []string { return opNames[:] }
 
 // observe counts an answered request in the metrics and logs it: the one
-// place, at the end of the chain, where both are taken.
-func (s *Server) observe(ctx context.Context, c *call, w *meteredWriter, start time.Time) {
+// place, at the end of the chain, where both are taken. The request line
+// names the request as sent, its credentials masked (redact.String).
+func (s *Server) observe(r *http.Request, c *call, w *meteredWriter, start time.Time) {
+	ctx := r.Context()
 	status := w.status
 	if status == 0 {
 		status = http.StatusOK // nothing written: net/http sends 200
@@ -39,6 +42,7 @@ func (s *Server) observe(ctx context.Context, c *call, w *meteredWriter, start t
 	attrs := []slog.Attr{
 		slog.String("request_id", c.reqID), slog.String("tenant", req.Tenant),
 		slog.String("op", c.Op.String()), slog.String("bucket", c.Bucket), slog.String("key", c.Key),
+		slog.String("method", r.Method), slog.String("uri", redact.String(r.RequestURI)),
 		slog.Int("status", status), slog.Int64("bytes_in", req.In), slog.Int64("bytes_out", req.Out),
 		slog.Duration("dur", req.Elapsed),
 	}

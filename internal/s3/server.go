@@ -175,6 +175,9 @@ type call struct {
 	// holds one (a form upload moves to its signer's: moveSlot).
 	slot     *iam.Identity
 	slotHeld bool
+	// refused is the error code of the first key a DeleteObjects answered
+	// 200 for refused, for the audit log's outcome.
+	refused string
 }
 
 // handler serves one operation; it writes a success response itself and
@@ -268,7 +271,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &call{reqID: newRequestID()}
 	mw := &meteredWriter{ResponseWriter: &idleWriter{ResponseWriter: w, t: t}}
 	s.metrics.Start()
-	defer s.observe(r.Context(), c, mw, start) // after the recover's answer, too
+	defer s.observe(r, c, mw, start) // after the recover's answer, too
 	h := w.Header()
 	h.Set("x-amz-request-id", c.reqID)
 	h.Set("x-amz-id-2", c.reqID)

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/ostiumio/ostium/internal/node"
+	"github.com/ostiumio/ostium/internal/redact"
 )
 
 // Redacted stands where a secret was.
@@ -68,10 +69,11 @@ func (s *Secrets) Scrub(b []byte) []byte {
 
 // ScrubLog is Scrub and more for free text (logs) that may hold secrets
 // the bundle was never told of, such as the root credentials a first
-// start prints: what looks like a secret's assignment, and a URL's
-// password.
+// start prints: what looks like a secret's assignment, a URL's password,
+// and the request credentials redact.String masks (a log written by an
+// older node, or by a proxy in front).
 func (s *Secrets) ScrubLog(b []byte) []byte {
-	b = s.Scrub(b)
+	b = []byte(redact.String(string(s.Scrub(b))))
 	b = assignment.ReplaceAll(b, []byte("${1}"+Redacted))
 	return urlPassword.ReplaceAll(b, []byte("${1}"+Redacted+"@"))
 }

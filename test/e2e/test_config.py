@@ -82,3 +82,21 @@ def test_validate_export_import_serve(ostium_bin, tmp_path):
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_validate_refuses_what_serve_refuses(ostium_bin, tmp_path):
+    """A file serve would refuse at start, validate refuses with the same
+    words: a node key that is not 32 bytes of base64 (a placeholder left
+    in), a listen address without a port, a node key file that is not
+    there. (cmd/ostium's TestConfigValidateRefusesWhatServeRefuses has
+    the full table.)"""
+    base = {"data": str(tmp_path / "data"), "listen": f"127.0.0.1:{free_port()}"}
+    for broken, key in (({**base, "node_key": "CHANGE-ME-32-bytes-of-base64"}, "node_key:"),
+                        ({**base, "listen": "localhost"}, "listen:"),
+                        ({**base, "node_key_file": str(tmp_path / "missing.key")}, "node_key_file:")):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(yaml.safe_dump(broken))
+        validate = ostium(ostium_bin, "config", "validate", str(bad))
+        serve = ostium(ostium_bin, "serve", "--config", str(bad))
+        assert validate.returncode != 0 and key in validate.stderr, validate.stderr
+        assert serve.returncode != 0 and validate.stderr.strip() in serve.stderr, (validate.stderr, serve.stderr)

@@ -58,9 +58,9 @@ const migrationLock = 0x6f737469756d // "ostium"
 // node sharing the catalog holds up to that many, so their sum must stay
 // below PostgreSQL's max_connections (see deploy/README.md).
 func Open(ctx context.Context, url string, maxConns int, opts ...sqldb.Option) (catalog.Store, error) {
-	db, err := sql.Open("pgx", url)
+	db, err := openDB(url)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: open: %w", err)
+		return nil, err
 	}
 	if maxConns <= 0 {
 		maxConns = DefaultMaxConns
@@ -72,6 +72,30 @@ func Open(ctx context.Context, url string, maxConns int, opts ...sqldb.Option) (
 		return nil, err
 	}
 	return &store{Store: sqldb.New(db, txWriter{db}, dialect, db.Close, opts...), url: url}, nil
+}
+
+// CheckURL parses a catalog URL as Open does, without connecting: what
+// `ostium config validate` can tell of it. pgx leaves the password out of
+// its errors.
+func CheckURL(url string) error {
+	db, err := openDB(url)
+	if err != nil {
+		return err
+	}
+	return db.Close()
+}
+
+// openDB parses url into a pool that has not connected yet. sql.Open
+// would leave the parsing to the first connection.
+func openDB(url string) (*sql.DB, error) {
+	if _, err := pgx.ParseConfig(url); err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	return db, nil
 }
 
 // store is the SQL catalog plus change notifications.
