@@ -129,20 +129,6 @@ func (s *shares) give(id *iam.Identity, n int64) {
 	}
 }
 
-// held reports the units id's budget holds (the anonymous one for nil,
-// the whole for the root).
-func (s *shares) held(id *iam.Identity) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case id == nil:
-		return s.anon
-	case id.Root || id.Tenant == "":
-		return s.inUse
-	}
-	return s.tenants[id.Tenant]
-}
-
 // coldKeys bounds the access key lookups that read the catalog, which
 // come before the caller is known: at most cap(budget) keys at once
 // (apart from the anonymous slots, so that an anonymous flood does not
