@@ -56,6 +56,16 @@ type Config struct {
 	// 10 and 50); the provider's root is bounded by max_requests alone.
 	AnonymousShare int `yaml:"anonymous_share,omitempty"`
 	TenantShare    int `yaml:"tenant_share,omitempty"`
+	// DocumentMemoryMiB bounds the memory of the request documents
+	// (CompleteMultipartUpload's part lists, DeleteObjects' keys, ACLs,
+	// policies, ...) the node holds at once, shared out as the request
+	// slots are; a request it cannot cover gets 503 SlowDown (0 =
+	// DefaultDocumentMemoryMiB).
+	DocumentMemoryMiB int `yaml:"document_memory_mib,omitempty"`
+	// BodyMinRate is the average rate, in bytes a second, a request body
+	// must keep once the node has waited on it for body_idle_timeout, else
+	// it gets 400 RequestTimeout (0 = DefaultBodyMinRate).
+	BodyMinRate int `yaml:"body_min_rate,omitempty"`
 	// HeaderTimeout bounds reading a request's headers; BodyIdleTimeout
 	// how long a request or response body may move no byte (a stalled
 	// upload gets 400 RequestTimeout); KeepAliveTimeout how long an idle
@@ -153,13 +163,19 @@ const (
 
 // Defaults of the request limits when the configuration does not say.
 const (
-	DefaultMaxRequests      = 1024 // S3 requests served at once
-	DefaultAnonymousShare   = 10   // percent of them anonymous requests may hold
-	DefaultTenantShare      = 50   // percent of them one tenant may hold
-	DefaultHeaderTimeout    = 10 * time.Second
-	DefaultBodyIdleTimeout  = s3.DefaultIdleTimeout
-	DefaultKeepAliveTimeout = 2 * time.Minute
-	DefaultRequestTimeout   = s3.DefaultRequestTimeout
+	DefaultMaxRequests    = 1024 // S3 requests served at once
+	DefaultAnonymousShare = 10   // percent of them anonymous requests may hold
+	DefaultTenantShare    = 50   // percent of them one tenant may hold at most
+	// DefaultDocumentMemoryMiB is the request documents' memory; at least
+	// minDocumentMemoryMiB, so that a tenant's share holds the largest
+	// document (5 MiB).
+	DefaultDocumentMemoryMiB = s3.DefaultDocumentMemory >> 20
+	minDocumentMemoryMiB     = 16
+	DefaultBodyMinRate       = s3.DefaultMinBodyRate
+	DefaultHeaderTimeout     = 10 * time.Second
+	DefaultBodyIdleTimeout   = s3.DefaultIdleTimeout
+	DefaultKeepAliveTimeout  = 2 * time.Minute
+	DefaultRequestTimeout    = s3.DefaultRequestTimeout
 	// maxHeaderBytes bounds a request's headers (AWS allows 8 KiB): what
 	// a thousand slow connections can make a node hold.
 	maxHeaderBytes = 64 << 10
@@ -199,7 +215,10 @@ func (c *Config) Validate() error {
 	add(c.KMS.validate())
 	add(c.SSE.validate())
 	// Sorted, so that the same file gives the same report.
-	ints := map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests,
+	if n := c.DocumentMemoryMiB; n != 0 && n < minDocumentMemoryMiB {
+		add(fmt.Errorf("document_memory_mib: %d is under %d (0 = the default, %d)", n, minDocumentMemoryMiB, DefaultDocumentMemoryMiB))
+	}
+	ints := map[string]int{"catalog_connections": c.CatalogConns, "max_requests": c.MaxRequests, "body_min_rate": c.BodyMinRate,
 		"access_log_object_records": c.AccessLogObjectRecords, "access_log_buffer": c.AccessLogBuffer, "access_log_queue": c.AccessLogQueue}
 	for _, name := range slices.Sorted(maps.Keys(ints)) {
 		if n := ints[name]; n < 0 {
@@ -337,9 +356,11 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	proxies, _ := cfg.trustedProxies() // Validate checked them
 	maxReq := or(cfg.MaxRequests, DefaultMaxRequests)
 	n.S3 = s3.New(n.Service, n.Keys, n.Meter, s3.Options{Domains: cfg.Domains, TrustedProxies: proxies, MaxRequests: maxReq,
-		MaxAnonymous: max(1, maxReq*or(cfg.AnonymousShare, DefaultAnonymousShare)/100),
-		MaxPerTenant: max(1, maxReq*or(cfg.TenantShare, DefaultTenantShare)/100),
-		IdleTimeout:  or(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout), RequestTimeout: or(cfg.RequestTimeout, DefaultRequestTimeout),
+		MaxAnonymous:   max(1, maxReq*or(cfg.AnonymousShare, DefaultAnonymousShare)/100),
+		MaxPerTenant:   max(1, maxReq*or(cfg.TenantShare, DefaultTenantShare)/100),
+		DocumentMemory: int64(or(cfg.DocumentMemoryMiB, DefaultDocumentMemoryMiB)) << 20,
+		IdleTimeout:    or(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout), RequestTimeout: or(cfg.RequestTimeout, DefaultRequestTimeout),
+		MinBodyRate:     int64(or(cfg.BodyMinRate, DefaultBodyMinRate)),
 		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog, Audit: n.Audit,
 		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel(), SSECOverHTTP: cfg.SSE.COverHTTP})
 	consoleh, err := n.openConsole()

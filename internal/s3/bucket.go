@@ -96,7 +96,7 @@ func readBucketConfiguration(r *http.Request, c *call) (bucketConfiguration, err
 	if err != nil || len(body) == 0 {
 		return conf, err
 	}
-	if xml.Unmarshal(body, &conf) != nil {
+	if xmlShaped(body) != nil || xml.Unmarshal(body, &conf) != nil {
 		return conf, errMalformedXML
 	}
 	if conf.Location != nil || conf.Bucket != nil || conf.Tags != nil {

@@ -94,7 +94,7 @@ func DecodeDocument(op string, body []byte, header http.Header, chunked bool) (s
 	case OpDeleteObjects:
 		err = readXML(req, c, &deleteRequest{})
 	case OpCompleteMultipartUpload:
-		err = readXML(req, c, &completeRequest{})
+		_, err = readComplete(req, c)
 	case OpPutBucketAcl, OpPutObjectAcl:
 		_, err = aclRequest(req, c)
 	case OpPutBucketOwnershipControls:

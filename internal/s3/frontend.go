@@ -26,7 +26,7 @@ func ErrorOf(err error) (status int, code, message string) {
 // cut by the idle timeout fails with an error ErrorOf maps to 400
 // RequestTimeout.
 func (s *Server) Timed(w http.ResponseWriter, r *http.Request, h http.Handler) {
-	t, r := watch(w, r, s.idle, s.limit)
+	t, r := watch(w, r, s.timing)
 	defer t.stop()
 	h.ServeHTTP(&idleWriter{ResponseWriter: w, t: t}, s.WithOrigin(r))
 }
@@ -40,10 +40,10 @@ func ParseRange(v string) *objects.ByteRange { return parseRange(v) }
 // count against the same limits; release gives it back. It fails with
 // the error ErrorOf maps to 503 SlowDown when none is free.
 func (s *Server) Acquire(id *iam.Identity) (release func(), err error) {
-	if !s.slots.take(id) {
+	if !s.slots.take(id, 1) {
 		return nil, &errSlowDown
 	}
-	return func() { s.slots.give(id) }, nil
+	return func() { s.slots.give(id, 1) }, nil
 }
 
 // DecodeSetting reads a bucket setting's S3 XML document as the S3

@@ -57,6 +57,9 @@ func putBucketLifecycle(s *Server, w http.ResponseWriter, r *http.Request, c *ca
 	if err != nil {
 		return err
 	}
+	if err := xmlShaped(doc); err != nil {
+		return err
+	}
 	cfg, err := lifecycle.Parse(doc)
 	if err != nil {
 		return lifecycleError(err)

@@ -14,66 +14,115 @@ import (
 	"github.com/ostiumio/ostium/internal/iam"
 )
 
-// slots share a node's request slots out so that no one caller can take
-// them all: anonymous requests have a budget of their own, and each tenant
-// may hold at most its share; the provider's root is bounded only by the
-// whole. A request that finds no slot gets 503 SlowDown at once rather
-// than a place in a queue.
+// shares hand out one of a node's capacities (its request slots, the
+// memory of the request documents it reads) so that no one caller, and no
+// group of tenants, can take it all: anonymous requests have a budget of
+// their own, tenants share the rest max-min fairly, and the provider's
+// root is bounded only by the whole. A request that finds no room gets
+// 503 SlowDown at once rather than a place in a queue.
+//
+// The tenants' rule, with M the units tenants may use (the whole less the
+// anonymous budget) and n the tenants holding some:
+//
+//   - a tenant holding nothing may take any free units, so a newcomer is
+//     served while anything is free;
+//   - a tenant holding some may take more only while it holds less than
+//     M/(n+1), and never more than its cap (tenant_share): a share that
+//     shrinks as others become active, with one share always left over for
+//     the next tenant to arrive rather than taken back from those holding
+//     theirs. A tenant over its share keeps what it holds (its requests
+//     run to their end: a trickling body is cut by the minimum rate, see
+//     transfer) and gets no more until it drops under;
+//   - the last sixteenth of the whole is a reserve that only callers
+//     holding little (less than an eighth of the reserve) may dig into,
+//     so that when over-share holders and newcomers have taken the rest a
+//     newcomer still finds room.
+//
+// So two tenants that flood together hold at most a third each, three a
+// quarter each, and however many cooperate, what each new tenant needs is
+// there. Anonymous requests count as one holder for the reserve.
 //
 // One mutex guards a few integers and a map: the critical section is a
 // map access, far cheaper than anything a request then does, and the map
 // holds only tenants with requests in flight, so it never outgrows the
-// number of slots.
-type slots struct {
-	max, anonMax, tenantMax int
+// number of requests.
+type shares struct {
+	max, anonMax, tenantMax int64
+	// usable is M above; reserve the units kept for callers holding less
+	// than few.
+	usable, reserve, few int64
 
 	mu      sync.Mutex
-	inUse   int
-	anon    int
-	tenants map[string]int
+	inUse   int64
+	anon    int64
+	tenants map[string]int64
 }
 
-func newSlots(max, anonMax, tenantMax int) *slots {
-	return &slots{max: max, anonMax: min(anonMax, max), tenantMax: min(tenantMax, max), tenants: map[string]int{}}
+func newShares(total, anon, tenant int64) *shares {
+	s := &shares{max: total, anonMax: min(anon, total), tenantMax: min(tenant, total), tenants: map[string]int64{}}
+	s.usable = max(s.max-s.anonMax, 1)
+	s.reserve = s.max / 16
+	s.few = max(s.reserve/8, 1)
+	return s
 }
 
-// take reserves a slot for id (nil: anonymous), reporting false when id's
-// budget or the node's is spent.
-func (s *slots) take(id *iam.Identity) bool {
+// take reserves n units for id (nil: anonymous), reporting false when
+// id's share or the node's whole is spent.
+func (s *shares) take(id *iam.Identity, n int64) bool {
+	if n <= 0 {
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inUse >= s.max {
+	free := s.max - s.inUse
+	if n > free {
 		return false
 	}
+	// Digging into the reserve is for those holding little.
+	reserved := free-n < s.reserve
 	switch {
 	case id == nil:
-		if s.anon >= s.anonMax {
+		if s.anon+n > s.anonMax || reserved && s.anon >= s.few {
 			return false
 		}
-		s.anon++
+		s.anon += n
 	case id.Root || id.Tenant == "":
 	default:
-		if s.tenants[id.Tenant] >= s.tenantMax {
+		held := s.tenants[id.Tenant]
+		if !s.fair(held, n, len(s.tenants)) || reserved && held >= s.few {
 			return false
 		}
-		s.tenants[id.Tenant]++
+		s.tenants[id.Tenant] = held + n
 	}
-	s.inUse++
+	s.inUse += n
 	return true
 }
 
-// give returns the slot take reserved for id.
-func (s *slots) give(id *iam.Identity) {
+// fair tells whether a tenant holding held may take n more while active
+// tenants (itself included, if it holds any) hold some.
+func (s *shares) fair(held, n int64, active int) bool {
+	if held+n > s.tenantMax {
+		return false
+	}
+	// held < usable/(active+1), in integers.
+	return held == 0 || held*int64(active+1) < s.usable
+}
+
+// give returns n units take reserved for id.
+func (s *shares) give(id *iam.Identity, n int64) {
+	if n <= 0 {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.inUse--
+	s.inUse -= n
 	switch {
 	case id == nil:
-		s.anon--
+		s.anon -= n
 	case id.Root || id.Tenant == "":
 	default:
-		if n := s.tenants[id.Tenant] - 1; n > 0 {
-			s.tenants[id.Tenant] = n
+		if left := s.tenants[id.Tenant] - n; left > 0 {
+			s.tenants[id.Tenant] = left
 		} else {
 			delete(s.tenants, id.Tenant)
 		}
@@ -133,7 +182,7 @@ func (c *coldKeys) load(ctx context.Context, key string, fill func()) error {
 func (s *Server) Load() (inUse, max int) {
 	s.slots.mu.Lock()
 	defer s.slots.mu.Unlock()
-	return s.slots.inUse, s.slots.max
+	return int(s.slots.inUse), int(s.slots.max)
 }
 
 // Saturated reports whether nearly every slot is taken (a tenth or less
@@ -155,18 +204,28 @@ func (s *Server) Saturated() bool {
 // refuse signed uploads.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) error {
 	if c.Op != OpPostObject {
-		if !s.slots.take(c.id) {
+		if !s.slots.take(c.id, 1) {
 			return &errSlowDown
 		}
 		c.slot, c.slotHeld = c.id, true
 	}
 	defer func() {
 		if c.slotHeld {
-			s.slots.give(c.slot)
+			s.slots.give(c.slot, 1)
 		}
 	}()
 	if c.slotHeld {
 		s.corsHeaders(w, r, c, false)
+	}
+	// A document is read into memory (or, CompleteMultipartUpload's,
+	// parsed as it streams) only once its size is reserved from its
+	// caller's share of the node's document memory.
+	if doc, ok := documents[c.Op]; ok && c.slotHeld {
+		n := documentSize(r, c, doc.limit)
+		if !s.docs.take(c.slot, n) {
+			return &errSlowDown
+		}
+		defer s.docs.give(c.slot, n)
 	}
 	return handlers[c.Op](s, w, r, c)
 }
@@ -177,21 +236,35 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) error
 // spent, and the request then holds none.
 func (s *Server) takeSlot(c *call, id *iam.Identity) error {
 	if c.slotHeld {
-		s.slots.give(c.slot)
+		s.slots.give(c.slot, 1)
 		c.slotHeld = false
 	}
-	if !s.slots.take(id) {
+	if !s.slots.take(id, 1) {
 		return &errSlowDown
 	}
 	c.slot, c.slotHeld = id, true
 	return nil
 }
 
-// Default timeouts of a request in flight (node.Config can change them).
+// Defaults of a request in flight (node.Config can change them).
 const (
 	DefaultIdleTimeout    = 30 * time.Second
 	DefaultRequestTimeout = 5 * time.Minute
+	// DefaultMinBodyRate is the average rate a request body must keep
+	// (bytes a second) once it has been read for the idle timeout: 4 KiB/s
+	// (32 kbit/s), which any working link exceeds, and which bounds how
+	// long a body of size s may hold its slot to s/4 KiB seconds.
+	DefaultMinBodyRate = 4 << 10
+	// DefaultDocumentMemory is the node's budget for request documents.
+	DefaultDocumentMemory = 256 << 20
 )
+
+// timing is what each request is held to: the idle and request timeouts
+// and the minimum rate of its body.
+type timing struct {
+	idle, limit time.Duration
+	minRate     int64 // bytes a second; 0: none
+}
 
 // transfer watches one request's progress: each body byte read or
 // response byte written moves its deadlines on. A socket that neither
@@ -200,10 +273,17 @@ const (
 // the request timeout (a catalog or a platform that stopped answering)
 // has its context cancelled and gets 503. So a slow upload or download
 // lasts as long as it keeps moving, and nothing waits forever.
+//
+// Moving is not enough for a request body, though: one that sends a few
+// bytes just within every idle timeout would hold its slot for ever.
+// Once the node has waited on a body for the idle timeout, the body must
+// have kept the minimum rate on average over that wait, or it gets 400
+// RequestTimeout too. The wait counted is the time spent in the body's
+// reads, not the time the node spent elsewhere (writing to a slow
+// platform), so a client is held to its own pace only.
 type transfer struct {
-	rc      *http.ResponseController
-	idle    time.Duration
-	limit   time.Duration
+	rc *http.ResponseController
+	timing
 	cancel  context.CancelFunc
 	mu      sync.Mutex // guards timer (made after check may be armed) and done
 	timer   *time.Timer
@@ -215,13 +295,13 @@ type transfer struct {
 
 // watch starts watching r's progress; stop ends it. The returned request
 // carries the context the request timeout cancels.
-func watch(w http.ResponseWriter, r *http.Request, idle, limit time.Duration) (*transfer, *http.Request) {
-	t := &transfer{rc: http.NewResponseController(w), idle: idle, limit: limit}
+func watch(w http.ResponseWriter, r *http.Request, tm timing) (*transfer, *http.Request) {
+	t := &transfer{rc: http.NewResponseController(w), timing: tm}
 	t.last.Store(time.Now().UnixNano())
 	ctx, cancel := context.WithCancel(r.Context())
 	t.cancel = cancel
 	t.mu.Lock()
-	t.timer = time.AfterFunc(limit, t.check)
+	t.timer = time.AfterFunc(tm.limit, t.check)
 	t.mu.Unlock()
 	// A deadline left by this connection's previous response must not cut
 	// this one's first write (the server's own "100 Continue").
@@ -288,16 +368,39 @@ func (t *transfer) outcome(c *call, err error) error {
 func (t *transfer) progress(now time.Time) { t.last.Store(now.UnixNano()) }
 
 // idleBody is a request body whose every read must make progress within
-// the idle timeout.
+// the idle timeout, and which must keep the minimum rate on average.
 type idleBody struct {
 	io.ReadCloser
 	t *transfer
+	// read is the bytes read so far, waited the time spent waiting in
+	// reads for them.
+	read   int64
+	waited time.Duration
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
-	_ = b.t.rc.SetReadDeadline(time.Now().Add(b.t.idle))
+	start := time.Now()
+	wait := b.t.idle
+	if rate := b.t.minRate; rate > 0 {
+		// The wait this body has earned: the idle timeout, or the time
+		// its bytes so far last at the minimum rate, less what it has had.
+		earned := b.t.idle
+		if secs := float64(b.read) / float64(rate); secs > earned.Seconds() {
+			earned = time.Duration(min(secs, 1<<32) * float64(time.Second))
+		}
+		if left := earned - b.waited; left < wait {
+			wait = left
+		}
+		if wait <= 0 {
+			b.t.readTO.Store(true)
+			return 0, &errRequestTimeout
+		}
+	}
+	_ = b.t.rc.SetReadDeadline(start.Add(wait))
 	n, err := b.ReadCloser.Read(p)
 	now := time.Now()
+	b.read += int64(n)
+	b.waited += now.Sub(start)
 	if n > 0 {
 		b.t.progress(now)
 	}

@@ -152,27 +152,14 @@ func uploadPart(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	return nil
 }
 
-// completeRequest is CompleteMultipartUpload's document.
-type completeRequest struct {
-	Part []struct {
-		PartNumber        int
-		ETag              string
-		ChecksumCRC32     string
-		ChecksumCRC32C    string
-		ChecksumCRC64NVME string
-		ChecksumSHA1      string
-		ChecksumSHA256    string
-	}
-}
-
 func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
 	// SSE-C's headers are checked as sent (the parts were each written
 	// with the key); completing moves no bytes, so none is needed.
 	if _, err := s.customerKey(r, ""); err != nil {
 		return err
 	}
-	var req completeRequest
-	if err := readXML(r, c, &req); err != nil {
+	req, err := readComplete(r, c)
+	if err != nil {
 		return err
 	}
 	cond, err := putOptions(r.Header)

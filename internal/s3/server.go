@@ -30,12 +30,15 @@ type Server struct {
 	keys    *iam.Keyring
 	meter   Meter
 	domains []string
-	slots   *slots
+	slots   *shares
+	// docs is the memory of request documents (bytes), shared as slots
+	// are.
+	docs    *shares
 	proxies []netip.Prefix
 	// v2MaxAge bounds presigned Signature V2 URLs.
 	v2MaxAge time.Duration
-	// idle and limit are the idle and request timeouts of transfer.
-	idle, limit time.Duration
+	// timing is what transfer holds each request to.
+	timing timing
 	// accessLog takes the records of logged buckets' requests; nil: none.
 	accessLog *accesslog.Logger
 	metrics   *metrics.S3
@@ -52,13 +55,21 @@ type Options struct {
 	// (bucket.domain) is recognised.
 	Domains []string
 	// MaxRequests bounds the requests served at once; of them, anonymous
-	// requests hold at most MaxAnonymous and one tenant's MaxPerTenant
-	// (0: a tenth and a half of MaxRequests).
+	// requests hold at most MaxAnonymous and one tenant at most
+	// MaxPerTenant, and less as other tenants become active (0: a tenth
+	// and a half of MaxRequests; see shares).
 	MaxRequests, MaxAnonymous, MaxPerTenant int
+	// DocumentMemory bounds the bytes of request documents held at once
+	// (0: DefaultDocumentMemory), shared out in the same proportions as
+	// the request slots.
+	DocumentMemory int64
 	// IdleTimeout cuts a request whose socket moves no byte for that long;
 	// RequestTimeout cancels one that makes no progress for that long (0:
-	// DefaultIdleTimeout, DefaultRequestTimeout).
+	// DefaultIdleTimeout, DefaultRequestTimeout). MinBodyRate is the
+	// average rate (bytes a second) a request body must keep once it has
+	// been read for IdleTimeout (0: DefaultMinBodyRate; negative: none).
 	IdleTimeout, RequestTimeout time.Duration
+	MinBodyRate                 int64
 	// TrustedProxies are the balancers whose X-Forwarded-For names the
 	// client (for aws:SourceIp); others' is ignored.
 	TrustedProxies []netip.Prefix
@@ -105,11 +116,28 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		return def
 	}
 	anon := orInt(o.MaxAnonymous, o.MaxRequests/10)
+	tenant := orInt(o.MaxPerTenant, o.MaxRequests/2)
+	total := orInt(o.MaxRequests, 1)
+	mem := o.DocumentMemory
+	if mem <= 0 {
+		mem = DefaultDocumentMemory
+	}
+	// The document memory is shared in the slots' proportions.
+	docs := newShares(mem, mem*int64(anon)/int64(total), mem*int64(tenant)/int64(total))
+	rate := o.MinBodyRate
+	switch {
+	case rate == 0:
+		rate = DefaultMinBodyRate
+	case rate < 0:
+		rate = 0
+	}
 	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, proxies: o.TrustedProxies,
 		v2MaxAge: o.PresignV2MaxAge,
 		coldKeys: newColdKeys(anon),
-		slots:    newSlots(o.MaxRequests, anon, orInt(o.MaxPerTenant, o.MaxRequests/2)),
-		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
+		slots:    newShares(int64(total), int64(anon), int64(tenant)),
+		docs:     docs,
+		timing: timing{idle: orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
+			minRate: rate},
 		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level, sseCOverHTTP: o.SSECOverHTTP}
 }
 
@@ -259,7 +287,7 @@ func init() {
 // timeouts, recover, route, authenticate, slot, dispatch, log.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	t, r := watch(w, r, s.idle, s.limit)
+	t, r := watch(w, r, s.timing)
 	defer t.stop()
 	// Go says "100 Continue" when a handler first reads a body, so an
 	// empty one was answered without it. The aws cli's botocore then keeps

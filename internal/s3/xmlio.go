@@ -35,11 +35,13 @@ func writeXML(w http.ResponseWriter, status int, v any) {
 	w.Write(out)
 }
 
-// Request documents are read whole into memory, so each operation's is
-// capped near the largest AWS accepts: DeleteObjects names at most 1000
-// keys of up to 1 KiB; CompleteMultipartUpload at most 10,000 parts,
-// each with an ETag and checksums; an ACL at most 100 grants; a policy
-// 20 KiB.
+// Request documents are read whole into memory (CompleteMultipartUpload's
+// is parsed as it streams), so each operation's is capped near the
+// largest AWS accepts: DeleteObjects names at most 1000 keys of up to 1
+// KiB; CompleteMultipartUpload at most 10,000 parts, each with an ETag
+// and checksums; an ACL at most 100 grants; a policy 20 KiB. What a
+// request may read is reserved from the node's document memory first
+// (dispatch).
 const (
 	maxXMLBody      = 2 << 20
 	maxCompleteBody = 5 << 20
@@ -92,19 +94,43 @@ func tooLarge(op Op) error {
 	return errMalformedXML
 }
 
+// declaredSize is the length of r's body as the client declared it
+// (aws-chunked's decoded length), or -1.
+func declaredSize(r *http.Request, c *call) int64 {
+	if c.auth != nil && c.auth.DecodedLength >= 0 {
+		return c.auth.DecodedLength
+	}
+	return r.ContentLength
+}
+
+// documentSize is the memory reading c's document may take: its
+// declared length, or its operation's cap when none is declared;
+// nothing for one declared over the cap, which is refused unread.
+func documentSize(r *http.Request, c *call, limit int64) int64 {
+	switch size := declaredSize(r, c); {
+	case size < 0:
+		return limit
+	case size > limit:
+		return 0
+	default:
+		return size
+	}
+}
+
+// documentLimit is the cap of c's document.
+func documentLimit(c *call) int64 {
+	if doc, ok := documents[c.Op]; ok {
+		return doc.limit
+	}
+	return maxSmallBody
+}
+
 // readBody reads an operation's document, at most its cap, checking the
 // Content-MD5 and x-amz-checksum-* the client sent with it. A body that
 // declares more than the cap is refused before a byte is read.
 func readBody(r *http.Request, c *call) ([]byte, error) {
-	doc, ok := documents[c.Op]
-	limit := doc.limit
-	if !ok {
-		limit = maxSmallBody
-	}
-	size := r.ContentLength
-	if c.auth != nil && c.auth.DecodedLength >= 0 {
-		size = c.auth.DecodedLength
-	}
+	limit := documentLimit(c)
+	size := declaredSize(r, c)
 	if size > limit {
 		return nil, tooLarge(c.Op)
 	}
@@ -147,13 +173,26 @@ func bodyReadError(err error) error {
 	return errIncomplete
 }
 
+// contentMD5 is the Content-MD5 r was sent with (nil: none).
+func contentMD5(r *http.Request) ([]byte, error) {
+	v := r.Header.Get("Content-MD5")
+	if v == "" {
+		return nil, nil
+	}
+	want, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || len(want) != md5.Size {
+		return nil, errEmptyMD5
+	}
+	return want, nil
+}
+
 // checkDigests compares a document with the digests sent for it.
 func checkDigests(r *http.Request, c *call, data []byte) error {
-	if v := r.Header.Get("Content-MD5"); v != "" {
-		want, err := base64.StdEncoding.DecodeString(v)
-		if err != nil || len(want) != md5.Size {
-			return errEmptyMD5
-		}
+	want, err := contentMD5(r)
+	if err != nil {
+		return err
+	}
+	if want != nil {
 		if got := md5.Sum(data); !bytes.Equal(got[:], want) {
 			return errBadDigest
 		}
@@ -184,16 +223,80 @@ func checkDigests(r *http.Request, c *call, data []byte) error {
 }
 
 // readXML reads an operation's document (readBody) and decodes it into
-// v; a document that does not parse is MalformedXML.
+// v; a document that does not parse, or whose shape could make the
+// decoder hold far more than the document (xmlShaped), is MalformedXML.
 func readXML(r *http.Request, c *call, v any) error {
 	data, err := readBody(r, c)
 	if err != nil {
+		return err
+	}
+	if err := xmlShaped(data); err != nil {
 		return err
 	}
 	if err := xml.Unmarshal(data, v); err != nil {
 		return errMalformedXML
 	}
 	return nil
+}
+
+// What the decoder may be made to hold for a document is bounded by its
+// shape, not only its size: encoding/xml keeps every attribute of a tag
+// (a 2 MiB tag of empty attributes costs some 80 MB) and an entry for
+// every open element (600,000 nested elements, over 100 MB). S3's
+// documents have short tags and a few levels, so a document with a run
+// of more than maxXMLRun bytes without a '<' (a tag, or a text, longer
+// than any of S3's) or nested deeper than maxXMLDepth is refused before
+// it is decoded.
+const (
+	maxXMLRun   = 64 << 10
+	maxXMLDepth = 32
+)
+
+// xmlRuns fails a stream that passes more than maxXMLRun bytes without
+// a '<': a tag with that many bytes of attributes never reaches the
+// decoder whole.
+type xmlRuns struct {
+	r   io.Reader
+	run int
+}
+
+func (x *xmlRuns) Read(p []byte) (int, error) {
+	n, err := x.r.Read(p)
+	for _, b := range p[:n] {
+		if b == '<' {
+			x.run = 0
+		} else if x.run++; x.run > maxXMLRun {
+			return 0, errMalformedXML
+		}
+	}
+	return n, err
+}
+
+// xmlShaped checks a document's shape (maxXMLRun, maxXMLDepth), reading
+// its tokens once with no more held than the deepest path, up to the end
+// of its first element (all that xml.Unmarshal reads).
+func xmlShaped(data []byte) error {
+	d := xml.NewDecoder(&xmlRuns{r: bytes.NewReader(data)})
+	depth := 0
+	for {
+		tok, err := d.Token()
+		switch {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return errMalformedXML
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			if depth++; depth > maxXMLDepth {
+				return errMalformedXML
+			}
+		case xml.EndElement:
+			if depth--; depth == 0 {
+				return nil
+			}
+		}
+	}
 }
 
 // admit decides what can be decided before the body is read: whether

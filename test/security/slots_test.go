@@ -210,7 +210,9 @@ func itoa(n int64) string {
 func TestStalledBodyTimesOutMovingBodySucceeds(t *testing.T) {
 	const idle = 500 * time.Millisecond
 	srv := start(t, nodetest.Options{Config: func(c *node.Config) {
-		c.BodyIdleTimeout, c.RequestTimeout = idle, time.Second
+		// The slow body keeps 6 B/s: the minimum rate, tested on its own
+		// (fairness_test.go), is set below it.
+		c.BodyIdleTimeout, c.RequestTimeout, c.BodyMinRate = idle, time.Second, 1
 	}})
 	u := tenantWithObject(t, srv, "acme")
 
