@@ -64,12 +64,14 @@ func lockOut(t *testing.T, srv *nodetest.Server, tenant, user string) {
 }
 
 // TestSignInReservedBeforeHashing: 60 sign-ins for one user at once, 59
-// wrong and one right, against a limit of 5: at most 5 are evaluated
-// (answered 200 or 401); every other one is refused unevaluated (429,
-// or 503 when its lane is full). Each attempt is counted before its
-// password is hashed, not after.
+// wrong and one right, half through each of two nodes sharing the
+// catalog, against a limit of 5: at most 5 are evaluated (answered 200
+// or 401); every other one is refused unevaluated (429, or 503 when its
+// lane is full). Each attempt is counted before its password is hashed,
+// not after.
 func TestSignInReservedBeforeHashing(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{})
+	peer := nodetest.StartPeer(t, srv, nodetest.Options{})
 	onboard(t, srv, "acme")
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -82,7 +84,11 @@ func TestSignInReservedBeforeHashing(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			status, _, err := post(srv.Client(), srv.URL, map[string]string{"tenant": "acme", "user": "bob", "password": pass}, "")
+			to := srv
+			if i%2 == 1 {
+				to = peer
+			}
+			status, _, err := post(to.Client(), to.URL, map[string]string{"tenant": "acme", "user": "bob", "password": pass}, "")
 			if err != nil {
 				t.Error(err)
 				return
@@ -298,5 +304,34 @@ func TestPasswordChangeRevokesDevices(t *testing.T) {
 	ann.Must(204, "PUT", "/tenants/acme/users/bob/password", map[string]string{"password": "reset-pass-3"})
 	if r := b1.SignIn(map[string]string{"tenant": "acme", "user": "bob", "password": "reset-pass-3"}); r.Status != 429 {
 		t.Fatalf("bob's known browser after a reset, while bob is held back: %d %s, want 429", r.Status, r.Body)
+	}
+}
+
+// TestDeviceCookieAccessKey: the provider signs in with its access key;
+// its known browser gets through when strangers hold the key back, a
+// new browser waits. Over TLS the device cookie is Secure.
+func TestDeviceCookieAccessKey(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{TLS: true})
+	known := consoletest.New(t, srv.URL, srv.Client())
+	if ck := deviceCookie(t, known.Key(nodetest.AccessKey, nodetest.SecretKey)); !ck.Secure || !ck.HttpOnly {
+		t.Fatalf("device cookie over TLS: %+v, want Secure and HttpOnly", ck)
+	}
+	known.Must(204, "DELETE", "/session", nil)
+	stranger := consoletest.New(t, srv.URL, srv.Client())
+	for i := 0; i < 5; i++ {
+		if r := stranger.SignIn(map[string]string{"access_key": nodetest.AccessKey, "secret_key": "guess-" + strconv.Itoa(i)}); r.Status != 401 {
+			t.Fatalf("guess %d: %d %s", i+1, r.Status, r.Body)
+		}
+	}
+	if r := stranger.SignIn(map[string]string{"access_key": nodetest.AccessKey, "secret_key": nodetest.SecretKey}); r.Status != 429 {
+		t.Fatalf("a new browser with the root key after 5 failures: %d %s, want 429", r.Status, r.Body)
+	}
+	known.Key(nodetest.AccessKey, nodetest.SecretKey)
+	var s struct {
+		Provider bool `json:"provider"`
+	}
+	known.Must(200, "GET", "/session", nil).JSON(t, &s)
+	if !s.Provider {
+		t.Fatal("the provider's known browser is not signed in as the provider")
 	}
 }

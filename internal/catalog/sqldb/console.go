@@ -94,9 +94,22 @@ func (s *Store) sessionWrite(ctx context.Context, what, query string, args ...an
 }
 
 func (s *Store) ReserveSignIn(ctx context.Context, key string, now time.Time, lim catalog.SignInLimit) (time.Time, bool, error) {
+	// A key held back is refused on a read: a flood of attempts for one
+	// user writes nothing. (A read older than a release can only refuse
+	// one attempt more.)
+	var n0 int
+	var last0 int64
+	err := s.row(ctx, nil, s.q(`SELECT attempts, last_at FROM console_signin_attempts WHERE fkey = ?`), key).Scan(&n0, &last0)
+	if err == nil {
+		if _, next, ok := lim.Count(n0, fromNanos(last0), now); !ok {
+			return next, false, nil
+		}
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, false, wrap("reserve sign-in", err)
+	}
 	var next time.Time
 	var ok bool
-	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+	err = s.w.Write(ctx, func(tx *sql.Tx) error {
 		if _, err := s.exec(ctx, tx, s.q(`DELETE FROM console_signin_attempts WHERE last_at < ?`), nanos(now.Add(-lim.Cap-lim.Forget))); err != nil {
 			return err
 		}
