@@ -170,7 +170,7 @@ func (h *Handler) check(r *http.Request, m Method, in SignIn) (Subject, string, 
 	device := h.trustedDevice(r, claimant)
 	l, rs := h.strangers, []reservation{{"addr:" + clientAddr(r), h.limit(h.o.MaxAddrFailures)}}
 	if claimant != "" {
-		rs = append(rs, reservation{claimant, h.limit(h.o.MaxUserFailures)})
+		rs = append(rs, reservation{countKey(claimant), h.limit(h.o.MaxUserFailures)})
 	}
 	if device != "" {
 		l, rs = h.devices, []reservation{{"device:" + device, h.limit(h.o.MaxDeviceFailures)}}
@@ -205,6 +205,16 @@ func (h *Handler) check(r *http.Request, m Method, in SignIn) (Subject, string, 
 		h.release(ctx, rs)
 	}
 	return sub, device, err
+}
+
+// countKey is the key a claimant's attempts are counted on: itself, or
+// the hash of a name longer than any real one (the client's text, up to
+// the body's size, would otherwise be a row of the catalog).
+func countKey(claimant string) string {
+	if len(claimant) <= 256 {
+		return claimant
+	}
+	return "sha256:" + hashID(claimant)
 }
 
 // trustedDevice is the hash of the request's device cookie when it is
