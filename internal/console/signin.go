@@ -38,8 +38,23 @@ import (
 //
 // See docs/console.md, "Sign-in limits".
 
-// DeviceCookie is the device cookie's name.
-const DeviceCookie = "ostium_device"
+// DeviceCookie is the device cookie's name over plain HTTP, where it is
+// sent to sign-in only (devicePath); over HTTPS it is SecureDeviceCookie,
+// for Path=/ as the "__Host-" prefix requires: a browser then takes it
+// from the console's host alone, so no sibling host name (a
+// virtual-hosted bucket's) can plant one.
+const (
+	DeviceCookie       = "ostium_device"
+	SecureDeviceCookie = "__Host-" + DeviceCookie
+)
+
+// deviceCookie is the device cookie's name and path for r.
+func deviceCookie(r *http.Request) (name, path string) {
+	if iam.OriginOf(r.Context()).Secure {
+		return SecureDeviceCookie, "/"
+	}
+	return DeviceCookie, devicePath
+}
 
 // Defaults of the device cookies.
 const (
@@ -220,7 +235,8 @@ func countKey(claimant string) string {
 // trustedDevice is the hash of the request's device cookie when it is
 // one the catalog holds for subject and not expired; "" otherwise.
 func (h *Handler) trustedDevice(r *http.Request, subject string) string {
-	c, err := r.Cookie(DeviceCookie)
+	name, _ := deviceCookie(r)
+	c, err := r.Cookie(name)
 	if err != nil || c.Value == "" || len(c.Value) > 64 || subject == "" {
 		return ""
 	}
@@ -252,6 +268,7 @@ func (h *Handler) rememberDevice(w http.ResponseWriter, r *http.Request, sub Sub
 		slog.Warn("console: remember a device", "err", err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: DeviceCookie, Value: token, Path: devicePath, HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	name, path := deviceCookie(r)
+	http.SetCookie(w, &http.Cookie{Name: name, Value: token, Path: path, HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: iam.OriginOf(ctx).Secure, MaxAge: int(h.o.DeviceMaxAge / time.Second)})
 }

@@ -41,9 +41,14 @@ func post(hc *http.Client, base string, fields map[string]string, xff string) (i
 
 func deviceCookie(t *testing.T, r *consoletest.Response) *http.Cookie {
 	t.Helper()
+	return namedCookie(t, r, "ostium_device")
+}
+
+func namedCookie(t *testing.T, r *consoletest.Response, name string) *http.Cookie {
+	t.Helper()
 	for _, line := range r.Header.Values("Set-Cookie") {
 		cs, err := http.ParseSetCookie(line)
-		if err == nil && cs.Name == "ostium_device" {
+		if err == nil && cs.Name == name {
 			return cs
 		}
 	}
@@ -309,12 +314,13 @@ func TestPasswordChangeRevokesDevices(t *testing.T) {
 
 // TestDeviceCookieAccessKey: the provider signs in with its access key;
 // its known browser gets through when strangers hold the key back, a
-// new browser waits. Over TLS the device cookie is Secure.
+// new browser waits. Over TLS the device cookie is Secure, for Path=/,
+// under the "__Host-" prefix (which browsers take from the host alone).
 func TestDeviceCookieAccessKey(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{TLS: true})
 	known := consoletest.New(t, srv.URL, srv.Client())
-	if ck := deviceCookie(t, known.Key(nodetest.AccessKey, nodetest.SecretKey)); !ck.Secure || !ck.HttpOnly {
-		t.Fatalf("device cookie over TLS: %+v, want Secure and HttpOnly", ck)
+	if ck := namedCookie(t, known.Key(nodetest.AccessKey, nodetest.SecretKey), "__Host-ostium_device"); !ck.Secure || !ck.HttpOnly || ck.Path != "/" || ck.Domain != "" {
+		t.Fatalf("device cookie over TLS: %+v, want Secure, HttpOnly, Path=/, no Domain", ck)
 	}
 	known.Must(204, "DELETE", "/session", nil)
 	stranger := consoletest.New(t, srv.URL, srv.Client())
