@@ -40,10 +40,10 @@ type Session struct {
 }
 
 // Console is the catalog's part for the web console: passwords,
-// sessions and failed sign-ins.
+// sessions, sign-in attempts and the devices that signed in before.
 type Console interface {
-	// SetPassword stores a user's password hash ("" removes it);
-	// ErrNoSuchUser.
+	// SetPassword stores a user's password hash ("" removes it) and, in
+	// the same transaction, forgets the user's devices; ErrNoSuchUser.
 	SetPassword(ctx context.Context, tenant, user string, p Password) error
 	// GetPassword returns a user's password (Hash "" when it has none);
 	// ErrNoSuchUser.
@@ -65,15 +65,78 @@ type Console interface {
 	// unused since idleBefore.
 	PruneSessions(ctx context.Context, now, idleBefore time.Time) error
 
-	// SignInFailures returns how many failed sign-ins key counted since
-	// its window began, and when that was; zero for a window begun
-	// before since.
-	SignInFailures(ctx context.Context, key string, since time.Time) (int, time.Time, error)
-	// AddSignInFailure counts a failure of key at now, in a window begun
-	// at now if its last one began before since; it returns the new
-	// count and the window's start. Windows begun before since are
-	// pruned.
-	AddSignInFailure(ctx context.Context, key string, now, since time.Time) (int, time.Time, error)
-	// ClearSignInFailures forgets key's failures.
-	ClearSignInFailures(ctx context.Context, key string) error
+	// ReserveSignIn counts an attempt of key at now if lim lets key try
+	// now, before the attempt is evaluated, so that concurrent attempts
+	// (on any node) cannot all pass a check made before the first of
+	// them failed; ok is false, with when key may try next, when it may
+	// not. Keys quiet for lim.Cap+lim.Forget are pruned, whatever their
+	// own limit was.
+	ReserveSignIn(ctx context.Context, key string, now time.Time, lim SignInLimit) (next time.Time, ok bool, err error)
+	// ReleaseSignIn takes back one attempt ReserveSignIn counted for
+	// key: one that succeeded, or was never evaluated.
+	ReleaseSignIn(ctx context.Context, key string) error
+	// ClearSignIns forgets key's attempts.
+	ClearSignIns(ctx context.Context, key string) error
+
+	// CreateDevice records a device that signed in, and drops the
+	// subject's oldest devices beyond keep and every expired device.
+	CreateDevice(ctx context.Context, d Device, keep int) error
+	// GetDevice returns a device by the hash of its token;
+	// ErrNoSuchDevice.
+	GetDevice(ctx context.Context, tokenHash string) (Device, error)
+	// DeleteDevice removes a device (none: no error).
+	DeleteDevice(ctx context.Context, tokenHash string) error
+}
+
+// ErrNoSuchDevice is returned for a device token the catalog does not
+// hold.
+var ErrNoSuchDevice = errors.New("catalog: no such device")
+
+// Device is a browser that signed in as Subject before: the console
+// trusts its later sign-ins as that subject more than a stranger's. Its
+// token is known to the browser only; the catalog keeps its SHA-256
+// (TokenHash, hex). A user's devices (Tenant and User set) go when the
+// user's password is set (SetPassword).
+type Device struct {
+	TokenHash        string
+	Subject          string // as Session.Subject
+	Tenant, User     string // "" for an access key's device
+	Created, Expires time.Time
+}
+
+// SignInLimit bounds the sign-in attempts of one key (a user, a client
+// address, a device): Free attempts count without delay; from then on
+// each must come Wait(n) after the last one, a delay that starts at
+// Base and doubles with each further attempt, up to Cap. A key whose
+// last attempt is Forget past its wait starts again from none.
+type SignInLimit struct {
+	Free      int
+	Base, Cap time.Duration
+	Forget    time.Duration
+}
+
+// Wait is how long after its last attempt a key that counted n may try
+// again.
+func (l SignInLimit) Wait(n int) time.Duration {
+	if n < l.Free {
+		return 0
+	}
+	d := l.Base
+	for i := l.Free; i < n && d < l.Cap; i++ {
+		d *= 2
+	}
+	return min(d, l.Cap)
+}
+
+// Count decides an attempt at now of a key that counted n attempts,
+// the last at last: ok, with the key's count once this one is counted
+// (a forgotten key counts from none), or not yet, with when it may.
+func (l SignInLimit) Count(n int, last, now time.Time) (count int, next time.Time, ok bool) {
+	if n <= 0 || !now.Before(last.Add(l.Wait(n)+l.Forget)) {
+		return 1, now, true
+	}
+	if next = last.Add(l.Wait(n)); n < l.Free || !now.Before(next) {
+		return n + 1, now, true
+	}
+	return n, next, false
 }

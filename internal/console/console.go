@@ -70,10 +70,15 @@ type Options struct {
 	// clock (nil = time.Now), for tests.
 	IdleExpiry, MaxAge time.Duration
 	Now                func() time.Time
-	// FailureWindow, MaxUserFailures and MaxAddrFailures bound failed
-	// sign-ins per user and per client address (0 = the defaults).
-	FailureWindow                    time.Duration
-	MaxUserFailures, MaxAddrFailures int
+	// MaxUserFailures, MaxAddrFailures and MaxDeviceFailures are the
+	// sign-in attempts a user, a client address and a device cookie make
+	// freely; past them each waits a delay that doubles up to
+	// FailureWindow, and a key is forgotten a FailureWindow after its
+	// delay ended. DeviceMaxAge is how long a device cookie lasts (0 =
+	// the defaults; see signin.go).
+	FailureWindow                                       time.Duration
+	MaxUserFailures, MaxAddrFailures, MaxDeviceFailures int
+	DeviceMaxAge                                        time.Duration
 }
 
 // Handler serves /console/.
@@ -82,12 +87,10 @@ type Handler struct {
 	con     catalog.Console
 	mux     *http.ServeMux
 	methods map[string]Method
-	// hashing bounds the password hashes computed at once: each takes
-	// 64 MiB for a tenth of a second.
-	hashing chan struct{}
+	// strangers and devices are the lanes of sign-in attempts without
+	// and with a device cookie of their subject (signin.go).
+	strangers, devices *lane
 }
-
-const maxHashing = 4
 
 // New returns the console's handler.
 func New(o Options) (*Handler, error) {
@@ -103,7 +106,10 @@ func New(o Options) (*Handler, error) {
 	o.FailureWindow = or(o.FailureWindow, DefaultFailureWindow)
 	o.MaxUserFailures = or(o.MaxUserFailures, DefaultMaxUserFailures)
 	o.MaxAddrFailures = or(o.MaxAddrFailures, DefaultMaxAddrFailures)
-	h := &Handler{o: o, con: con, mux: http.NewServeMux(), hashing: make(chan struct{}, maxHashing)}
+	o.MaxDeviceFailures = or(o.MaxDeviceFailures, DefaultMaxDeviceFailures)
+	o.DeviceMaxAge = or(o.DeviceMaxAge, DefaultDeviceMaxAge)
+	h := &Handler{o: o, con: con, mux: http.NewServeMux(),
+		strangers: newLane(laneInFlight, laneHashes, laneWait), devices: newLane(laneInFlight, laneHashes, laneWait)}
 	h.methods = map[string]Method{}
 	for _, m := range []Method{passwordMethod{h}, accessKeyMethod{h}} {
 		h.methods[m.Name()] = m
@@ -217,13 +223,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 const maxJSON = 1 << 20
 
 // decode reads a JSON body; an empty one leaves v as it is.
-func decode(r *http.Request, v any) error {
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxJSON+1))
+func decode(r *http.Request, v any) error { return decodeAtMost(r, v, maxJSON) }
+
+// decodeAtMost is decode of a body of at most limit bytes.
+func decodeAtMost(r *http.Request, v any, limit int64) error {
+	b, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	switch {
 	case err != nil:
 		return err // a timeout maps to RequestTimeout
-	case len(b) > maxJSON:
-		return apiError(http.StatusRequestEntityTooLarge, "EntityTooLarge", "The request body is over 1 MiB")
+	case int64(len(b)) > limit:
+		return apiError(http.StatusRequestEntityTooLarge, "EntityTooLarge", "The request body is over %d bytes", limit)
 	case len(b) == 0:
 		return nil
 	}

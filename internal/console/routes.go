@@ -13,10 +13,10 @@ import (
 // routes is the whole API (docs/console.md).
 var routes = []route{
 	// Session.
-	{method: "POST", pattern: "/session", public: true, serve: func(h *Handler, c *call) (any, int, error) { return h.signIn(c.w, c.r) }},
+	{method: "POST", pattern: "/session", public: true, ownSlots: true, serve: func(h *Handler, c *call) (any, int, error) { return h.signIn(c.w, c.r) }},
 	{method: "GET", pattern: "/session", early: true, serve: func(h *Handler, c *call) (any, int, error) { return h.info(c.s), http.StatusOK, nil }},
 	{method: "DELETE", pattern: "/session", early: true, serve: func(h *Handler, c *call) (any, int, error) { return h.signOut(c.w, c.r, c.s) }},
-	{method: "POST", pattern: "/password", early: true, audit: "admin:SetPassword", serve: func(h *Handler, c *call) (any, int, error) { return h.changePassword(c.r, c.s) }},
+	{method: "POST", pattern: "/password", early: true, audit: "admin:SetPassword", serve: func(h *Handler, c *call) (any, int, error) { return h.changePassword(c.w, c.r, c.s) }},
 
 	// Buckets and their settings.
 	{method: "GET", pattern: "/buckets", serve: listBuckets},

@@ -66,10 +66,6 @@ func (passwordMethod) Name() string { return "password" }
 func (passwordMethod) Claimant(in SignIn) string { return admin.SessionSubject(in.Tenant, in.User) }
 
 func (m passwordMethod) SignIn(ctx context.Context, in SignIn) (Subject, error) {
-	if err := m.h.hashSlot(ctx); err != nil {
-		return Subject{}, err
-	}
-	defer func() { <-m.h.hashing }()
 	// An unknown user costs a hash as a known one does (CheckPassword
 	// of an empty hash), so the time of the answer tells nothing.
 	u, uerr := m.h.o.Catalog.GetUser(ctx, in.Tenant, in.User)
@@ -86,16 +82,6 @@ func (m passwordMethod) SignIn(ctx context.Context, in SignIn) (Subject, error) 
 		return Subject{}, errInvalidCredentials
 	}
 	return Subject{Method: "password", Tenant: u.Tenant, User: u.Name, UserID: u.CanonicalID, MustChange: p.MustChange}, nil
-}
-
-// hashSlot waits for one of the password hashing slots.
-func (h *Handler) hashSlot(ctx context.Context) error {
-	select {
-	case h.hashing <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return apiError(http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate.")
-	}
 }
 
 type accessKeyMethod struct{ h *Handler }
@@ -264,19 +250,6 @@ func (h *Handler) info(s *session) SessionInfo {
 // (behind trusted proxies, the one they forward).
 func clientAddr(r *http.Request) string { return iam.OriginOf(r.Context()).SourceIP }
 
-// throttled answers 429 when key has failed too often in its window.
-func (h *Handler) throttled(ctx context.Context, key string, max int) error {
-	now := h.o.Now()
-	n, start, err := h.con.SignInFailures(ctx, key, now.Add(-h.o.FailureWindow))
-	if err != nil {
-		return err
-	}
-	if n >= max {
-		return tooMany(start.Add(h.o.FailureWindow).Sub(now))
-	}
-	return nil
-}
-
 func tooMany(wait time.Duration) *Error {
 	e := apiError(http.StatusTooManyRequests, "TooManyAttempts", "Too many failed sign-ins; try again later")
 	e.retryAfter = max(1, int((wait+time.Second-1)/time.Second))
@@ -289,7 +262,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) (any, int, erro
 		return nil, 0, apiError(http.StatusForbidden, "InvalidOrigin", "Sign-in from another origin is refused")
 	}
 	var in SignIn
-	if err := decode(r, &in); err != nil {
+	if err := decodeAtMost(r, &in, maxSignInBody); err != nil {
 		return nil, 0, err
 	}
 	if in.Method == "" {
@@ -303,32 +276,8 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) (any, int, erro
 		return nil, 0, apiError(http.StatusBadRequest, "InvalidArgument", "No sign-in method %q", in.Method)
 	}
 	ctx := r.Context()
-	claimant, addr := m.Claimant(in), "addr:"+clientAddr(r)
-	if err := h.throttled(ctx, claimant, h.o.MaxUserFailures); err != nil {
-		return nil, 0, err
-	}
-	if err := h.throttled(ctx, addr, h.o.MaxAddrFailures); err != nil {
-		return nil, 0, err
-	}
-	sub, err := m.SignIn(ctx, in)
-	if err == errInvalidCredentials {
-		// Recorded as the admin API records a refused call, with whom it
-		// claimed to be (bounded: it is the client's text). Throttled
-		// attempts are not, so a flood cannot fill the log.
-		h.o.Audit.Record(ctx, nil, catalog.AuditEntry{Action: "console:SignIn", Target: in.Method, Status: http.StatusUnauthorized,
-			Outcome: errInvalidCredentials.Code, AccessKey: clip(in.AccessKey), Tenant: clip(in.Tenant), User: clip(in.User)})
-		now := h.o.Now()
-		for _, k := range []string{claimant, addr} {
-			if _, _, ferr := h.con.AddSignInFailure(ctx, k, now, now.Add(-h.o.FailureWindow)); ferr != nil {
-				return nil, 0, ferr
-			}
-		}
-		return nil, 0, err
-	}
+	sub, device, err := h.check(r, m, in)
 	if err != nil {
-		return nil, 0, err
-	}
-	if err := h.con.ClearSignInFailures(ctx, claimant); err != nil {
 		return nil, 0, err
 	}
 	now := h.o.Now().UTC()
@@ -354,6 +303,7 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) (any, int, erro
 		return nil, 0, err
 	}
 	http.SetCookie(w, h.cookie(r, token, h.o.MaxAge))
+	h.rememberDevice(w, r, sub, device)
 	s := &session{Session: cs, id: id}
 	h.record(r, s.id, "console:SignIn", sub.Method, http.StatusOK, nil)
 	return h.info(s), http.StatusOK, nil
@@ -380,7 +330,7 @@ func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, s *session) (a
 
 // changePassword is POST /password: the user's own, the current one
 // given again, so that a session left open cannot be kept for good.
-func (h *Handler) changePassword(r *http.Request, s *session) (any, int, error) {
+func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, s *session) (any, int, error) {
 	var in struct {
 		Current string `json:"current"`
 		New     string `json:"new"`
@@ -391,18 +341,27 @@ func (h *Handler) changePassword(r *http.Request, s *session) (any, int, error) 
 	if s.Method != "password" {
 		return nil, 0, apiError(http.StatusBadRequest, "NotPasswordSession", "Only a session signed in with a password changes it")
 	}
+	// A session is no stranger: its attempts are counted per session,
+	// in the lane of known devices, so others' failures do not keep its
+	// user from changing the password.
 	ctx := r.Context()
-	if err := h.throttled(ctx, s.Subject, h.o.MaxUserFailures); err != nil {
+	l, rs := h.devices, []reservation{{"session:" + s.IDHash, h.limit(h.o.MaxDeviceFailures)}}
+	leave, err := l.enter()
+	if err != nil {
 		return nil, 0, err
 	}
-	if _, err := (passwordMethod{h}).SignIn(ctx, SignIn{Tenant: s.Tenant, User: s.User, Password: in.Current}); err != nil {
+	defer leave()
+	if err := h.reserve(ctx, rs); err != nil {
+		return nil, 0, err
+	}
+	if _, err := h.evaluate(ctx, l, passwordMethod{h}, SignIn{Tenant: s.Tenant, User: s.User, Password: in.Current}); err != nil {
 		if err == errInvalidCredentials {
-			now := h.o.Now()
-			h.con.AddSignInFailure(ctx, s.Subject, now, now.Add(-h.o.FailureWindow))
 			return nil, 0, apiError(http.StatusForbidden, "InvalidCredentials", "The current password is not right")
 		}
+		h.release(ctx, rs)
 		return nil, 0, err
 	}
+	h.release(ctx, rs)
 	if in.New == in.Current {
 		return nil, 0, apiError(http.StatusBadRequest, "InvalidPassword", "The new password is the current one")
 	}
@@ -412,6 +371,9 @@ func (h *Handler) changePassword(r *http.Request, s *session) (any, int, error) 
 	if err := h.con.UpdateSession(ctx, s.IDHash, false); err != nil {
 		return nil, 0, err
 	}
+	// The new password forgot the user's devices; this browser, which
+	// just gave the current one, stays known.
+	h.rememberDevice(w, r, Subject{Method: s.Method, Tenant: s.Tenant, User: s.User}, "")
 	return nil, http.StatusNoContent, nil
 }
 
@@ -426,7 +388,11 @@ type route struct {
 	// audit names the action recorded in the audit log ("" = none):
 	// calls of the admin service, recorded as the admin API records them.
 	audit string
-	serve func(h *Handler, c *call) (any, int, error)
+	// ownSlots: the call is bounded by lanes of its own (sign-in, see
+	// signin.go), not by the S3 endpoint's request slots, which a flood
+	// of sign-ins waiting for a password hash would otherwise hold.
+	ownSlots bool
+	serve    func(h *Handler, c *call) (any, int, error)
 }
 
 // call is one API request on its way.
@@ -460,7 +426,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, rt route) {
 	}
 	var body any
 	status := 0
-	if err == nil {
+	if err == nil && !rt.ownSlots {
 		// Console calls share the node's request slots with S3's, from
 		// the same budgets (the anonymous one before sign-in).
 		var id *iam.Identity

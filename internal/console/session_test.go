@@ -244,9 +244,10 @@ func TestCSRF(t *testing.T) {
 	a.Must(200, "GET", "/buckets", nil)
 }
 
-// TestSignInRateLimit: after 5 failures a user is refused for the rest
-// of the window, even with the right password, with 429 and Retry-After;
-// after 20 from one address, that address is, whoever it claims to be.
+// TestSignInRateLimit: after 5 failures a stranger's browser (no device
+// cookie of the user's, see TestDeviceCookie) is refused for the user,
+// even with the right password, with 429 and Retry-After; after 20 from
+// one address, that address is, whoever it claims to be.
 func TestSignInRateLimit(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{})
 	onboard(t, srv, "acme")

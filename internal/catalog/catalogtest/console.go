@@ -1,6 +1,8 @@
 package catalogtest
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -9,7 +11,9 @@ import (
 
 // testConsole checks the console's records: a password goes with its
 // user, sessions are found by their id's hash and end one by one, by
-// subject or by expiry, and failed sign-ins count in windows.
+// subject or by expiry; sign-in attempts are reserved atomically and wait
+// doubling delays; devices are bounded per subject and go with a new
+// password.
 func testConsole(t *testing.T, s catalog.Store) {
 	c, ok := s.(catalog.Console)
 	if !ok {
@@ -92,34 +96,123 @@ func testConsole(t *testing.T, s catalog.Store) {
 		}
 	}
 
-	// Failed sign-ins count in a window; an old window starts again.
-	window := 15 * time.Minute
+	// Sign-in attempts: Free count freely, then each waits a doubling
+	// delay after the last; a release takes one back.
+	lim := catalog.SignInLimit{Free: 3, Base: time.Minute, Cap: 4 * time.Minute, Forget: 15 * time.Minute}
 	t0 := now
-	for i := 1; i <= 3; i++ {
-		n, start, err := c.AddSignInFailure(ctx, "user:acme/alice", t0.Add(time.Duration(i)*time.Second), t0.Add(-window))
+	reserve := func(key string, at time.Time, want bool) time.Time {
+		t.Helper()
+		next, ok, err := c.ReserveSignIn(ctx, key, at, lim)
 		must(t, err)
-		if n != i || !start.Equal(t0.Add(time.Second)) {
-			t.Fatalf("failure %d: count %d, window %v", i, n, start)
+		if ok != want {
+			t.Fatalf("reserve %s at +%v: ok %v, want %v (next +%v)", key, at.Sub(t0), ok, want, next.Sub(t0))
+		}
+		return next
+	}
+	for i := 0; i < 3; i++ {
+		reserve("user:acme/alice", t0, true)
+	}
+	if next := reserve("user:acme/alice", t0.Add(59*time.Second), false); !next.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("the 4th attempt may come at +%v, want +1m", next.Sub(t0))
+	}
+	reserve("addr:192.0.2.1", t0, true) // another key is not held back
+	reserve("user:acme/alice", t0.Add(time.Minute), true)
+	// Now 4 counted: the next waits 2 minutes after the last.
+	if next := reserve("user:acme/alice", t0.Add(2*time.Minute), false); !next.Equal(t0.Add(3 * time.Minute)) {
+		t.Fatalf("the 5th attempt may come at +%v, want +3m", next.Sub(t0))
+	}
+	// A release (a success, or an attempt never evaluated) takes one back.
+	must(t, c.ReleaseSignIn(ctx, "user:acme/alice"))
+	reserve("user:acme/alice", t0.Add(2*time.Minute), true)
+	reserve("user:acme/alice", t0.Add(2*time.Minute), false)
+	// The delay doubles up to its cap.
+	last := t0.Add(2 * time.Minute)
+	for _, wait := range []time.Duration{2 * time.Minute, 4 * time.Minute, 4 * time.Minute} {
+		if next := reserve("user:acme/alice", last, false); !next.Equal(last.Add(wait)) {
+			t.Fatalf("after an attempt at +%v: next at +%v, want +%v", last.Sub(t0), next.Sub(t0), last.Add(wait).Sub(t0))
+		}
+		last = last.Add(wait)
+		reserve("user:acme/alice", last, true)
+	}
+	// Quiet for Forget past its wait, a key starts again.
+	later := last.Add(4*time.Minute + 15*time.Minute)
+	for i := 0; i < 3; i++ {
+		reserve("user:acme/alice", later, true)
+	}
+	reserve("user:acme/alice", later, false)
+	must(t, c.ClearSignIns(ctx, "user:acme/alice"))
+	reserve("user:acme/alice", later, true)
+	// A key quiet for Cap+Forget is pruned by anyone's reservation: the
+	// table holds only keys that tried lately.
+	reserve("addr:192.0.2.9", later.Add(4*time.Minute+15*time.Minute), true)
+	must(t, c.ReleaseSignIn(ctx, "addr:192.0.2.1")) // pruned: no error
+
+	// Concurrent attempts of one key: exactly Free pass, on any number of
+	// connections (nodes).
+	var wg sync.WaitGroup
+	var passed atomic.Int32
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, ok, err := c.ReserveSignIn(ctx, "user:acme/raced", now, lim); err != nil {
+				t.Error(err)
+			} else if ok {
+				passed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := passed.Load(); n != 3 {
+		t.Fatalf("%d of 40 concurrent attempts passed a limit of 3", n)
+	}
+
+	// Devices: found by their token's hash, a subject keeps its newest,
+	// expired ones go, and setting a user's password forgets its own.
+	dev := func(id, subject, user string, created time.Time) catalog.Device {
+		d := catalog.Device{TokenHash: id, Subject: subject, Created: created, Expires: created.Add(30 * 24 * time.Hour)}
+		if user != "" {
+			d.Tenant, d.User = "acme", user
+		}
+		return d
+	}
+	must(t, c.SetPassword(ctx, "acme", "alice", catalog.Password{Hash: "$argon2id$y"}))
+	must(t, s.CreateUser(ctx, catalog.User{Tenant: "acme", Name: "carol", Role: catalog.RoleUser, CanonicalID: "c-carol", CreatedAt: time.Now()}))
+	for i, d := range []catalog.Device{dev("d1", "user:acme/alice", "alice", now), dev("d2", "user:acme/alice", "alice", now.Add(time.Second)),
+		dev("d3", "user:acme/carol", "carol", now), dev("d4", "key:AK", "", now)} {
+		must(t, c.CreateDevice(ctx, d, 2))
+		if got, err := c.GetDevice(ctx, d.TokenHash); err != nil || got != d {
+			t.Fatalf("device %d: GetDevice = %+v, %v\nwant %+v", i, got, err, d)
 		}
 	}
-	if n, _, err := c.SignInFailures(ctx, "user:acme/alice", t0.Add(-window)); err != nil || n != 3 {
-		t.Fatalf("SignInFailures = %d, %v; want 3", n, err)
+	_, err = c.GetDevice(ctx, "nope")
+	wantErr(t, err, catalog.ErrNoSuchDevice)
+	// A third device of alice's drops her oldest.
+	must(t, c.CreateDevice(ctx, dev("d5", "user:acme/alice", "alice", now.Add(2*time.Second)), 2))
+	_, err = c.GetDevice(ctx, "d1")
+	wantErr(t, err, catalog.ErrNoSuchDevice)
+	for _, id := range []string{"d2", "d3", "d4", "d5"} {
+		if _, err := c.GetDevice(ctx, id); err != nil {
+			t.Fatalf("device %s: %v", id, err)
+		}
 	}
-	if n, _, _ := c.SignInFailures(ctx, "addr:192.0.2.1", t0.Add(-window)); n != 0 {
-		t.Fatalf("an unknown key has %d failures", n)
+	must(t, c.DeleteDevice(ctx, "d2"))
+	must(t, c.DeleteDevice(ctx, "d2")) // twice: no error
+	_, err = c.GetDevice(ctx, "d2")
+	wantErr(t, err, catalog.ErrNoSuchDevice)
+	// A new password revokes alice's devices, not carol's nor a key's.
+	must(t, c.SetPassword(ctx, "acme", "alice", catalog.Password{Hash: "$argon2id$z"}))
+	_, err = c.GetDevice(ctx, "d5")
+	wantErr(t, err, catalog.ErrNoSuchDevice)
+	for _, id := range []string{"d3", "d4"} {
+		if _, err := c.GetDevice(ctx, id); err != nil {
+			t.Fatalf("device %s after alice's new password: %v", id, err)
+		}
 	}
-	// Past the window: it counts from one again.
-	later := t0.Add(window + time.Minute)
-	if n, _, _ := c.SignInFailures(ctx, "user:acme/alice", later.Add(-window)); n != 0 {
-		t.Fatalf("failures of an old window still count: %d", n)
-	}
-	n, start, err := c.AddSignInFailure(ctx, "user:acme/alice", later, later.Add(-window))
-	must(t, err)
-	if n != 1 || !start.Equal(later) {
-		t.Fatalf("after the window: count %d from %v, want 1 from %v", n, start, later)
-	}
-	must(t, c.ClearSignInFailures(ctx, "user:acme/alice"))
-	if n, _, _ := c.SignInFailures(ctx, "user:acme/alice", later.Add(-window)); n != 0 {
-		t.Fatalf("after clear: %d", n)
+	// Expired devices go when another is made.
+	must(t, c.CreateDevice(ctx, dev("d6", "key:AK2", "", now.Add(31*24*time.Hour)), 2))
+	for _, id := range []string{"d3", "d4"} {
+		_, err = c.GetDevice(ctx, id)
+		wantErr(t, err, catalog.ErrNoSuchDevice)
 	}
 }

@@ -18,7 +18,13 @@ func (s *Store) SetPassword(ctx context.Context, tenant, user string, p catalog.
 	err := s.w.Write(ctx, func(tx *sql.Tx) error {
 		res, err := s.exec(ctx, tx, s.q(`UPDATE users SET password = ?, password_must_change = ? WHERE tenant = ? AND name = ?`),
 			p.Hash, boolInt(p.MustChange), tenant, user)
-		return affected(res, err, catalog.ErrNoSuchUser)
+		if err := affected(res, err, catalog.ErrNoSuchUser); err != nil {
+			return err
+		}
+		// A device earned trust with the old password; whoever knew it
+		// may not keep that trust.
+		_, err = s.exec(ctx, tx, s.q(`DELETE FROM console_devices WHERE tenant = ? AND user_name = ?`), tenant, user)
+		return err
 	})
 	return wrap("set password", err)
 }
@@ -87,34 +93,89 @@ func (s *Store) sessionWrite(ctx context.Context, what, query string, args ...an
 	return wrap(what, err)
 }
 
-func (s *Store) SignInFailures(ctx context.Context, key string, since time.Time) (int, time.Time, error) {
-	var n int
-	var start int64
-	err := s.row(ctx, nil, s.q(`SELECT failures, window_start FROM console_signin_failures WHERE fkey = ? AND window_start >= ?`), key, nanos(since)).Scan(&n, &start)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, time.Time{}, nil
+func (s *Store) ReserveSignIn(ctx context.Context, key string, now time.Time, lim catalog.SignInLimit) (time.Time, bool, error) {
+	// A key held back is refused on a read: a flood of attempts for one
+	// user writes nothing. (A read older than a release can only refuse
+	// one attempt more.)
+	var n0 int
+	var last0 int64
+	err := s.row(ctx, nil, s.q(`SELECT attempts, last_at FROM console_signin_attempts WHERE fkey = ?`), key).Scan(&n0, &last0)
+	if err == nil {
+		if _, next, ok := lim.Count(n0, fromNanos(last0), now); !ok {
+			return next, false, nil
+		}
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, false, wrap("reserve sign-in", err)
 	}
-	return n, fromNanos(start), wrap("sign-in failures", err)
-}
-
-func (s *Store) AddSignInFailure(ctx context.Context, key string, now, since time.Time) (int, time.Time, error) {
-	var n int
-	var start int64
-	err := s.w.Write(ctx, func(tx *sql.Tx) error {
-		// The old windows of every key go here, so the table holds at
-		// most the keys that failed within one window.
-		if _, err := s.exec(ctx, tx, s.q(`DELETE FROM console_signin_failures WHERE window_start < ?`), nanos(since)); err != nil {
+	var next time.Time
+	var ok bool
+	err = s.w.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, s.q(`DELETE FROM console_signin_attempts WHERE last_at < ?`), nanos(now.Add(-lim.Cap-lim.Forget))); err != nil {
 			return err
 		}
-		if _, err := s.exec(ctx, tx, s.q(`INSERT INTO console_signin_failures (fkey, window_start, failures) VALUES (?, ?, 1)
-			ON CONFLICT (fkey) DO UPDATE SET failures = console_signin_failures.failures + 1`), key, nanos(now)); err != nil {
+		// The row exists before it is read locked, so that concurrent
+		// first attempts of a key wait for each other too.
+		if _, err := s.exec(ctx, tx, s.q(`INSERT INTO console_signin_attempts (fkey, attempts, last_at) VALUES (?, 0, 0)
+			ON CONFLICT (fkey) DO NOTHING`), key); err != nil {
 			return err
 		}
-		return s.row(ctx, tx, s.q(`SELECT failures, window_start FROM console_signin_failures WHERE fkey = ?`), key).Scan(&n, &start)
+		var n int
+		var last int64
+		if err := s.row(ctx, tx, s.q(`SELECT attempts, last_at FROM console_signin_attempts WHERE fkey = ? {{forupdate}}`), key).Scan(&n, &last); err != nil {
+			return err
+		}
+		var count int
+		count, next, ok = lim.Count(n, fromNanos(last), now)
+		if !ok {
+			return nil
+		}
+		_, err := s.exec(ctx, tx, s.q(`UPDATE console_signin_attempts SET attempts = ?, last_at = ? WHERE fkey = ?`),
+			count, max(last, nanos(now)), key)
+		return err
 	})
-	return n, fromNanos(start), wrap("add sign-in failure", err)
+	return next, ok, wrap("reserve sign-in", err)
 }
 
-func (s *Store) ClearSignInFailures(ctx context.Context, key string) error {
-	return s.sessionWrite(ctx, "clear sign-in failures", `DELETE FROM console_signin_failures WHERE fkey = ?`, key)
+func (s *Store) ReleaseSignIn(ctx context.Context, key string) error {
+	return s.sessionWrite(ctx, "release sign-in", `UPDATE console_signin_attempts SET attempts = attempts - 1 WHERE fkey = ? AND attempts > 0`, key)
+}
+
+func (s *Store) ClearSignIns(ctx context.Context, key string) error {
+	return s.sessionWrite(ctx, "clear sign-ins", `DELETE FROM console_signin_attempts WHERE fkey = ?`, key)
+}
+
+const deviceCols = `token_hash, subject, tenant, user_name, created, expires`
+
+func (s *Store) CreateDevice(ctx context.Context, d catalog.Device, keep int) error {
+	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, s.q(`DELETE FROM console_devices WHERE expires <= ?`), nanos(d.Created)); err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, tx, s.q(`INSERT INTO console_devices (`+deviceCols+`) VALUES (?, ?, ?, ?, ?, ?)`),
+			d.TokenHash, d.Subject, d.Tenant, d.User, nanos(d.Created), nanos(d.Expires)); err != nil {
+			return err
+		}
+		// A subject keeps its newest devices only: signing in again and
+		// again without keeping the cookie grows nothing.
+		_, err := s.exec(ctx, tx, s.q(`DELETE FROM console_devices WHERE subject = ? AND token_hash NOT IN
+			(SELECT token_hash FROM console_devices WHERE subject = ? ORDER BY created DESC, token_hash LIMIT ?)`), d.Subject, d.Subject, keep)
+		return err
+	})
+	return wrap("create device", err)
+}
+
+func (s *Store) GetDevice(ctx context.Context, tokenHash string) (catalog.Device, error) {
+	var d catalog.Device
+	var created, expires int64
+	err := s.row(ctx, nil, s.q(`SELECT `+deviceCols+` FROM console_devices WHERE token_hash = ?`), tokenHash).Scan(
+		&d.TokenHash, &d.Subject, &d.Tenant, &d.User, &created, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, catalog.ErrNoSuchDevice
+	}
+	d.Created, d.Expires = fromNanos(created), fromNanos(expires)
+	return d, wrap("get device", err)
+}
+
+func (s *Store) DeleteDevice(ctx context.Context, tokenHash string) error {
+	return s.sessionWrite(ctx, "delete device", `DELETE FROM console_devices WHERE token_hash = ?`, tokenHash)
 }
