@@ -170,7 +170,7 @@ var fields = []field{
 	{name: "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id", ops: objectWrites, how: honoured, note: "TestSSEKinds, TestSSEHeaderErrors"},
 	{name: "X-Amz-Server-Side-Encryption-Context", ops: objectWrites, how: honoured, note: "TestSSEKinds, TestSSEHeaderErrors"},
 	{name: "X-Amz-Server-Side-Encryption-Bucket-Key-Enabled", ops: objectWrites, how: honoured, note: "accepted and echoed, as AWS: TestSSEKinds"},
-	{name: "X-Amz-Server-Side-Encryption-Customer-Algorithm", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSEKinds, TestSSECErrors, TestSSECOverHTTP"},
+	{name: "X-Amz-Server-Side-Encryption-Customer-Algorithm", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSEKinds, TestSSECErrors, TestSSECOverHTTP, TestSSECCatalogKeepsNoPlaintextDigest"},
 	{name: "X-Amz-Server-Side-Encryption-Customer-Key", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSEKinds, TestSSECErrors"},
 	{name: "X-Amz-Server-Side-Encryption-Customer-Key-Md5", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSECErrors"},
 	{name: "X-Amz-Copy-Source-Server-Side-Encryption-Customer-Algorithm", ops: copies, how: honoured, note: "TestSSECopyMatrix"},
