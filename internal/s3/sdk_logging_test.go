@@ -343,7 +343,7 @@ func TestAccessLogsSurviveRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := &nodetest.Server{Node: n, Dir: dir, Catalog: cfg.Catalog}
+	first := &nodetest.Server{Node: n, Dir: dir, Catalog: cfg.Catalog, ConfigDir: cfg.ConfigDir}
 	first.Server = httptest.NewServer(n.Handler)
 	c := client(t, first, first.URL, false)
 	ctx := context.Background()

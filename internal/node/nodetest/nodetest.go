@@ -66,6 +66,9 @@ func privateDir(t testing.TB) string {
 // blobs, as nodes behind one load balancer do.
 func StartPeer(t testing.TB, first *Server, opt Options) *Server {
 	t.Helper()
+	if first.ConfigDir == "" {
+		t.Fatal("nodetest: StartPeer of a node without its ConfigDir (its node key's directory)")
+	}
 	return start(t, opt, first.Dir, first.ConfigDir, first.Catalog)
 }
 
