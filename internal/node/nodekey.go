@@ -50,25 +50,49 @@ type nodeKey struct {
 // a mistyped path would otherwise start a node with a new key that
 // opens none of the secrets the catalog holds.
 func loadNodeKey(cfg Config) (nodeKey, error) {
-	var k nodeKey
-	var err error
-	switch cred := credentialPath(); {
-	case cfg.NodeKey != "":
-		k.source = "node_key (OSTIUM_NODE_KEY)"
-		k.key, err = iam.LoadNodeKey("", cfg.NodeKey)
-	case cred != "":
-		k.source = "the systemd credential " + cred
-		k.key, err = readNodeKeyFile(cred)
-	case cfg.NodeKeyFile != "":
-		k.source = "node_key_file " + cfg.NodeKeyFile
-		k.key, err = readNodeKeyFile(cfg.NodeKeyFile)
-	default:
+	key, err := givenNodeKey(cfg)
+	if err != nil {
+		return nodeKey{}, err
+	}
+	if key == nil {
 		return userNodeKey(cfg)
 	}
-	if err != nil {
-		return k, err
-	}
+	k := nodeKey{key: key, source: givenNodeKeySource(cfg)}
 	return k, dropDataDirKey(cfg.DataDir, k)
+}
+
+// givenNodeKey is the key of the first of sources 1 to 3 that is set (nil
+// when none is): read and checked, never made, so that `ostium config
+// validate` can run it too.
+func givenNodeKey(cfg Config) ([]byte, error) {
+	switch cred := credentialPath(); {
+	case cfg.NodeKey != "":
+		// Its one failure is the format; the value, a secret, is not
+		// repeated.
+		key, err := iam.ParseNodeKey(cfg.NodeKey)
+		if err != nil {
+			return nil, errors.New("node_key: not 32 bytes in base64 (OSTIUM_NODE_KEY or the file's node_key; make one with: head -c 32 /dev/urandom | base64)")
+		}
+		return key, nil
+	case cred != "":
+		return readNodeKeyFile(cred)
+	case cfg.NodeKeyFile != "":
+		return readNodeKeyFile(cfg.NodeKeyFile)
+	}
+	return nil, nil
+}
+
+// givenNodeKeySource says which of sources 1 to 3 givenNodeKey took the
+// key from, for messages.
+func givenNodeKeySource(cfg Config) string {
+	switch cred := credentialPath(); {
+	case cfg.NodeKey != "":
+		return "node_key (OSTIUM_NODE_KEY)"
+	case cred != "":
+		return "the systemd credential " + cred
+	default:
+		return "node_key_file " + cfg.NodeKeyFile
+	}
 }
 
 // credentialPath is the systemd credential node-key handed to this
