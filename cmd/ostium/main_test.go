@@ -18,11 +18,14 @@ import (
 	"github.com/ostiumio/ostium/internal/support"
 )
 
-// clearCredentials leaves the test's environment without any key pair.
+// clearCredentials leaves the test's environment without any key pair,
+// and with a user configuration directory of its own, where a node it
+// starts makes its node key.
 func clearCredentials(t *testing.T) {
-	for _, n := range []string{"OSTIUM_ROOT_ACCESS_KEY", "OSTIUM_ROOT_SECRET_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "OSTIUM_NODE_KEY", "OSTIUM_CONFIG"} {
+	for _, n := range []string{"OSTIUM_ROOT_ACCESS_KEY", "OSTIUM_ROOT_SECRET_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "OSTIUM_NODE_KEY", "OSTIUM_CONFIG", "CREDENTIALS_DIRECTORY"} {
 		t.Setenv(n, "")
 	}
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 }
 
 // `config validate` lists every error, each naming its key, and `serve`

@@ -151,6 +151,9 @@ func serve(fs *pflag.FlagSet, configFile string, f node.Config) error {
 		return err
 	}
 	defer n.Close()
+	if n.CreatedNodeKeyFile != "" {
+		fmt.Printf("A node key was generated in %s, apart from the data it seals:\n  back it up apart from the data directory and the catalog's backups; without it\n  their secrets and encrypted objects cannot be read. Nodes sharing this catalog\n  need the same key (node_key_file or the systemd credential node-key).\n", n.CreatedNodeKeyFile)
+	}
 	if n.CreatedRootKey != "" {
 		fmt.Printf("Root credentials were generated and will not be shown again:\n  OSTIUM_ROOT_ACCESS_KEY=%s\n  OSTIUM_ROOT_SECRET_KEY=%s\n", n.CreatedRootKey, n.CreatedRootSecret)
 	}

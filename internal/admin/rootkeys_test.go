@@ -113,6 +113,7 @@ func openNode(t *testing.T, dir, cat, ak, sk string, edit func(*node.Config)) (*
 // at the key step, leaves the keys as they were.
 func TestRootKeyFromEnvironmentReplaced(t *testing.T) {
 	dir, cat := t.TempDir(), testenv.CatalogURL(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the node key's, not the real user's
 	const (
 		akA, skA = "ROOTKEYAAAAAAAAAAAAA", "secret-of-the-first-pair-000000000000000"
 		akB, skB = "ROOTKEYBBBBBBBBBBBBB", "secret-of-the-second-pair-00000000000000"

@@ -109,10 +109,18 @@ type Encryption struct {
 	// Context is SSE-KMS's encryption context as the client gave it
 	// (base64 JSON), bound to the wrapped key.
 	Context string `json:"cx,omitempty"`
-	// CustomerKeyMD5 is SSE-C's key digest (base64), which reads must
-	// present; the key itself is never stored.
+	// CustomerKeyMD5 is SSE-C's key digest (base64) of versions written
+	// before it stopped being kept: an unsalted digest names the key
+	// wherever else it is used. Newer versions keep none; the wrapped data
+	// key opening under the key the client sends is what checks it.
 	CustomerKeyMD5 string `json:"c5,omitempty"`
-	BucketKey      bool   `json:"bk,omitempty"` // x-amz-server-side-encryption-bucket-key-enabled, as asked
+	// SealedChecksums holds an SSE-C version's checksums of its plaintext
+	// (Meta.Checksums, which the catalog then leaves empty), sealed under
+	// its data key, so that only the customer's key reveals them; and
+	// ChecksumAlgorithms names them, which listings tell.
+	SealedChecksums    []byte   `json:"sc,omitempty"`
+	ChecksumAlgorithms []string `json:"ca,omitempty"`
+	BucketKey          bool     `json:"bk,omitempty"` // x-amz-server-side-encryption-bucket-key-enabled, as asked
 }
 
 // Part is one contiguous piece of an object's bytes, held in one blob. A
@@ -124,8 +132,15 @@ type Part struct {
 	Size         int64
 	ETag         string // quoted hex MD5 of the part, as S3 returns it
 	LastModified time.Time
-	Checksums    map[string]string // algorithm -> base64 value
+	// Checksums maps an algorithm to its base64 value; a part of an SSE-C
+	// object or upload has instead the one entry SealedChecksums, them
+	// sealed under its data key.
+	Checksums map[string]string
 }
+
+// SealedChecksums is the entry of Part.Checksums that holds an SSE-C
+// part's checksums sealed (see Encryption.SealedChecksums).
+const SealedChecksums = "sealed"
 
 // Object is one version of an object.
 type Object struct {

@@ -137,8 +137,17 @@ type ProviderSettings interface {
 	ProviderSetting(ctx context.Context, name string) (string, error)
 	// SetProviderSetting sets it ("" unsets it).
 	SetProviderSetting(ctx context.Context, name, value string) error
+	// InitProviderSetting sets a setting to value (not "") unless it has
+	// one, in one step, and returns the value it holds after: value, or
+	// the one another node set first.
+	InitProviderSetting(ctx context.Context, name, value string) (string, error)
 }
 
 // ProviderEncryption names the provider-wide default encryption of new
 // objects, encoded as package objects encodes a bucket's rule.
 const ProviderEncryption = "encryption"
+
+// ProviderNodeKeyCheck holds a check of the node key the catalog's
+// secrets are sealed under (never the key), so that a node given
+// another key refuses to start rather than fail on every secret.
+const ProviderNodeKeyCheck = "node_key_check"

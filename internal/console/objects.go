@@ -276,7 +276,7 @@ func completeUpload(h *Handler, c *call) (any, int, error) {
 	for i, p := range in.Parts {
 		list[i] = objects.CompletePart{Number: p.Part, ETag: p.ETag}
 	}
-	o, err := h.o.Objects.CompleteUpload(c.ctx(), c.id(), c.path("bucket"), k, c.path("upload"), list, nil, catalog.PutOptions{})
+	o, err := h.o.Objects.CompleteUpload(c.ctx(), c.id(), c.path("bucket"), k, c.path("upload"), list, objects.CompleteOptions{})
 	return objectOut(o, false), http.StatusOK, err
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,6 +57,52 @@ func TestNodeKeyIsKept(t *testing.T) {
 	}
 	if _, err := iam.LoadNodeKey(dir, "not base64!"); err == nil {
 		t.Fatal("a malformed OSTIUM_NODE_KEY was accepted")
+	}
+}
+
+// Processes making the key at once agree on one: exactly one makes it,
+// the others read it whole (never an empty or half-written file), and no
+// private file is left behind.
+func TestNodeKeyMadeOnceAtOnce(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		dir := filepath.Join(t.TempDir(), "ostium")
+		path := filepath.Join(dir, "node.key")
+		const n = 16
+		keys, made, errs := make([][]byte, n), make([]bool, n), make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() { defer wg.Done(); keys[i], made[i], errs[i] = iam.LoadOrMakeNodeKey(path) }()
+		}
+		wg.Wait()
+		makers := 0
+		for i := range n {
+			if errs[i] != nil {
+				t.Fatalf("round %d: %v", round, errs[i])
+			}
+			if !bytes.Equal(keys[i], keys[0]) || len(keys[i]) != 32 {
+				t.Fatalf("round %d: keys differ: %x vs %x", round, keys[i], keys[0])
+			}
+			if made[i] {
+				makers++
+			}
+		}
+		if makers != 1 {
+			t.Fatalf("round %d: %d callers made the key", round, makers)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 1 {
+			t.Fatalf("round %d: %d files left beside the key", round, len(left))
+		}
+		if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
+			t.Fatalf("the key's directory: mode %v", fi.Mode().Perm())
+		}
+	}
+	// A key already there is kept: installing another tells the one found.
+	path := filepath.Join(t.TempDir(), "node.key")
+	k1, _, _ := iam.LoadOrMakeNodeKey(path)
+	have, installed, err := iam.InstallNodeKey(path, bytes.Repeat([]byte{7}, 32))
+	if err != nil || installed || !bytes.Equal(have, k1) {
+		t.Fatalf("InstallNodeKey over a key: %x, %v, %v", have, installed, err)
 	}
 }
 

@@ -39,8 +39,12 @@ func (c *Config) Check() error {
 		add(err)
 	}
 	if !(c.NodeKey != "" && c.NodeKeyFile != "") { // Validate refused both
-		_, err := givenNodeKey(*c)
+		key, err := givenNodeKey(*c)
 		add(err)
+		if err == nil && key == nil { // the default: is there a place for it?
+			_, err := UserNodeKeyPath(*c)
+			add(err)
+		}
 	}
 	switch {
 	case strings.HasPrefix(c.Catalog, "sqlite://"):

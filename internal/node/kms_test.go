@@ -83,7 +83,7 @@ func TestKMSConfigValidate(t *testing.T) {
 func TestNodeWithKMIP(t *testing.T) {
 	ctx := context.Background()
 	srv := kmstest.StartKMIP(t)
-	n, err := node.Open(ctx, node.Config{DataDir: t.TempDir(), Catalog: testenv.CatalogURL(t), KMS: node.KMSConfig{Type: "kmip", KMIPConfig: srv.Config},
+	n, err := node.Open(ctx, node.Config{DataDir: t.TempDir(), ConfigDir: t.TempDir(), Catalog: testenv.CatalogURL(t), KMS: node.KMSConfig{Type: "kmip", KMIPConfig: srv.Config},
 		RootAccessKey: nodetest.AccessKey, RootSecretKey: nodetest.SecretKey})
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestNodeWithKMIP(t *testing.T) {
 // service binds it, and opens to the same data key.
 func TestNodeRewrapsAfterRotation(t *testing.T) {
 	ctx := context.Background()
-	n, err := node.Open(ctx, node.Config{DataDir: t.TempDir(), Catalog: testenv.CatalogURL(t), KMS: node.KMSConfig{RewrapInterval: 100 * time.Millisecond},
+	n, err := node.Open(ctx, node.Config{DataDir: t.TempDir(), ConfigDir: t.TempDir(), Catalog: testenv.CatalogURL(t), KMS: node.KMSConfig{RewrapInterval: 100 * time.Millisecond},
 		RootAccessKey: nodetest.AccessKey, RootSecretKey: nodetest.SecretKey})
 	if err != nil {
 		t.Fatal(err)

@@ -10,11 +10,12 @@ import (
 	"maps"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"golang.org/x/crypto/scrypt"
+
+	"github.com/ostiumio/ostium/internal/iam"
 )
 
 // A sealed secret in an exported configuration: sealedPrefix, then base64
@@ -75,7 +76,8 @@ func withCatalogPassword(catalog, password string) string {
 }
 
 // SealSecrets returns c with its secrets sealed under passphrase. A node
-// key kept in the data directory is read into the file first: every node
+// key none was given for (the user's key file, or the data directory's
+// node.key of earlier versions) is read into the file first: every node
 // sharing the catalog needs it. One kept apart (node_key_file) stays
 // apart: the file names it, and the operator copies it as they chose to.
 func SealSecrets(c Config, passphrase string) (Config, error) {
@@ -83,15 +85,25 @@ func SealSecrets(c Config, passphrase string) (Config, error) {
 		return c, errors.New("config: an empty passphrase seals nothing")
 	}
 	if c.NodeKey == "" && c.NodeKeyFile == "" {
-		path := filepath.Join(c.DataDir, "node.key")
-		b, err := os.ReadFile(path)
+		var paths []string
+		if p, err := UserNodeKeyPath(c); err == nil {
+			paths = append(paths, p)
+		}
+		paths = append(paths, legacyKeyPath(c.DataDir))
+		var key []byte
+		var err error
+		for _, p := range paths {
+			if key, err = iam.ReadNodeKeyFile(p); !errors.Is(err, os.ErrNotExist) {
+				break
+			}
+		}
+		if errors.Is(err, os.ErrNotExist) {
+			return c, fmt.Errorf("node_key: not set, and none of %s can be read (start the node once, or set node_key or node_key_file)", strings.Join(paths, ", "))
+		}
 		if err != nil {
-			return c, fmt.Errorf("node_key: not set, and %s cannot be read (start the node once, or set node_key or node_key_file): %w", path, err)
+			return c, fmt.Errorf("node_key: %w", err)
 		}
-		c.NodeKey = strings.TrimSpace(string(b))
-		if k, err := base64.StdEncoding.DecodeString(c.NodeKey); err != nil || len(k) != 32 {
-			return c, fmt.Errorf("node_key: %s is not a 32-byte base64 key", path)
-		}
+		c.NodeKey = base64.StdEncoding.EncodeToString(key)
 	}
 	for _, s := range secrets(&c) {
 		v := s.get()

@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,11 @@ import (
 	"github.com/ostiumio/ostium/internal/platform"
 )
 
+// sealable is a configuration with secrets of every kind; its node's
+// user configuration directory is beside dir, the test's own.
 func sealable(dir string) node.Config {
 	return node.Config{
-		DataDir: dir, Catalog: "postgres://ostium:pg-secret-pw@db:5432/ostium?sslmode=disable",
+		DataDir: dir, ConfigDir: dir + "-config", Catalog: "postgres://ostium:pg-secret-pw@db:5432/ostium?sslmode=disable",
 		RootAccessKey: "ROOTKEY", RootSecretKey: "root-secret-0123456789",
 		Platforms: map[string]platform.Spec{
 			"ceph": {Type: platform.TypeS3, S3: s3blob.Config{Bucket: "ostium", AccessKey: "CK", SecretKey: "ceph-secret-xyz"}},
@@ -25,16 +28,20 @@ func sealable(dir string) node.Config {
 	}
 }
 
-// Export seals every secret (and carries the node key from the data
-// directory), import opens them back exactly; a wrong passphrase fails
-// naming the key; a sealed file is not a configuration a node starts on.
+// Export seals every secret (and carries the node key from the user's key
+// file), import opens them back exactly; a wrong passphrase fails naming
+// the key; a sealed file is not a configuration a node starts on.
 func TestSealAndOpenSecrets(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := iam.LoadNodeKey(dir, ""); err != nil { // what a node's first start does
+	dir := filepath.Join(t.TempDir(), "data")
+	c := sealable(dir)
+	path, err := node.UserNodeKeyPath(c)
+	if err != nil {
 		t.Fatal(err)
 	}
-	nodeKey, _ := os.ReadFile(filepath.Join(dir, "node.key"))
-	c := sealable(dir)
+	if _, _, err := iam.LoadOrMakeNodeKey(path); err != nil { // what a node's first start does
+		t.Fatal(err)
+	}
+	nodeKey, _ := os.ReadFile(path)
 	sealed, err := node.SealSecrets(c, "pass phrase")
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +84,18 @@ func TestSealAndOpenSecrets(t *testing.T) {
 	if err := opened.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := node.SealSecrets(sealable(t.TempDir()), "p"); err == nil || !strings.Contains(err.Error(), "node_key") {
+	if _, err := node.SealSecrets(sealable(filepath.Join(t.TempDir(), "data")), "p"); err == nil || !strings.Contains(err.Error(), "node_key") {
 		t.Errorf("export without a node key: %v", err)
+	}
+	// A data directory an earlier version keeps its key in: that one.
+	old := filepath.Join(t.TempDir(), "data")
+	legacy, err := iam.LoadNodeKey(old, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := node.SealSecrets(sealable(old), "p"); err != nil {
+		t.Errorf("export with the key in the data directory: %v", err)
+	} else if opened, _ := node.OpenSecrets(got, "p"); opened.NodeKey != base64.StdEncoding.EncodeToString(legacy) {
+		t.Errorf("export carried %q, not the data directory's key", opened.NodeKey)
 	}
 }

@@ -15,6 +15,10 @@ type AttributesInput struct {
 	Bucket, Key, VersionID string
 	MaxParts               int
 	PartNumberMarker       int
+	// CustomerKey is the SSE-C key, which an SSE-C version's attributes
+	// need, as its bytes do (AWS's errors for none, another, or one a
+	// version that is not SSE-C does not take); it opens its checksums.
+	CustomerKey []byte
 }
 
 // Attributes is what GetObjectAttributes tells of a version.
@@ -49,6 +53,13 @@ func (s *Service) GetObjectAttributes(ctx context.Context, id *iam.Identity, in 
 	obj, err := s.lookup(ctx, t)
 	obj = reported(b, obj)
 	if err != nil {
+		return Attributes{Object: obj}, err
+	}
+	dk, err := s.dataKey(ctx, b, obj.Key, obj.Meta.Encryption, in.CustomerKey, false)
+	if err != nil {
+		return Attributes{Object: obj}, err
+	}
+	if obj, err = openChecksums(obj, dk); err != nil {
 		return Attributes{Object: obj}, err
 	}
 	a := Attributes{Object: obj}

@@ -97,7 +97,11 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		Owner: owner, StorageClass: storageClass(sc), Meta: meta, Lock: lock,
 	}
 	dst.Parts, dst.Inline = st.layout()
-	if err := s.commit(ctx, b, dst, in.Cond); err != nil {
+	row, err := seal.row(dst)
+	if err == nil {
+		err = s.commit(ctx, b, row, in.Cond)
+	}
+	if err != nil {
 		s.deleteBlobs(ctx, part.BlobID)
 		return src, catalog.Object{}, err
 	}
@@ -137,6 +141,9 @@ func (s *Service) openSource(ctx context.Context, id *iam.Identity, bucket, key,
 	}
 	dk, err := s.dataKey(ctx, b, src.Key, src.Meta.Encryption, customer, true)
 	if err != nil {
+		return src, nil, err
+	}
+	if src, err = openChecksums(src, dk); err != nil {
 		return src, nil, err
 	}
 	body, err := s.open(ctx, src, dk, start, length)

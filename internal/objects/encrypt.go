@@ -5,11 +5,14 @@ import (
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/md5"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -85,8 +88,9 @@ func (s *Service) newSealing(ctx context.Context, b catalog.Bucket, key string, 
 		if _, err := rand.Read(dk); err != nil {
 			return nil, fmt.Errorf("objects: data key: %w", err)
 		}
-		sum := md5.Sum(req.CustomerKey)
-		enc.CustomerKeyMD5 = base64.StdEncoding.EncodeToString(sum[:])
+		// No digest of the key is kept (an unsalted one would tell where
+		// else the key is used): the wrapped data key, which opens under
+		// this key alone, is what checks the key a read brings.
 		w, err := wrapCustomer(req.CustomerKey, dk, KeyContext(b.Name, key, enc))
 		if err != nil {
 			return nil, err
@@ -175,10 +179,12 @@ func (s *Service) dataKey(ctx context.Context, b catalog.Bucket, key string, enc
 		if customer == nil {
 			return nil, ErrCustomerKeyRequired
 		}
-		sum := md5.Sum(customer)
-		want, _ := base64.StdEncoding.DecodeString(enc.CustomerKeyMD5)
-		if subtle.ConstantTimeCompare(sum[:], want) != 1 {
-			return nil, errWrongCustomerKey
+		if enc.CustomerKeyMD5 != "" { // a version written when the digest was kept
+			sum := md5.Sum(customer)
+			want, _ := base64.StdEncoding.DecodeString(enc.CustomerKeyMD5)
+			if subtle.ConstantTimeCompare(sum[:], want) != 1 {
+				return nil, errWrongCustomerKey
+			}
 		}
 		dk, err := unwrapCustomer(customer, enc.WrappedKey, KeyContext(b.Name, key, enc))
 		if err != nil {
@@ -199,19 +205,174 @@ func (s *Service) dataKey(ctx context.Context, b catalog.Bucket, key string, enc
 	return dk, nil
 }
 
-// sealedETag is the ETag of bytes whose MD5 is plainMD5 written under
-// sl. SSE-S3's is the plaintext's MD5, as AWS; SSE-KMS's and SSE-C's is
-// not (as AWS), so that it confirms no guess of the plaintext: the MD5 of
-// the plaintext's MD5 and the wrapped data key, which is random.
+// etag is the ETag of bytes whose MD5 is plainMD5 written under sl.
+// SSE-S3's is the plaintext's MD5, as AWS; SSE-KMS's and SSE-C's is not
+// (as AWS), and confirms no guess of the plaintext, to the client or to
+// whoever reads the catalog: an HMAC of the MD5 under the data key,
+// which the catalog holds only wrapped, cut to an MD5's length.
 func (sl *sealing) etag(plainMD5 []byte, identity string) string {
 	if sl.enc.Kind == KindS3 {
 		return `"` + hex.EncodeToString(plainMD5) + `"`
 	}
-	h := md5.New()
-	h.Write(plainMD5)
-	h.Write(sl.enc.WrappedKey)
-	io.WriteString(h, identity)
-	return `"` + hex.EncodeToString(h.Sum(nil)) + `"`
+	m := hmac.New(sha256.New, sl.key)
+	io.WriteString(m, "ostium etag v1\x00")
+	m.Write(plainMD5)
+	io.WriteString(m, identity)
+	return `"` + hex.EncodeToString(m.Sum(nil)[:md5.Size]) + `"`
+}
+
+// SSE-C checksums. A checksum of the plaintext kept in the clear would
+// confirm a guess of an SSE-C object's bytes to whoever reads the
+// catalog, so the catalog keeps them sealed under the object's data key
+// (AES-256-GCM, under a key derived from it), bound to the object (and
+// part); they are opened for a request that brings the customer's key.
+
+// checksumAEAD is the cipher of checksums sealed under data key dk.
+func checksumAEAD(dk []byte) (cipher.AEAD, error) {
+	m := hmac.New(sha256.New, dk)
+	io.WriteString(m, "ostium checksums v1")
+	block, err := aes.NewCipher(m.Sum(nil))
+	if err != nil {
+		return nil, fmt.Errorf("objects: checksum key: %w", err)
+	}
+	return cipher.NewGCM(block)
+}
+
+// checksumAAD binds sealed checksums to their object and part (0: the
+// object's own).
+func checksumAAD(bucket, key string, enc *catalog.Encryption, part int) []byte {
+	return fmt.Appendf(KeyContext(bucket, key, enc), "\x00checksums\x00%d", part)
+}
+
+func sealSums(dk []byte, sums map[string]string, aad []byte) ([]byte, error) {
+	aead, err := checksumAEAD(dk)
+	if err != nil {
+		return nil, err
+	}
+	plain, err := json.Marshal(sums)
+	if err != nil {
+		return nil, fmt.Errorf("objects: seal checksums: %w", err)
+	}
+	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(plain)+aead.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, fmt.Errorf("objects: nonce: %w", err)
+	}
+	return aead.Seal(nonce, nonce, plain, aad), nil
+}
+
+func openSums(dk, sealed, aad []byte) (map[string]string, error) {
+	aead, err := checksumAEAD(dk)
+	if err != nil {
+		return nil, err
+	}
+	if len(sealed) < aead.NonceSize() {
+		return nil, errors.New("objects: sealed checksums too short")
+	}
+	plain, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], aad)
+	if err != nil {
+		return nil, fmt.Errorf("objects: open sealed checksums: %w", err)
+	}
+	var sums map[string]string
+	if err := json.Unmarshal(plain, &sums); err != nil {
+		return nil, fmt.Errorf("objects: open sealed checksums: %w", err)
+	}
+	return sums, nil
+}
+
+// sealPart is part p of bucket's key, encrypted as enc under dk, as the
+// catalog keeps it: an SSE-C part's checksums sealed.
+func sealPart(bucket, key string, enc *catalog.Encryption, dk []byte, p catalog.Part) (catalog.Part, error) {
+	if enc == nil || enc.Kind != KindSSEC || len(p.Checksums) == 0 || p.Checksums[catalog.SealedChecksums] != "" {
+		return p, nil
+	}
+	sealed, err := sealSums(dk, p.Checksums, checksumAAD(bucket, key, enc, p.Number))
+	if err != nil {
+		return p, err
+	}
+	p.Checksums = map[string]string{catalog.SealedChecksums: base64.StdEncoding.EncodeToString(sealed)}
+	return p, nil
+}
+
+// openPart reverses sealPart; without the data key (nil) a sealed part
+// shows no checksums.
+func openPart(bucket, key string, enc *catalog.Encryption, dk []byte, p catalog.Part) (catalog.Part, error) {
+	v, ok := p.Checksums[catalog.SealedChecksums]
+	if !ok {
+		return p, nil
+	}
+	p.Checksums = nil
+	if dk == nil || enc == nil {
+		return p, nil
+	}
+	sealed, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		return p, fmt.Errorf("objects: sealed checksums of part %d: %w", p.Number, err)
+	}
+	p.Checksums, err = openSums(dk, sealed, checksumAAD(bucket, key, enc, p.Number))
+	return p, err
+}
+
+// sealChecksums is obj, written under dk, as the catalog keeps it: for
+// SSE-C, its checksums and its parts' sealed into its encryption record
+// and parts, none in the clear. obj itself (what the response reports)
+// is not changed.
+func sealChecksums(obj catalog.Object, dk []byte) (catalog.Object, error) {
+	enc := obj.Meta.Encryption
+	if enc == nil || enc.Kind != KindSSEC {
+		return obj, nil
+	}
+	e := *enc
+	if len(obj.Meta.Checksums) > 0 {
+		sealed, err := sealSums(dk, obj.Meta.Checksums, checksumAAD(obj.Bucket, obj.Key, enc, 0))
+		if err != nil {
+			return obj, err
+		}
+		e.SealedChecksums, e.ChecksumAlgorithms = sealed, nil
+		for _, a := range ChecksumAlgorithms() {
+			if _, ok := obj.Meta.Checksums[a]; ok {
+				e.ChecksumAlgorithms = append(e.ChecksumAlgorithms, a)
+			}
+		}
+	}
+	obj.Meta.Encryption, obj.Meta.Checksums = &e, nil
+	parts := make([]catalog.Part, len(obj.Parts))
+	for i, p := range obj.Parts {
+		var err error
+		if parts[i], err = sealPart(obj.Bucket, obj.Key, enc, dk, p); err != nil {
+			return obj, err
+		}
+	}
+	obj.Parts = parts
+	return obj, nil
+}
+
+// openChecksums fills an SSE-C obj's checksums (and its parts') from
+// their sealed form with its data key dk; without it (nil) they stay
+// empty. A version written before checksums were sealed has them in the
+// clear and is returned as it is.
+func openChecksums(obj catalog.Object, dk []byte) (catalog.Object, error) {
+	enc := obj.Meta.Encryption
+	if enc == nil || enc.Kind != KindSSEC {
+		return obj, nil
+	}
+	if enc.SealedChecksums != nil && dk != nil {
+		sums, err := openSums(dk, enc.SealedChecksums, checksumAAD(obj.Bucket, obj.Key, enc, 0))
+		if err != nil {
+			return obj, err
+		}
+		obj.Meta.Checksums = sums
+	}
+	if len(obj.Parts) > 0 {
+		parts := make([]catalog.Part, len(obj.Parts))
+		for i, p := range obj.Parts {
+			var err error
+			if parts[i], err = openPart(obj.Bucket, obj.Key, enc, dk, p); err != nil {
+				return obj, err
+			}
+		}
+		obj.Parts = parts
+	}
+	return obj, nil
 }
 
 // sealInline encrypts an object's bytes for its catalog row.
@@ -262,6 +423,23 @@ type sealedReader struct {
 func (r sealedReader) Close() error { return r.src.Close() }
 
 var _ io.WriterTo = sealedReader{}
+
+// row is obj, written under sl (nil: plaintext), as the catalog keeps
+// it (sealChecksums).
+func (sl *sealing) row(obj catalog.Object) (catalog.Object, error) {
+	if sl == nil {
+		return obj, nil
+	}
+	return sealChecksums(obj, sl.key)
+}
+
+// dataKey is sl's data key (nil: plaintext).
+func (sl *sealing) dataKey() []byte {
+	if sl == nil {
+		return nil
+	}
+	return sl.key
+}
 
 // record is what the catalog keeps of sl (nil: plaintext).
 func (sl *sealing) record() *catalog.Encryption {

@@ -80,6 +80,9 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 	if err != nil {
 		return nil, err
 	}
+	if obj, err = openChecksums(obj, key); err != nil {
+		return nil, err
+	}
 	r := &Reader{Object: obj, Ranged: in.Range != nil, TagCount: s.tagCount(ctx, id, b, a, t)}
 	if in.PartNumber > 0 {
 		if in.Range != nil {

@@ -169,7 +169,10 @@ func (s *Service) uploadPart(ctx context.Context, id *iam.Identity, in PartInput
 	// their quotas: one that would cross them stores nothing.
 	l, err := s.limits(ctx, b)
 	if err == nil {
-		err = s.cat.PutPart(ctx, in.Bucket, in.Key, in.UploadID, part, l)
+		var row catalog.Part
+		if row, err = sealPart(u.Bucket, u.Key, u.Meta.Encryption, seal.dataKey(), part); err == nil {
+			err = s.cat.PutPart(ctx, in.Bucket, in.Key, in.UploadID, row, l)
+		}
 	}
 	if err != nil {
 		s.deleteBlobs(ctx, part.BlobID)
@@ -219,19 +222,28 @@ func uploadChecksum(u catalog.Upload, parts []catalog.Part, want map[string]stri
 	return map[string]string{algo: sum}, u.ChecksumType, nil
 }
 
-// CompleteUpload assembles the listed parts into the object. No bytes are
-// copied: the object's layout is the parts' blobs. want holds whole-object
-// checksums the client declared (x-amz-checksum-*), checked against a
-// FULL_OBJECT checksum.
-func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, want map[string]string, cond catalog.PutOptions) (catalog.Object, error) {
-	return s.CompleteUploadOfSize(ctx, id, bucket, key, uploadID, list, want, -1, cond)
+// CompleteOptions are what a client may add to the list of parts it
+// completes.
+type CompleteOptions struct {
+	// Checksums are whole-object checksums the client declared
+	// (x-amz-checksum-*).
+	Checksums map[string]string
+	// Size, if set, is the size the client declared
+	// (x-amz-mp-object-size): the listed parts must add up to it, as S3,
+	// else nothing is completed and the upload stays open for another try.
+	Size *int64
+	Cond catalog.PutOptions
+	// CustomerKey is the SSE-C key, which AWS asks for only when the parts
+	// have checksums: they are sealed under the data key it opens
+	// (sealPart), and the object's are sealed again.
+	CustomerKey []byte
 }
 
-// CompleteUploadOfSize is CompleteUpload holding the object to the size
-// the client declared (x-amz-mp-object-size; negative: none), as S3: the
-// listed parts must add up to it, else nothing is completed and the
-// upload stays open for another try.
-func (s *Service) CompleteUploadOfSize(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, want map[string]string, size int64, cond catalog.PutOptions) (catalog.Object, error) {
+// CompleteUpload assembles the listed parts into the object. No bytes are
+// copied: the object's layout is the parts' blobs. The checksums the
+// client declared are checked against a FULL_OBJECT checksum.
+func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, o CompleteOptions) (catalog.Object, error) {
+	want, cond, customer := o.Checksums, o.Cond, o.CustomerKey
 	u, b, err := s.upload(ctx, id, bucket, key, uploadID, "s3:PutObject")
 	if err != nil {
 		return catalog.Object{}, err
@@ -240,6 +252,10 @@ func (s *Service) CompleteUploadOfSize(ctx context.Context, id *iam.Identity, bu
 		return catalog.Object{}, errorf(ErrMalformedXML, "The XML you provided was not well-formed or did not validate against our published schema")
 	}
 	stored, err := s.allParts(ctx, u)
+	if err != nil {
+		return catalog.Object{}, err
+	}
+	dk, err := s.completionKey(ctx, b, u, stored, customer)
 	if err != nil {
 		return catalog.Object{}, err
 	}
@@ -264,6 +280,11 @@ func (s *Service) CompleteUploadOfSize(ctx context.Context, id *iam.Identity, bu
 	var listed []catalog.Part
 	for i, cp := range list {
 		p := stored[cp.Number]
+		if dk != nil {
+			if p, err = openPart(u.Bucket, u.Key, u.Meta.Encryption, dk, p); err != nil {
+				return catalog.Object{}, err
+			}
+		}
 		if i < len(list)-1 && p.Size < MinPartSize {
 			return catalog.Object{}, errorf(ErrEntityTooSmall, "Your proposed upload is smaller than the minimum allowed object size.")
 		}
@@ -278,8 +299,8 @@ func (s *Service) CompleteUploadOfSize(ctx context.Context, id *iam.Identity, bu
 			obj.Parts = append(obj.Parts, p)
 		}
 	}
-	if size >= 0 && size != obj.Size {
-		return catalog.Object{}, errorf(ErrInvalidRequest, fmt.Sprintf("The provided 'x-amz-mp-object-size' header value %d does not match what was computed: %d", size, obj.Size))
+	if o.Size != nil && *o.Size != obj.Size {
+		return catalog.Object{}, errorf(ErrInvalidRequest, fmt.Sprintf("The provided 'x-amz-mp-object-size' header value %d does not match what was computed: %d", *o.Size, obj.Size))
 	}
 	obj.ETag = fmt.Sprintf(`"%s-%d"`, hex.EncodeToString(md5s.Sum(nil)), len(list))
 	if obj.Meta.Checksums, obj.Meta.ChecksumType, err = uploadChecksum(u, listed, want); err != nil {
@@ -288,11 +309,44 @@ func (s *Service) CompleteUploadOfSize(ctx context.Context, id *iam.Identity, bu
 	if cond.Limits, err = s.limits(ctx, b); err != nil {
 		return obj, err
 	}
-	err = s.cat.CompleteUpload(ctx, uploadID, obj, cond)
+	row := obj
+	if dk != nil {
+		if row, err = sealChecksums(obj, dk); err != nil {
+			return obj, err
+		}
+	}
+	err = s.cat.CompleteUpload(ctx, uploadID, row, cond)
 	if errors.Is(err, catalog.ErrNoSuchUpload) {
 		return obj, noSuchUpload()
 	}
 	return reported(b, obj), commitErr(err, "complete upload", obj)
+}
+
+// completionKey is the data key an SSE-C upload's completion needs to
+// open its parts' sealed checksums, from the customer's key, when the
+// object's checksum is made of them: the upload was created with a
+// checksum algorithm (AWS asks for the key then only). Otherwise it is
+// nil, and the parts keep their checksums sealed as they are, bound to
+// the same object and part numbers, for a read with the key to open.
+func (s *Service) completionKey(ctx context.Context, b catalog.Bucket, u catalog.Upload, parts map[int]catalog.Part, customer []byte) ([]byte, error) {
+	enc := u.Meta.Encryption
+	if enc == nil || enc.Kind != KindSSEC {
+		return nil, nil
+	}
+	sealed := false
+	for _, p := range parts {
+		if _, ok := p.Checksums[catalog.SealedChecksums]; ok {
+			sealed = true
+			break
+		}
+	}
+	if customer == nil && (!sealed || u.ChecksumAlgorithm == "") {
+		return nil, nil
+	}
+	if customer == nil {
+		return nil, errorf(ErrInvalidRequest, "The multipart upload initiate requested encryption. Subsequent part requests must include the appropriate encryption parameters.")
+	}
+	return s.dataKey(ctx, b, u.Key, enc, customer, true)
 }
 
 func (s *Service) allParts(ctx context.Context, u catalog.Upload) (map[int]catalog.Part, error) {
@@ -329,10 +383,18 @@ func (s *Service) AbortUpload(ctx context.Context, id *iam.Identity, bucket, key
 }
 
 // ListParts returns a page of an upload's parts after the marker.
-func (s *Service) ListParts(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, marker, max int) (catalog.Upload, []catalog.Part, bool, error) {
-	u, _, err := s.upload(ctx, id, bucket, key, uploadID, "s3:ListMultipartUploadParts")
+func (s *Service) ListParts(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, marker, max int, customer []byte) (catalog.Upload, []catalog.Part, bool, error) {
+	u, b, err := s.upload(ctx, id, bucket, key, uploadID, "s3:ListMultipartUploadParts")
 	if err != nil {
 		return u, nil, false, err
+	}
+	// An SSE-C upload's parts show their checksums to a listing that
+	// brings the key (as AWS asks), none to one without.
+	var dk []byte
+	if enc := u.Meta.Encryption; enc != nil && enc.Kind == KindSSEC && customer != nil {
+		if dk, err = s.dataKey(ctx, b, u.Key, enc, customer, true); err != nil {
+			return u, nil, false, err
+		}
 	}
 	if max < 0 || max > MaxKeys {
 		max = MaxKeys
@@ -341,10 +403,14 @@ func (s *Service) ListParts(ctx context.Context, id *iam.Identity, bucket, key, 
 	if err != nil {
 		return u, nil, false, fmt.Errorf("objects: list parts: %w", err)
 	}
-	if len(ps) > max {
-		return u, ps[:max], true, nil
+	truncated := len(ps) > max
+	ps = ps[:min(len(ps), max)]
+	for i, p := range ps {
+		if ps[i], err = openPart(u.Bucket, u.Key, u.Meta.Encryption, dk, p); err != nil {
+			return u, nil, false, err
+		}
 	}
-	return u, ps, false, nil
+	return u, ps, truncated, nil
 }
 
 // UploadsOutput is a page of ListMultipartUploads.

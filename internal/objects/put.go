@@ -101,7 +101,11 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 		obj.Meta.ChecksumType = "FULL_OBJECT"
 	}
 	obj.Parts, obj.Inline = st.layout()
-	if err := s.commit(ctx, b, obj, in.Cond); err != nil {
+	row, err := in.Payload.seal.row(obj)
+	if err == nil {
+		err = s.commit(ctx, b, row, in.Cond)
+	}
+	if err != nil {
 		s.deleteBlobs(ctx, part.BlobID)
 		return catalog.Object{}, err
 	}

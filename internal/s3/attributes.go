@@ -74,7 +74,7 @@ func getObjectAttributes(s *Server, w http.ResponseWriter, r *http.Request, c *c
 		return err
 	}
 	a, err := s.svc.GetObjectAttributes(r.Context(), c.id, objects.AttributesInput{Bucket: c.Bucket, Key: c.Key,
-		VersionID: c.Query.Get("versionId"), MaxParts: min(maxParts, 1000), PartNumberMarker: marker})
+		VersionID: c.Query.Get("versionId"), MaxParts: min(maxParts, 1000), PartNumberMarker: marker, CustomerKey: ckey.CustomerKey})
 	if err != nil {
 		if a.Object.DeleteMarker {
 			setDeleteMarkerHeaders(w.Header(), a.Object)
@@ -85,9 +85,6 @@ func getObjectAttributes(s *Server, w http.ResponseWriter, r *http.Request, c *c
 		return err
 	}
 	o := a.Object
-	if err := checkReadKey(o.Meta.Encryption, ckey); err != nil {
-		return err
-	}
 	type part struct {
 		checksums
 		PartNumber int

@@ -176,7 +176,7 @@ var fields = []field{
 	{name: "X-Amz-Server-Side-Encryption-Aws-Kms-Key-Id", ops: objectWrites, how: honoured, note: "TestSSEKinds, TestSSEHeaderErrors"},
 	{name: "X-Amz-Server-Side-Encryption-Context", ops: objectWrites, how: honoured, note: "TestSSEKinds, TestSSEHeaderErrors"},
 	{name: "X-Amz-Server-Side-Encryption-Bucket-Key-Enabled", ops: objectWrites, how: honoured, note: "accepted and echoed, as AWS: TestSSEKinds"},
-	{name: "X-Amz-Server-Side-Encryption-Customer-Algorithm", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSEKinds, TestSSECErrors, TestSSECOverHTTP"},
+	{name: "X-Amz-Server-Side-Encryption-Customer-Algorithm", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSEKinds, TestSSECErrors, TestSSECOverHTTP, TestSSECCatalogKeepsNoPlaintextDigest"},
 	{name: "X-Amz-Server-Side-Encryption-Customer-Key", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSEKinds, TestSSECErrors"},
 	{name: "X-Amz-Server-Side-Encryption-Customer-Key-Md5", ops: objectWrites | sseCReaders, how: honoured, note: "TestSSECErrors"},
 	{name: "X-Amz-Copy-Source-Server-Side-Encryption-Customer-Algorithm", ops: copies, how: honoured, note: "TestSSECopyMatrix"},
@@ -371,7 +371,7 @@ var (
 
 // checkObjectSize holds x-amz-mp-object-size to what it can be, with
 // AWS's answers: a decimal integer, not below zero. Whether the parts add
-// up to it is the object service's to say (CompleteUploadOfSize).
+// up to it is the object service's to say (CompleteUpload).
 func checkObjectSize(_ *http.Request, _ *call, v string) error {
 	n, err := strconv.ParseInt(v, 10, 64)
 	switch {

@@ -90,6 +90,9 @@ func (e encoder) listing(c *call, in objects.ListInput, out objects.ListOutput, 
 }
 
 func checksumNames(o catalog.Object) []string {
+	if enc := o.Meta.Encryption; enc != nil && len(enc.ChecksumAlgorithms) > 0 {
+		return enc.ChecksumAlgorithms // an SSE-C version's, whose values are sealed
+	}
 	var out []string
 	for _, a := range objects.ChecksumAlgorithms() {
 		if _, ok := o.Meta.Checksums[a]; ok {

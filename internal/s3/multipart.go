@@ -74,7 +74,7 @@ func createUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) er
 	if err != nil {
 		return err
 	}
-	s.setSSEHeaders(r.Context(), w.Header(), c, u.Meta.Encryption, true, true)
+	s.setSSEHeaders(r.Context(), w.Header(), c, u.Meta.Encryption, true, true, r.Header.Get(hSSECKeyMD5))
 	if u.ChecksumAlgorithm != "" {
 		w.Header().Set("x-amz-checksum-algorithm", u.ChecksumAlgorithm)
 		w.Header().Set("x-amz-checksum-type", u.ChecksumType)
@@ -138,7 +138,7 @@ func uploadPart(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	if err != nil {
 		return err
 	}
-	s.setSSEHeaders(r.Context(), w.Header(), c, enc, false, true)
+	s.setSSEHeaders(r.Context(), w.Header(), c, enc, false, true, r.Header.Get(hSSECKeyMD5))
 	if c.Op == OpUploadPartCopy {
 		if srcVersion != "" {
 			w.Header().Set("x-amz-copy-source-version-id", srcVersion)
@@ -153,9 +153,11 @@ func uploadPart(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 }
 
 func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	// SSE-C's headers are checked as sent (the parts were each written
-	// with the key); completing moves no bytes, so none is needed.
-	if _, err := s.customerKey(r, ""); err != nil {
+	// SSE-C's key: completing moves no bytes, but the parts' checksums
+	// are sealed under the data key it opens, so an upload with checksums
+	// needs it, as on AWS.
+	ckey, err := s.customerKey(r, "")
+	if err != nil {
 		return err
 	}
 	req, err := readComplete(r, c)
@@ -181,12 +183,13 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 			want[a] = v
 		}
 	}
+	o := objects.CompleteOptions{Checksums: want, Cond: cond, CustomerKey: ckey.CustomerKey}
 	// x-amz-mp-object-size was checked with the table (honoured.go).
-	size := int64(-1)
 	if v := r.Header.Get("x-amz-mp-object-size"); v != "" {
-		size, _ = strconv.ParseInt(v, 10, 64)
+		size, _ := strconv.ParseInt(v, 10, 64)
+		o.Size = &size
 	}
-	obj, err := s.svc.CompleteUploadOfSize(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"), list, want, size, cond)
+	obj, err := s.svc.CompleteUpload(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"), list, o)
 	if err != nil {
 		return err
 	}
@@ -208,7 +211,7 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	res.ChecksumCRC32, res.ChecksumCRC32C, res.ChecksumCRC64NVME = sums["CRC32"], sums["CRC32C"], sums["CRC64NVME"]
 	res.ChecksumSHA1, res.ChecksumSHA256, res.ChecksumType = sums["SHA1"], sums["SHA256"], obj.Meta.ChecksumType
 	setVersionHeader(w.Header(), obj)
-	s.setSSEHeaders(r.Context(), w.Header(), c, obj.Meta.Encryption, false, false)
+	s.setSSEHeaders(r.Context(), w.Header(), c, obj.Meta.Encryption, false, false, r.Header.Get(hSSECKeyMD5))
 	s.setExpiration(r.Context(), w.Header(), obj)
 	writeXML(w, http.StatusOK, res)
 	return nil
@@ -255,8 +258,10 @@ func intParam(c *call, name string, def int) (int, error) {
 }
 
 func listParts(s *Server, w http.ResponseWriter, r *http.Request, c *call) error {
-	// SSE-C's headers are checked as sent; listing reads no bytes.
-	if _, err := s.customerKey(r, ""); err != nil {
+	// SSE-C's key: listing reads no bytes, but an SSE-C upload's parts
+	// show their checksums only to a listing that brings it.
+	ckey, err := s.customerKey(r, "")
+	if err != nil {
 		return err
 	}
 	marker, err := intParam(c, "part-number-marker", 0)
@@ -267,7 +272,7 @@ func listParts(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	if err != nil {
 		return err
 	}
-	u, parts, truncated, err := s.svc.ListParts(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"), marker, max)
+	u, parts, truncated, err := s.svc.ListParts(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"), marker, max, ckey.CustomerKey)
 	if err != nil {
 		return err
 	}

@@ -115,7 +115,7 @@ func putObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	}
 	h := w.Header()
 	h.Set("ETag", obj.ETag)
-	s.setSSEHeaders(r.Context(), h, c, obj.Meta.Encryption, true, true)
+	s.setSSEHeaders(r.Context(), h, c, obj.Meta.Encryption, true, true, r.Header.Get(hSSECKeyMD5))
 	setVersionHeader(h, obj)
 	setChecksumHeaders(h, obj.Meta.Checksums, obj.Meta.ChecksumType)
 	s.setExpiration(r.Context(), h, obj)
@@ -164,7 +164,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	whole := !rd.Ranged
 	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
 	setVersionHeader(h, rd.Object)
-	s.setSSEHeaders(r.Context(), h, c, rd.Object.Meta.Encryption, false, true)
+	s.setSSEHeaders(r.Context(), h, c, rd.Object.Meta.Encryption, false, true, r.Header.Get(hSSECKeyMD5))
 	setLockHeaders(h, s.svc.VisibleLock(r.Context(), c.id, c.Bucket, c.Key, rd.Object.Lock))
 	if rd.Object.IsLatest {
 		s.setExpiration(r.Context(), h, rd.Object)
@@ -290,7 +290,7 @@ func copyObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 		w.Header().Set("x-amz-copy-source-version-id", src.VersionID)
 	}
 	setVersionHeader(w.Header(), dst)
-	s.setSSEHeaders(r.Context(), w.Header(), c, dst.Meta.Encryption, true, true)
+	s.setSSEHeaders(r.Context(), w.Header(), c, dst.Meta.Encryption, true, true, r.Header.Get(hSSECKeyMD5))
 	s.setExpiration(r.Context(), w.Header(), dst)
 	writeXML(w, http.StatusOK, copyResult("CopyObjectResult", dst.ETag, dst.LastModified, dst.Meta.Checksums))
 	return nil

@@ -337,13 +337,13 @@ func TestAccessLogsSurviveRestart(t *testing.T) {
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cfg := node.Config{DataDir: dir, Catalog: testenv.CatalogURL(t), RootAccessKey: nodetest.AccessKey, RootSecretKey: nodetest.SecretKey,
+	cfg := node.Config{DataDir: dir, ConfigDir: t.TempDir(), Catalog: testenv.CatalogURL(t), RootAccessKey: nodetest.AccessKey, RootSecretKey: nodetest.SecretKey,
 		AccessLogFlush: 50 * time.Millisecond, AccessLogInterval: time.Hour}
 	n, err := node.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := &nodetest.Server{Node: n, Dir: dir, Catalog: cfg.Catalog}
+	first := &nodetest.Server{Node: n, Dir: dir, Catalog: cfg.Catalog, ConfigDir: cfg.ConfigDir}
 	first.Server = httptest.NewServer(n.Handler)
 	c := client(t, first, first.URL, false)
 	ctx := context.Background()

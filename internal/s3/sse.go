@@ -3,7 +3,6 @@ package s3
 import (
 	"context"
 	"crypto/md5"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -205,29 +204,13 @@ func withSSEConditions(r *http.Request) *http.Request {
 	return r.WithContext(iam.WithOrigin(r.Context(), o))
 }
 
-// checkReadKey checks the SSE-C key a request that reads no bytes
-// (GetObjectAttributes) presents against the object's, as a read of its
-// bytes is checked (package objects): a key for an object that is not
-// SSE-C, none for one that is, or another key, each get AWS's answer.
-func checkReadKey(enc *catalog.Encryption, q sseRequest) error {
-	isC := enc != nil && enc.Kind == objects.KindSSEC
-	switch {
-	case !isC && q.Kind != "":
-		return errSSECNotApplicable
-	case isC && q.Kind == "":
-		return errSSECRequired
-	case isC && subtle.ConstantTimeCompare([]byte(q.CustomerKeyMD5), []byte(enc.CustomerKeyMD5)) != 1:
-		return errSSECWrongKey
-	}
-	return nil
-}
-
 // setSSEHeaders writes the encryption response headers AWS sends for an
 // object (or upload) encrypted as enc. withContext: PutObject, CopyObject
 // and CreateMultipartUpload also echo SSE-KMS's context; withCustomer:
 // every operation but CompleteMultipartUpload echoes SSE-C's algorithm
-// and key digest.
-func (s *Server) setSSEHeaders(ctx context.Context, h http.Header, c *call, enc *catalog.Encryption, withContext, withCustomer bool) {
+// and key digest: the digest of the key the request brings (checked
+// against it by customerKey), as the catalog keeps none.
+func (s *Server) setSSEHeaders(ctx context.Context, h http.Header, c *call, enc *catalog.Encryption, withContext, withCustomer bool, keyMD5 string) {
 	if enc == nil {
 		return
 	}
@@ -235,7 +218,7 @@ func (s *Server) setSSEHeaders(ctx context.Context, h http.Header, c *call, enc 
 	case objects.KindSSEC:
 		if withCustomer {
 			h.Set(hSSECAlgo, "AES256")
-			h.Set("X-Amz-Server-Side-Encryption-Customer-Key-MD5", enc.CustomerKeyMD5)
+			h.Set(hSSECKeyMD5, keyMD5)
 		}
 		return
 	case objects.KindKMS:

@@ -45,6 +45,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "ostium")
+	// The servers make their node key in the user's configuration
+	// directory: this suite's own, not the real user's.
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	out, err := exec.Command("go", "build", "-o", binary, "../../cmd/ostium").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build ostium: %v\n%s", err, out)

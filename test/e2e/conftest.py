@@ -7,14 +7,23 @@ credentials, and killed at the end. When a test fails, the tail of the
 server's stderr is added to its report.
 """
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 from helpers import REPO, SERVERS, Server, TLSProxy, empty_and_delete, require_tool, start_server, unique_bucket
+
+# A node started without a node key makes one in the user's configuration
+# directory ($XDG_CONFIG_HOME/ostium/node.key): every server of the suite
+# finds the suite's own there, never the real user's ~/.config.
+_CONFIG_HOME = tempfile.mkdtemp(prefix="ostium-e2e-config-")
+os.environ["XDG_CONFIG_HOME"] = _CONFIG_HOME
+atexit.register(shutil.rmtree, _CONFIG_HOME, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

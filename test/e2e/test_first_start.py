@@ -1,6 +1,7 @@
 """A first start without configured credentials: the root key is generated,
 printed once, kept across restarts, and its secret is not stored in the
-clear."""
+clear; the node key is made apart from the data, its file printed once,
+and a copy of the data started with another user's key does not start."""
 
 import os
 import re
@@ -16,8 +17,9 @@ from botocore.config import Config
 from helpers import free_port
 
 
-def run_until_listening(ostium_bin, data, port):
+def run_until_listening(ostium_bin, data, port, config_home):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OSTIUM_")}
+    env["XDG_CONFIG_HOME"] = config_home
     proc = subprocess.Popen([ostium_bin, "serve", "--listen", f"127.0.0.1:{port}", "--data", data],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     deadline = time.monotonic() + 30
@@ -45,15 +47,20 @@ def client(port, ak, sk):
 
 def test_generated_root_credentials(ostium_bin):
     data = tempfile.mkdtemp(prefix="ostium-e2e-first-")
+    home = tempfile.mkdtemp(prefix="ostium-e2e-first-config-")
     try:
         port = free_port()
-        # The credentials are printed before the server listens.
-        out = stop(run_until_listening(ostium_bin, data, port))
+        # The credentials are printed before the server listens, and so is
+        # the node key's file, in the user's configuration directory.
+        out = stop(run_until_listening(ostium_bin, data, port, home))
         ak = re.search(r"OSTIUM_ROOT_ACCESS_KEY=(\S+)", out).group(1)
         sk = re.search(r"OSTIUM_ROOT_SECRET_KEY=(\S+)", out).group(1)
         assert len(sk) >= 30
+        key_file = os.path.join(home, "ostium", "node.key")
+        assert f"A node key was generated in {key_file}" in out, out
+        assert os.stat(key_file).st_mode & 0o077 == 0
 
-        proc = run_until_listening(ostium_bin, data, port)
+        proc = run_until_listening(ostium_bin, data, port, home)
         try:
             c = client(port, ak, sk)
             c.create_bucket(Bucket="first-start")
@@ -61,13 +68,34 @@ def test_generated_root_credentials(ostium_bin):
         finally:
             out = stop(proc)
         assert "OSTIUM_ROOT_SECRET_KEY" not in out, "credentials printed again on a later start"
+        assert "node key was generated" not in out, "the node key's file printed again on a later start"
 
-        # At rest the secret is sealed by the node key, never in the clear.
-        assert os.path.exists(os.path.join(data, "node.key"))
-        for name in os.listdir(data):
-            path = os.path.join(data, name)
-            if os.path.isfile(path):
-                with open(path, "rb") as f:
-                    assert sk.encode() not in f.read(), f"root secret in the clear in {name}"
+        # At rest the secret is sealed by the node key, never in the
+        # clear, and the key is not beside the data.
+        with open(key_file, "rb") as f:
+            node_key = f.read().strip()
+        for root, _, files in os.walk(data):
+            for name in files:
+                with open(os.path.join(root, name), "rb") as f:
+                    b = f.read()
+                assert sk.encode() not in b, f"root secret in the clear in {name}"
+                assert node_key not in b, f"the node key is in the data directory, in {name}"
+        assert not os.path.exists(os.path.join(data, "node.key"))
+
+        # A copy of the data directory, started by another user (another
+        # configuration directory, so another node key), refuses to start
+        # and says why.
+        copy = data + "-copy"
+        shutil.copytree(data, copy)
+        other = tempfile.mkdtemp(prefix="ostium-e2e-first-other-")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OSTIUM_")}
+        env["XDG_CONFIG_HOME"] = other
+        res = subprocess.run([ostium_bin, "serve", "--listen", f"127.0.0.1:{free_port()}", "--data", copy],
+                             env=env, capture_output=True, text=True, timeout=60)
+        assert res.returncode != 0
+        assert "does not open this catalog's secrets" in res.stderr, res.stderr
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.rmtree(other, ignore_errors=True)
     finally:
         shutil.rmtree(data, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)

@@ -178,7 +178,11 @@ def test_files_private_under_umask_000(tls_server, tls_bucket):
                 bad.append(f"{p}: {oct(mode)}")
     assert not bad, bad
     names = os.listdir(tls_server.data_dir)
-    assert {"catalog.db", "catalog.db-wal", "catalog.db-shm", "node.key", "blobs"} <= set(names), names
+    assert {"catalog.db", "catalog.db-wal", "catalog.db-shm", "blobs"} <= set(names), names
+    # The node key is kept apart from the data, in the user's key file.
+    assert "node.key" not in names, names
+    key_file = os.path.join(os.environ["XDG_CONFIG_HOME"], "ostium", "node.key")
+    assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
 
 
 def test_https_only(ostium_bin, tls_server, tmp_path):

@@ -21,8 +21,10 @@ import (
 // Data at rest is its owner's alone (issue 12, item 8): under umask 0, in
 // a data directory someone made world-readable, with a left-over
 // world-readable catalog file, a node makes the directory 0700 and every
-// file it holds 0600: the SQLite catalog with its -wal and -shm, the node
-// key, the blobs and their fan-out directories.
+// file it holds 0600: the SQLite catalog with its -wal and -shm, the
+// blobs and their fan-out directories. The node key is not among them:
+// it is kept apart, in the user's key file, itself 0600 in a 0700
+// directory.
 func TestDataFilesPrivateUnderUmask0(t *testing.T) {
 	old := syscall.Umask(0)
 	t.Cleanup(func() { syscall.Umask(old) })
@@ -76,9 +78,17 @@ func TestDataFilesPrivateUnderUmask0(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{".", "catalog.db", "catalog.db-wal", "catalog.db-shm", "node.key", "blobs", "a blob"} {
+	for _, f := range []string{".", "catalog.db", "catalog.db-wal", "catalog.db-shm", "blobs", "a blob"} {
 		if !seen[f] {
 			t.Errorf("%s not found in the data directory (have %v)", f, seen)
+		}
+	}
+	if seen["node.key"] {
+		t.Error("the node key is in the data directory")
+	}
+	for p, want := range map[string]fs.FileMode{filepath.Join(srv.ConfigDir, "ostium"): 0o700, filepath.Join(srv.ConfigDir, "ostium", "node.key"): 0o600} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: %v, want mode %v", p, err, want)
 		}
 	}
 }

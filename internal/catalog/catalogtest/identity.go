@@ -2,6 +2,7 @@ package catalogtest
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,6 +154,39 @@ func testTenants(t *testing.T, s catalog.Store) {
 		if got, err := s.ProviderSetting(ctx, catalog.ProviderEncryption); err != nil || got != v {
 			t.Fatalf("provider setting after setting %q: %q %v", v, got, err)
 		}
+	}
+	// A setting made once: the first value stays, and every later caller
+	// (another node starting at once) is told it.
+	if v, err := s.InitProviderSetting(ctx, catalog.ProviderNodeKeyCheck, "check-1"); err != nil || v != "check-1" {
+		t.Fatalf("InitProviderSetting on none: %q %v", v, err)
+	}
+	if v, err := s.InitProviderSetting(ctx, catalog.ProviderNodeKeyCheck, "check-2"); err != nil || v != "check-1" {
+		t.Fatalf("InitProviderSetting on one set: %q %v", v, err)
+	}
+	if v, err := s.ProviderSetting(ctx, catalog.ProviderNodeKeyCheck); err != nil || v != "check-1" {
+		t.Fatalf("after InitProviderSetting: %q %v", v, err)
+	}
+	var wg sync.WaitGroup
+	seen := make([]string, 8)
+	for i := range seen {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := s.InitProviderSetting(ctx, "race", fmt.Sprintf("v%d", i))
+			if err != nil {
+				t.Errorf("InitProviderSetting at once: %v", err)
+			}
+			seen[i] = v
+		}()
+	}
+	wg.Wait()
+	for _, v := range seen {
+		if v != seen[0] || v == "" {
+			t.Fatalf("callers at once were told different values: %q", seen)
+		}
+	}
+	if _, err := s.InitProviderSetting(ctx, "empty", ""); err == nil {
+		t.Fatal("InitProviderSetting took an empty value")
 	}
 
 	// A tenant with a bucket cannot go; without, it takes its users,

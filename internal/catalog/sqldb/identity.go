@@ -132,6 +132,21 @@ func (s *Store) SetProviderSetting(ctx context.Context, name, value string) erro
 	return wrap("set provider setting "+name, err)
 }
 
+func (s *Store) InitProviderSetting(ctx context.Context, name, value string) (string, error) {
+	if value == "" {
+		return "", fmt.Errorf("sqldb: provider setting %s: an empty value sets nothing", name)
+	}
+	var have string
+	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, s.q(`INSERT INTO provider_settings (name, value) VALUES (?, ?)
+			ON CONFLICT (name) DO NOTHING`), name, value); err != nil {
+			return err
+		}
+		return s.row(ctx, tx, s.q(`SELECT value FROM provider_settings WHERE name = ?`), name).Scan(&have)
+	})
+	return have, wrap("init provider setting "+name, err)
+}
+
 func (s *Store) setTenant(ctx context.Context, name, col, value string) error {
 	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
 		res, err := s.exec(ctx, tx, s.q(`UPDATE tenants SET `+col+` = ? WHERE name = ?`), value, name)

@@ -127,7 +127,7 @@ func StartHTTPS(t testing.TB, opt Options, poll time.Duration) *HTTPSServer {
 		CertFile: filepath.Join(t.TempDir(), "cert.pem"), KeyFile: filepath.Join(t.TempDir(), "key.pem")}
 	s.CA.Issue(t, 1, s.CertFile, s.KeyFile)
 	cfg := node.Config{
-		DataDir: dir, Catalog: testenv.CatalogURL(t), Domains: opt.Domains,
+		DataDir: dir, ConfigDir: privateDir(t), Catalog: testenv.CatalogURL(t), Domains: opt.Domains,
 		RootAccessKey: AccessKey, RootSecretKey: SecretKey,
 		TLSListen: "127.0.0.1:0", TLSCert: s.CertFile, TLSKey: s.KeyFile,
 	}

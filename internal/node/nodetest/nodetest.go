@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/ostiumio/ostium/internal/node"
@@ -23,6 +24,19 @@ type Server struct {
 	Node    *node.Node
 	Dir     string
 	Catalog string // the catalog URL; "" = SQLite in Dir
+	// ConfigDir is the node's user configuration directory, where its
+	// node key is made: the test's own, never the real user's.
+	ConfigDir string
+	stop      sync.Once
+}
+
+// Stop stops the server and closes the node (as the test's end does),
+// so that a test can look at or copy its data at rest.
+func (s *Server) Stop() {
+	s.stop.Do(func() {
+		s.Server.Close()
+		s.Node.Close()
+	})
 }
 
 // Options adjust a test node.
@@ -35,7 +49,7 @@ type Options struct {
 // Start runs a node until the test ends. Its catalog follows testenv.
 func Start(t testing.TB, opt Options) *Server {
 	t.Helper()
-	return start(t, opt, privateDir(t), testenv.CatalogURL(t))
+	return start(t, opt, privateDir(t), privateDir(t), testenv.CatalogURL(t))
 }
 
 // privateDir is a fresh 0700 directory: a node would make t.TempDir's
@@ -52,13 +66,16 @@ func privateDir(t testing.TB) string {
 // blobs, as nodes behind one load balancer do.
 func StartPeer(t testing.TB, first *Server, opt Options) *Server {
 	t.Helper()
-	return start(t, opt, first.Dir, first.Catalog)
+	if first.ConfigDir == "" {
+		t.Fatal("nodetest: StartPeer of a node without its ConfigDir (its node key's directory)")
+	}
+	return start(t, opt, first.Dir, first.ConfigDir, first.Catalog)
 }
 
-func start(t testing.TB, opt Options, dir, catalogURL string) *Server {
+func start(t testing.TB, opt Options, dir, configDir, catalogURL string) *Server {
 	t.Helper()
 	cfg := node.Config{
-		DataDir: dir, Catalog: catalogURL, Domains: opt.Domains,
+		DataDir: dir, ConfigDir: configDir, Catalog: catalogURL, Domains: opt.Domains,
 		RootAccessKey: AccessKey, RootSecretKey: SecretKey,
 	}
 	if opt.Config != nil {
@@ -68,7 +85,7 @@ func start(t testing.TB, opt Options, dir, catalogURL string) *Server {
 	if err != nil {
 		t.Fatalf("open node: %v", err)
 	}
-	s := &Server{Node: n, Dir: dir, Catalog: catalogURL}
+	s := &Server{Node: n, Dir: dir, Catalog: catalogURL, ConfigDir: cfg.ConfigDir}
 	// The node's own server, so that tests meet its timeouts.
 	s.Server = httptest.NewUnstartedServer(n.Handler)
 	s.Server.Config = n.HTTPServer()
@@ -80,9 +97,6 @@ func start(t testing.TB, opt Options, dir, catalogURL string) *Server {
 	} else {
 		s.Server.Start()
 	}
-	t.Cleanup(func() {
-		s.Server.Close()
-		n.Close()
-	})
+	t.Cleanup(s.Stop)
 	return s
 }
