@@ -76,7 +76,9 @@ func main() {
 	cfg += *extra + "\n"
 	check(os.WriteFile(filepath.Join(dir, "ostium.yaml"), []byte(cfg), 0o600))
 	srv := exec.Command(*bin, "serve", "--config", filepath.Join(dir, "ostium.yaml"), "--log-level", "warn")
-	srv.Env = append(os.Environ(), "OSTIUM_ROOT_ACCESS_KEY="+rootKey, "OSTIUM_ROOT_SECRET_KEY="+rootSecret)
+	// Its own configuration directory: the node key is made there.
+	srv.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+		"OSTIUM_ROOT_ACCESS_KEY="+rootKey, "OSTIUM_ROOT_SECRET_KEY="+rootSecret)
 	srv.Stdout, srv.Stderr = os.Stderr, os.Stderr
 	check(srv.Start())
 	defer srv.Process.Kill()

@@ -52,7 +52,9 @@ func serveBinary(t *testing.T) (string, *os.Process) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cmd := exec.Command(bin, "serve", "--listen", addr, "--data", filepath.Join(dir, "data"))
-	cmd.Env = append(os.Environ(), "OSTIUM_ROOT_ACCESS_KEY="+memAccessKey, "OSTIUM_ROOT_SECRET_KEY="+memSecretKey)
+	// Its own configuration directory: the node key is made there.
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+		"OSTIUM_ROOT_ACCESS_KEY="+memAccessKey, "OSTIUM_ROOT_SECRET_KEY="+memSecretKey)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
