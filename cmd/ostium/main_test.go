@@ -120,7 +120,10 @@ func TestServeLogsShutdown(t *testing.T) {
 	os.Stderr, os.Stdout = w, devnull
 	defer func() { os.Stderr, os.Stdout = stderr, stdout; slog.SetDefault(logger); devnull.Close() }()
 	done := make(chan error, 1)
-	go func() { done <- execute([]string{"serve", "--listen", "127.0.0.1:0", "--data", dir}); w.Close() }()
+	go func() {
+		done <- execute([]string{"serve", "--listen", "127.0.0.1:0", "--console-listen", "127.0.0.1:0", "--data", dir})
+		w.Close()
+	}()
 
 	lines := make(chan string, 100)
 	go func() {
@@ -150,6 +153,7 @@ func TestServeLogsShutdown(t *testing.T) {
 		}
 	}
 	wait("ostium serving S3")
+	wait("ostium serving the console")
 	syscall.Kill(os.Getpid(), syscall.SIGTERM)
 	wait("ostium shutting down")
 	if l := log[len(log)-1]; !strings.Contains(l, `reason="signal terminated"`) {

@@ -44,6 +44,8 @@ type Server struct {
 	coldKeys  *coldKeys
 	// sseCOverHTTP: Options.SSECOverHTTP.
 	sseCOverHTTP bool
+	// allowActive: Options.AllowActiveObjects (sandbox.go).
+	allowActive bool
 }
 
 // Options tune the endpoint.
@@ -75,6 +77,10 @@ type Options struct {
 	// SSECOverHTTP lets SSE-C requests arrive over plain HTTP, which AWS
 	// refuses; for tests only.
 	SSECOverHTTP bool
+	// AllowActiveObjects lets objects a browser renders actively (HTML,
+	// SVG, ...) run their scripts, as AWS does; the default sandboxes
+	// them (sandbox.go). Only for a console on a host name of its own.
+	AllowActiveObjects bool
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -110,7 +116,8 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		coldKeys: newColdKeys(anon),
 		slots:    newSlots(o.MaxRequests, anon, orInt(o.MaxPerTenant, o.MaxRequests/2)),
 		idle:     orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
-		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level, sseCOverHTTP: o.SSECOverHTTP}
+		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level, sseCOverHTTP: o.SSECOverHTTP,
+		allowActive: o.AllowActiveObjects}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
