@@ -44,7 +44,8 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [flags]",
 		Short: "run the S3 endpoint",
-		Long: `Run the S3 endpoint (and the admin API beside it). Every flag is also an
+		Long: `Run the S3 endpoint (and the admin API beside it), and the web console
+on a listener of its own (--console-listen). Every flag is also an
 environment variable (named in its help); with --config, the flags given
 win over the file. Root credentials come from OSTIUM_ROOT_ACCESS_KEY and
 OSTIUM_ROOT_SECRET_KEY, or are generated and printed once at the first
