@@ -138,15 +138,23 @@ func serve(fs *pflag.FlagSet, configFile string, f node.Config) error {
 	// the addresses can be had (taken, they are the usual late failure).
 	// The listeners proper come after, so that generated credentials are
 	// printed before anything connects.
+	// All held at once, so that two keys naming one address fail too.
+	var probes []net.Listener
 	for _, addr := range []string{cfg.Listen, cfg.TLSListen, cfg.ConsoleListen} {
 		if addr == "" || addr == node.ConsoleOff {
 			continue
 		}
 		probe, err := net.Listen("tcp", addr)
 		if err != nil {
+			for _, p := range probes {
+				p.Close()
+			}
 			return err
 		}
-		probe.Close()
+		probes = append(probes, probe)
+	}
+	for _, p := range probes {
+		p.Close()
 	}
 	n, err := node.Open(ctx, cfg)
 	if err != nil {
