@@ -155,7 +155,7 @@ func originAttack(t *testing.T, sandbox bool) {
 	svg := `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script><![CDATA[` + script + `]]></script></svg>`
 	for _, o := range []struct {
 		key, ct, body string
-		public      bool
+		public        bool
 	}{
 		{"lure.html", "text/html", html, false},
 		{"lure.svg", "image/svg+xml", svg, false},
