@@ -27,7 +27,8 @@ for i in $(seq 1 "$rounds"); do
   [ $((i % 2)) = 0 ] && order="head base" # drift in the machine's load falls on both
   for side in $order; do
     data="$tmp/data-$side-$i"
-    "$tmp/$side" serve --listen "127.0.0.1:$port" --data "$data" 2> "$tmp/$side-$i.log" &
+    # No console (a build from before its own listener ignores this).
+    OSTIUM_CONSOLE_LISTEN=off "$tmp/$side" serve --listen "127.0.0.1:$port" --data "$data" 2> "$tmp/$side-$i.log" &
     server=$!
     for _ in $(seq 1 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
     "$tmp/head" bench get --endpoint "http://127.0.0.1:$port" --access-key "$OSTIUM_ROOT_ACCESS_KEY" \

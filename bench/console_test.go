@@ -52,7 +52,7 @@ func consoleClient(t testing.TB, srv *nodetest.Server) *http.Client {
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, Transport: &http.Transport{MaxIdleConnsPerHost: 8, DisableCompression: true}}
 	body, _ := json.Marshal(map[string]string{"access_key": nodetest.AccessKey, "secret_key": nodetest.SecretKey})
-	resp, err := c.Post(srv.URL+"/console/api/session", "application/json", bytes.NewReader(body))
+	resp, err := c.Post(srv.Console.URL+"/console/api/session", "application/json", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestConsoleFolderPage(t *testing.T) {
 		if token != "" {
 			v.Set("token", token)
 		}
-		resp, err := cc.Get(srv.URL + "/console/api/buckets/million/objects?" + v.Encode())
+		resp, err := cc.Get(srv.Console.URL + "/console/api/buckets/million/objects?" + v.Encode())
 		if err != nil {
 			return "", 0, err
 		}
@@ -327,7 +327,7 @@ func TestConsoleUpload(t *testing.T) {
 	}
 	defer b.Close()
 	browsertest.Step(t, bctx, "sign in", 30*time.Second,
-		browsertest.Open(srv.URL, "/signin"),
+		browsertest.Open(srv.Console.URL, "/signin"),
 		browsertest.SignInKey(nodetest.AccessKey, nodetest.SecretKey),
 		chromedp.WaitVisible(browsertest.T("nav-tenants")),
 	)
@@ -347,7 +347,7 @@ func TestConsoleUpload(t *testing.T) {
 		}
 		browsertest.Step(t, bctx, "open the bucket", 30*time.Second,
 			chromedp.Navigate("about:blank"),
-			browsertest.Open(srv.URL, "/buckets/uploads"),
+			browsertest.Open(srv.Console.URL, "/buckets/uploads"),
 			chromedp.WaitReady(browsertest.T("upload-input")),
 		)
 		start := time.Now()

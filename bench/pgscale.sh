@@ -57,7 +57,7 @@ serve() { # name binary catalog-url ("" = SQLite)
   mkdir "$work/data-$1"
   local args=(serve --listen "127.0.0.1:$p" --data "$work/data-$1")
   if [ -n "$3" ]; then args+=(--catalog "$3"); fi
-  "$2" "${args[@]}" 2> "$work/$1.log" &
+  OSTIUM_CONSOLE_LISTEN=off "$2" "${args[@]}" 2> "$work/$1.log" &
   pids+=($!)
   wait_port "$p"
   endpoint[$1]=http://127.0.0.1:$p

@@ -166,8 +166,9 @@ def main():
     pport, gport, hport = free_port(), free_port(), free_port()
     direct, gateway, hop = (f"http://127.0.0.1:{p}" for p in (pport, gport, hport))
     log = open(os.path.join(tmp, "servers.log"), "wb")
-    platform = start(bin, ["serve", "--listen", f"127.0.0.1:{pport}", "--data", os.path.join(tmp, "platform")], log)
-    cfg = {"listen": f"127.0.0.1:{gport}", "data": os.path.join(tmp, "gateway"), "default_platform": "p",
+    platform = start(bin, ["serve", "--listen", f"127.0.0.1:{pport}", "--console-listen", "off",
+                           "--data", os.path.join(tmp, "platform")], log)
+    cfg = {"listen": f"127.0.0.1:{gport}", "console_listen": "off", "data": os.path.join(tmp, "gateway"), "default_platform": "p",
            "platforms": {"p": {"type": "s3", "endpoint": direct, "access_key": AK, "secret_key": SK,
                                "path_style": True, "bucket": "ostium-gateway", "etag_is_md5": True}}}
     suffix = ""

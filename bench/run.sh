@@ -46,7 +46,7 @@ workloads)
   data=$(mktemp -d)
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   export OSTIUM_ROOT_ACCESS_KEY=bench-access-key OSTIUM_ROOT_SECRET_KEY=bench-secret-key-0123456789
-  "$bin" serve --listen "127.0.0.1:$port" --data "$data" 2> "$data.log" &
+  OSTIUM_CONSOLE_LISTEN=off "$bin" serve --listen "127.0.0.1:$port" --data "$data" 2> "$data.log" &
   server=$!
   trap 'kill $server 2>/dev/null; rm -rf "$data"' EXIT
   for i in $(seq 1 50); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done

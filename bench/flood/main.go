@@ -69,7 +69,7 @@ func main() {
 	check(err)
 	addr := ln.Addr().String()
 	ln.Close()
-	cfg := fmt.Sprintf("listen: %q\ndata: %q\n", addr, filepath.Join(dir, "data"))
+	cfg := fmt.Sprintf("listen: %q\nconsole_listen: \"off\"\ndata: %q\n", addr, filepath.Join(dir, "data"))
 	if *catalog != "" {
 		cfg += fmt.Sprintf("catalog: %q\n", *catalog)
 	}

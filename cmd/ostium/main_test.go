@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -123,7 +124,10 @@ func TestServeLogsShutdown(t *testing.T) {
 	os.Stderr, os.Stdout = w, devnull
 	defer func() { os.Stderr, os.Stdout = stderr, stdout; slog.SetDefault(logger); devnull.Close() }()
 	done := make(chan error, 1)
-	go func() { done <- execute([]string{"serve", "--listen", "127.0.0.1:0", "--data", dir}); w.Close() }()
+	go func() {
+		done <- execute([]string{"serve", "--listen", "127.0.0.1:0", "--console-listen", "127.0.0.1:0", "--data", dir})
+		w.Close()
+	}()
 
 	lines := make(chan string, 100)
 	go func() {
@@ -153,6 +157,7 @@ func TestServeLogsShutdown(t *testing.T) {
 		}
 	}
 	wait("ostium serving S3")
+	wait("ostium serving the console")
 	syscall.Kill(os.Getpid(), syscall.SIGTERM)
 	wait("ostium shutting down")
 	if l := log[len(log)-1]; !strings.Contains(l, `reason="signal terminated"`) {
@@ -182,5 +187,32 @@ func TestSupportBundleFileMode(t *testing.T) {
 	fi, err := os.Stat(out)
 	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() < 100 {
 		t.Fatalf("bundle: %v, mode %v, %d bytes", err, fi.Mode().Perm(), fi.Size())
+	}
+}
+
+// The console's address and S3's, however spelt, cannot be one: serve
+// refuses before it opens anything (no catalog is made).
+func TestServeRefusesConsoleOnS3Address(t *testing.T) {
+	clearCredentials(t)
+	t.Setenv("OSTIUM_CONSOLE_LISTEN", "")
+	dir := t.TempDir()
+	os.Chmod(dir, 0o700)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	err = execute([]string{"serve", "--listen", "127.0.0.1:" + port, "--console-listen", "0.0.0.0:" + port, "--data", dir})
+	if err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("serve with the console on S3's port: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "catalog.db")); !os.IsNotExist(err) {
+		t.Errorf("a catalog was made: %v", err)
+	}
+	// The same address, spelt alike, is a configuration error.
+	err = execute([]string{"serve", "--listen", "127.0.0.1:" + port, "--console-listen", "127.0.0.1:" + port, "--data", dir})
+	if err == nil || !strings.Contains(err.Error(), "console_listen:") {
+		t.Fatalf("serve with console_listen = listen: %v", err)
 	}
 }

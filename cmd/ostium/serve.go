@@ -44,7 +44,8 @@ func newServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve [flags]",
 		Short: "run the S3 endpoint",
-		Long: `Run the S3 endpoint (and the admin API beside it). Every flag is also an
+		Long: `Run the S3 endpoint (and the admin API beside it), and the web console
+on a listener of its own (--console-listen). Every flag is also an
 environment variable (named in its help); with --config, the flags given
 win over the file. Root credentials come from OSTIUM_ROOT_ACCESS_KEY and
 OSTIUM_ROOT_SECRET_KEY, or are generated and printed once at the first
@@ -62,6 +63,9 @@ TLS certificate.`,
 	fs.StringVar(&f.TLSListen, "tls-listen", env("OSTIUM_TLS_LISTEN", ""), "HTTPS address (OSTIUM_TLS_LISTEN); needs --tls-cert and --tls-key")
 	fs.StringVar(&f.TLSCert, "tls-cert", env("OSTIUM_TLS_CERT", ""), "PEM certificate chain for HTTPS, reloaded on SIGHUP or change (OSTIUM_TLS_CERT)")
 	fs.StringVar(&f.TLSKey, "tls-key", env("OSTIUM_TLS_KEY", ""), "PEM private key for HTTPS (OSTIUM_TLS_KEY)")
+	fs.StringVar(&f.ConsoleListen, "console-listen", env("OSTIUM_CONSOLE_LISTEN", ""), "the web console's own address, apart from S3's; HTTPS when --tls-listen is given; off = no console (OSTIUM_CONSOLE_LISTEN; default :9001)")
+	fs.StringVar(&f.ConsoleS3URL, "console-s3-url", env("OSTIUM_CONSOLE_S3_URL", ""), "the S3 endpoint's URL as browsers reach it, for the console's share links (OSTIUM_CONSOLE_S3_URL; default the console's host name with the S3 port)")
+	sandbox := fs.Bool("sandbox-active-objects", env("OSTIUM_SANDBOX_ACTIVE_OBJECTS", "true") != "false", "send objects a browser renders actively (HTML, SVG, ...) with Content-Security-Policy: sandbox; false only when the console has a host name of its own (OSTIUM_SANDBOX_ACTIVE_OBJECTS=false)")
 	fs.StringVar(&f.NodeKeyFile, "node-key-file", env("OSTIUM_NODE_KEY_FILE", ""), "file holding the node key, apart from the data (OSTIUM_NODE_KEY_FILE)")
 	fs.StringVar(&f.DataDir, "data", env("OSTIUM_DATA", "data"), "data directory (OSTIUM_DATA)")
 	fs.StringVar(&f.Catalog, "catalog", "", "catalog URL: sqlite:///path or postgres://... (OSTIUM_CATALOG; default SQLite in the data directory)")
@@ -96,6 +100,7 @@ TLS certificate.`,
 		f.Metrics.Allow = metricsAllow
 		f.Metrics.Token = os.Getenv("OSTIUM_METRICS_TOKEN")
 		f.Domains = domains
+		f.SandboxActiveObjects = sandbox
 		return serve(fs, *configFile, f)
 	}
 	return cmd
@@ -136,15 +141,23 @@ func serve(fs *pflag.FlagSet, configFile string, f node.Config) error {
 	// the addresses can be had (taken, they are the usual late failure).
 	// The listeners proper come after, so that generated credentials are
 	// printed before anything connects.
-	for _, addr := range []string{cfg.Listen, cfg.TLSListen} {
-		if addr == "" {
+	// All held at once, so that two keys naming one address fail too.
+	var probes []net.Listener
+	for _, addr := range []string{cfg.Listen, cfg.TLSListen, cfg.ConsoleListen} {
+		if addr == "" || addr == node.ConsoleOff {
 			continue
 		}
 		probe, err := net.Listen("tcp", addr)
 		if err != nil {
+			for _, p := range probes {
+				p.Close()
+			}
 			return err
 		}
-		probe.Close()
+		probes = append(probes, probe)
+	}
+	for _, p := range probes {
+		p.Close()
 	}
 	n, err := node.Open(ctx, cfg)
 	if err != nil {
@@ -176,8 +189,8 @@ func serve(fs *pflag.FlagSet, configFile string, f node.Config) error {
 			}
 		}()
 	}
-	srv := n.HTTPServer()
-	errc := make(chan error, 2)
+	srv, consoleSrv := n.HTTPServer(), n.ConsoleServer()
+	errc := make(chan error, 3)
 	for _, ln := range lns.All() {
 		scheme := "http"
 		if ln == lns.HTTPS {
@@ -185,6 +198,16 @@ func serve(fs *pflag.FlagSet, configFile string, f node.Config) error {
 		}
 		slog.Info("ostium serving S3", "addr", ln.Addr().String(), "scheme", scheme, "data", cfg.DataDir)
 		go func() { errc <- srv.Serve(ln) }()
+	}
+	if ln := lns.Console; ln != nil {
+		scheme := "http"
+		if lns.ConsoleTLS {
+			scheme = "https"
+		}
+		slog.Info("ostium serving the console", "addr", ln.Addr().String(), "scheme", scheme, "url", scheme+"://"+consoleHost(ln.Addr())+"/console/")
+		go func() { errc <- consoleSrv.Serve(ln) }()
+	} else {
+		slog.Info("the console is off (console_listen: off)")
 	}
 	select {
 	case err := <-errc:
@@ -196,12 +219,26 @@ func serve(fs *pflag.FlagSet, configFile string, f node.Config) error {
 	slog.Info("ostium shutting down: in-flight requests may finish", "reason", context.Cause(ctx).Error(), "grace", shutdownGrace)
 	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	go consoleSrv.Shutdown(shutdown) // its calls are short; S3's are what the grace is for
 	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		slog.Error("ostium shutdown cut short: requests were still running", "err", err, "after", time.Since(start).Round(time.Millisecond))
 		return err
 	}
 	slog.Info("ostium shut down: every request finished", "after", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// consoleHost is a listener's address as a browser on this machine
+// would name it.
+func consoleHost(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // shutdownGrace is how long in-flight requests may run on after a stop
@@ -228,6 +265,10 @@ func resolveConfig(file string, f node.Config, fs *pflag.FlagSet) (node.Config, 
 	// is giving --tls-listen without --listen.
 	if cfg.Listen == "" && cfg.TLSListen == "" {
 		cfg.Listen = ":9000"
+	}
+	// The console on a listener of its own unless turned off.
+	if cfg.ConsoleListen == "" {
+		cfg.ConsoleListen = node.DefaultConsoleListen
 	}
 	if err := cfg.Check(); err != nil {
 		where := "configuration"
@@ -257,6 +298,9 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *pflag.FlagSet) {
 		"metrics-tenant-labels": func() { cfg.Metrics.TenantLabels = f.Metrics.TenantLabels },
 	}
 	set["sigv2-presign-max-age"] = func() { cfg.PresignV2MaxAge = f.PresignV2MaxAge }
+	set["console-listen"] = func() { cfg.ConsoleListen = f.ConsoleListen }
+	set["console-s3-url"] = func() { cfg.ConsoleS3URL = f.ConsoleS3URL }
+	set["sandbox-active-objects"] = func() { cfg.SandboxActiveObjects = f.SandboxActiveObjects }
 	fs.Visit(func(fl *pflag.Flag) {
 		if apply, ok := set[fl.Name]; ok {
 			apply()

@@ -463,7 +463,7 @@ func TestAccessAndProvider(t *testing.T) {
 		t.Fatalf("rotate: %+v", rotated)
 	}
 	c.Must(200, "POST", "/tenants/acme/users/cy/keys/"+rotated.AccessKey+"/disable", nil)
-	kc := consoletest.New(t, srv.URL, srv.Client())
+	kc := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	if r := kc.SignIn(map[string]string{"access_key": rotated.AccessKey, "secret_key": rotated.SecretKey}); r.Status != 401 {
 		t.Fatalf("a disabled key signs in: %d", r.Status)
 	}
@@ -497,7 +497,7 @@ func TestAccessAndProvider(t *testing.T) {
 	if r := c.Do("GET", "/buckets", nil); r.Status != 403 {
 		t.Fatalf("a suspended tenant's admin lists buckets: %d %s", r.Status, r.Body)
 	}
-	if r := consoletest.New(t, srv.URL, srv.Client()).SignIn(map[string]string{"tenant": "acme", "user": "ann", "password": "ann-pass-2"}); r.Status != 403 || r.Code() != "TenantSuspended" {
+	if r := consoletest.New(t, srv.Console.URL, srv.Console.Client()).SignIn(map[string]string{"tenant": "acme", "user": "ann", "password": "ann-pass-2"}); r.Status != 403 || r.Code() != "TenantSuspended" {
 		t.Fatalf("a suspended tenant's admin signs in: %d %s", r.Status, r.Body)
 	}
 	rc.Must(200, "POST", "/tenants/acme/resume", nil)
@@ -550,7 +550,7 @@ func TestAccessAndProvider(t *testing.T) {
 func TestConsolePages(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{})
 	for _, p := range []string{"/console/", "/console/buckets/x"} {
-		resp, err := srv.Client().Get(srv.URL + p)
+		resp, err := srv.Console.Client().Get(srv.Console.URL + p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -561,7 +561,7 @@ func TestConsolePages(t *testing.T) {
 			t.Fatalf("GET %s: %d %v", p, resp.StatusCode, resp.Header)
 		}
 	}
-	c := consoletest.New(t, srv.URL, srv.Client())
+	c := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	if r := c.Do("GET", "/nonsense", nil); r.Status != 404 || r.Code() != "NoSuchRoute" {
 		t.Fatalf("unknown call: %d %s", r.Status, r.Body)
 	}

@@ -433,11 +433,15 @@ func share(h *Handler, c *call) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	scheme := "http"
+	// The link is the S3 endpoint's, never the console's origin.
+	scheme, host := "http", c.r.Host
 	if iam.OriginOf(ctx).Secure {
 		scheme = "https"
 	}
-	u := &url.URL{Scheme: scheme, Host: c.r.Host, Path: "/" + b + "/" + in.Key, RawPath: "/" + b + "/" + s3Escape(in.Key)}
+	if h.o.S3Endpoint != nil {
+		scheme, host = h.o.S3Endpoint(c.r)
+	}
+	u := &url.URL{Scheme: scheme, Host: host, Path: "/" + b + "/" + in.Key, RawPath: "/" + b + "/" + s3Escape(in.Key)}
 	q := url.Values{"X-Amz-Expires": {strconv.FormatInt(in.ExpiresSeconds, 10)}}
 	if in.Version != "" {
 		q.Set("versionId", in.Version)

@@ -66,6 +66,10 @@ type Options struct {
 	Meter Meter
 	// Health is the provider's view of the node (GET /health); nil: none.
 	Health func(ctx context.Context) any
+	// S3Endpoint is the S3 endpoint's scheme and host as the browser
+	// that sent r reaches it, for share links: the console has an
+	// origin of its own (nil: r's own, for tests of the handler alone).
+	S3Endpoint func(r *http.Request) (scheme, host string)
 	// IdleExpiry and MaxAge end sessions (0 = the defaults); Now is the
 	// clock (nil = time.Now), for tests.
 	IdleExpiry, MaxAge time.Duration
@@ -135,6 +139,9 @@ func or[T int | time.Duration](v, def T) T {
 }
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// No answer of the console, API or asset, is ever sniffed into
+	// something that runs.
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	h.o.S3.Timed(w, r, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -250,11 +257,16 @@ func closeUnread(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// pageHeaders are sent with every page and asset: no script but the
-// console's own files, no framing, no sniffing.
+// PageCSP is the policy of every page and asset: no script or style but
+// the console's own files, from its own origin (a listener of its own,
+// never S3's), never inline, never eval'd; no framing.
+const PageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; object-src 'none'; " +
+	"frame-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// pageHeaders are sent with every page and asset: the policy above, no
+// framing, no sniffing.
 func pageHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; object-src 'none'; "+
-		"frame-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+	h.Set("Content-Security-Policy", PageCSP)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")

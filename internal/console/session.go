@@ -19,8 +19,23 @@ import (
 	"github.com/ostiumio/ostium/internal/iam"
 )
 
-// CookieName is the session cookie's name.
+// CookieName is the session cookie's name over plain HTTP; over HTTPS
+// it is SecureCookieName.
 const CookieName = "ostium_session"
+
+// SecureCookieName is the session cookie's name over HTTPS. A browser
+// takes a "__Host-" cookie only when it is Secure, for Path=/ and with
+// no Domain, so no sibling host name (a virtual-hosted bucket's) can
+// set one for the console's host and fix a victim's session.
+const SecureCookieName = "__Host-" + CookieName
+
+// cookieName is the session cookie's name for r.
+func cookieName(r *http.Request) string {
+	if iam.OriginOf(r.Context()).Secure {
+		return SecureCookieName
+	}
+	return CookieName
+}
 
 // Subject is whom a sign-in method found: a tenant's user (Tenant, User
 // and its canonical id UserID), or an access key. It is all a session
@@ -146,7 +161,7 @@ func (h *Handler) identity(ctx context.Context, s catalog.Session) (*iam.Identit
 // load finds the request's session; errNotSignedIn when it has none,
 // or one that has expired (which goes).
 func (h *Handler) load(r *http.Request) (*session, error) {
-	c, err := r.Cookie(CookieName)
+	c, err := r.Cookie(cookieName(r))
 	if err != nil || c.Value == "" {
 		return nil, errNotSignedIn
 	}
@@ -183,8 +198,10 @@ func (h *Handler) load(r *http.Request) (*session, error) {
 }
 
 // sameOrigin checks a browser's Origin header, when it sent one,
-// against the console's own: a cross-site request never carries the
-// SameSite cookie, and this refuses one that carries a token anyway.
+// against the console's own, host and port: a cross-site request never
+// carries the SameSite cookie, but a page of the S3 listener on the
+// same host is same-site (cookies ignore ports) and its Origin differs
+// by the port alone; a sandboxed document's ("null") matches nothing.
 func sameOrigin(r *http.Request) bool {
 	o := r.Header.Get("Origin")
 	if o == "" {
@@ -312,8 +329,11 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) (any, int, erro
 // cookie is the session cookie: script cannot read it, other sites'
 // requests do not carry it, and over TLS it never goes in clear.
 func (h *Handler) cookie(r *http.Request, value string, maxAge time.Duration) *http.Cookie {
-	c := &http.Cookie{Name: CookieName, Value: value, Path: Prefix, HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	c := &http.Cookie{Name: cookieName(r), Value: value, Path: Prefix, HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: iam.OriginOf(r.Context()).Secure, MaxAge: int(maxAge / time.Second)}
+	if c.Secure {
+		c.Path = "/" // as "__Host-" requires; the listener is the console's alone
+	}
 	if maxAge < 0 {
 		c.MaxAge = -1
 	}

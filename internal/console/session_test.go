@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/console"
 	"github.com/ostiumio/ostium/internal/console/consoletest"
 	"github.com/ostiumio/ostium/internal/node"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
@@ -15,7 +16,7 @@ import (
 // root signs in as the provider with the test node's root key.
 func root(t *testing.T, srv *nodetest.Server) *consoletest.Client {
 	t.Helper()
-	c := consoletest.New(t, srv.URL, srv.Client())
+	c := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	c.Key(nodetest.AccessKey, nodetest.SecretKey)
 	return c
 }
@@ -28,9 +29,9 @@ func onboard(t *testing.T, srv *nodetest.Server, tenant string) (ann, bob *conso
 	rc := root(t, srv)
 	rc.Must(201, "POST", "/tenants", map[string]any{"name": tenant, "admin": map[string]string{"name": "ann", "password": "first-pass-1"}})
 	rc.Must(201, "POST", "/tenants/"+tenant+"/users", map[string]any{"name": "bob", "password": "bob-first-1"})
-	ann = consoletest.New(t, srv.URL, srv.Client())
+	ann = consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	ann.MustSignIn(map[string]string{"tenant": tenant, "user": "ann", "password": "first-pass-1"})
-	bob = consoletest.New(t, srv.URL, srv.Client())
+	bob = consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	bob.MustSignIn(map[string]string{"tenant": tenant, "user": "bob", "password": "bob-first-1"})
 	bob.Must(204, "POST", "/password", map[string]string{"current": "bob-first-1", "new": "bob-pass-1"})
 	return ann, bob
@@ -40,7 +41,7 @@ func cookie(t *testing.T, r *consoletest.Response) *http.Cookie {
 	t.Helper()
 	for _, line := range r.Header.Values("Set-Cookie") {
 		cs, err := http.ParseSetCookie(line)
-		if err == nil && cs.Name == "ostium_session" {
+		if err == nil && (cs.Name == console.CookieName || cs.Name == console.SecureCookieName) {
 			return cs
 		}
 	}
@@ -54,7 +55,7 @@ func cookie(t *testing.T, r *consoletest.Response) *http.Cookie {
 // session in the catalog, so the same cookie is refused after.
 func TestSignInAndOut(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{})
-	c := consoletest.New(t, srv.URL, srv.Client())
+	c := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	if r := c.Do("GET", "/session", nil); r.Status != 401 || r.Code() != "NotSignedIn" {
 		t.Fatalf("no session: %d %s", r.Status, r.Body)
 	}
@@ -83,8 +84,8 @@ func TestSignInAndOut(t *testing.T) {
 		t.Fatalf("after sign-out: %d %s", r.Status, r.Body)
 	}
 	// A browser that kept the cookie gets nothing for it.
-	c2 := consoletest.New(t, srv.URL, srv.Client())
-	req, _ := http.NewRequest("GET", srv.URL+"/console/api/session", nil)
+	c2 := consoletest.New(t, srv.Console.URL, srv.Console.Client())
+	req, _ := http.NewRequest("GET", srv.Console.URL+"/console/api/session", nil)
 	req.AddCookie(&old)
 	resp, err := c2.HTTP.Do(req)
 	if err != nil {
@@ -109,7 +110,7 @@ func TestSignInAndOut(t *testing.T) {
 // TestCookieSecureOverTLS: over TLS the cookie is Secure.
 func TestCookieSecureOverTLS(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{TLS: true})
-	c := consoletest.New(t, srv.URL, srv.Client())
+	c := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	if ck := cookie(t, c.Key(nodetest.AccessKey, nodetest.SecretKey)); !ck.Secure {
 		t.Fatalf("cookie over TLS is not Secure: %+v", ck)
 	}
@@ -136,7 +137,7 @@ func TestForcedPasswordChange(t *testing.T) {
 		t.Fatalf("before the change: %d %s", r.Status, r.Body)
 	}
 	// A second session of ann's, to be ended by the change.
-	other := consoletest.New(t, srv.URL, srv.Client())
+	other := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	other.MustSignIn(map[string]string{"tenant": "acme", "user": "ann", "password": "first-pass-1"})
 
 	if r := ann.Do("POST", "/password", map[string]string{"current": "wrong-pass-1", "new": "second-pass-2"}); r.Status != 403 || r.Code() != "InvalidCredentials" {
@@ -150,7 +151,7 @@ func TestForcedPasswordChange(t *testing.T) {
 	if r := other.Do("GET", "/session", nil); r.Status != 401 {
 		t.Fatalf("another session outlived the password change: %d %s", r.Status, r.Body)
 	}
-	fresh := consoletest.New(t, srv.URL, srv.Client())
+	fresh := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	if r := fresh.SignIn(map[string]string{"tenant": "acme", "user": "ann", "password": "first-pass-1"}); r.Status != 401 {
 		t.Fatalf("the old password still signs in: %d", r.Status)
 	}
@@ -159,7 +160,7 @@ func TestForcedPasswordChange(t *testing.T) {
 
 	// A tenant admin resetting a user's password makes it one to change,
 	// and ends the user's sessions.
-	bob := consoletest.New(t, srv.URL, srv.Client())
+	bob := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	bob.MustSignIn(map[string]string{"tenant": "acme", "user": "bob", "password": "bob-pass-1"})
 	fresh.Must(204, "PUT", "/tenants/acme/users/bob/password", map[string]string{"password": "reset-pass-3"})
 	if r := bob.Do("GET", "/buckets", nil); r.Status != 401 {
@@ -231,10 +232,10 @@ func TestCSRF(t *testing.T) {
 	if r := a.Do("POST", "/buckets", create); r.Status != 403 || r.Code() != "InvalidCSRFToken" {
 		t.Fatalf("another origin: %d %s", r.Status, r.Body)
 	}
-	a.Origin = srv.URL
+	a.Origin = srv.Console.URL
 	a.Must(201, "POST", "/buckets", create)
 	// Sign-in from another origin is refused too.
-	c := consoletest.New(t, srv.URL, srv.Client())
+	c := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	c.Origin = "https://evil.example"
 	if r := c.SignIn(map[string]string{"access_key": nodetest.AccessKey, "secret_key": nodetest.SecretKey}); r.Status != 403 || r.Code() != "InvalidOrigin" {
 		t.Fatalf("cross-origin sign-in: %d %s", r.Status, r.Body)
@@ -251,7 +252,7 @@ func TestCSRF(t *testing.T) {
 func TestSignInRateLimit(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{})
 	onboard(t, srv, "acme")
-	c := consoletest.New(t, srv.URL, srv.Client())
+	c := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	for i := 0; i < 5; i++ {
 		if r := c.SignIn(map[string]string{"tenant": "acme", "user": "bob", "password": "wrong-pass-1"}); r.Status != 401 {
 			t.Fatalf("failure %d: %d %s", i+1, r.Status, r.Body)
@@ -263,7 +264,7 @@ func TestSignInRateLimit(t *testing.T) {
 	}
 	// Another user is not held back by bob's failures (the address has
 	// 5 of its 20).
-	ann := consoletest.New(t, srv.URL, srv.Client())
+	ann := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	ann.MustSignIn(map[string]string{"tenant": "acme", "user": "ann", "password": "first-pass-1"})
 	for i := 0; i < 15; i++ {
 		c.SignIn(map[string]string{"access_key": "NOKEY" + strings.Repeat("X", i), "secret_key": "x"})
@@ -282,15 +283,15 @@ func TestSessionAcrossNodes(t *testing.T) {
 	b := nodetest.StartPeer(t, a, nodetest.Options{})
 	c := root(t, a)
 	c.Must(201, "POST", "/buckets", map[string]string{"name": "across"})
-	c.Base = b.URL // the cookie jar holds the cookie for the host, whatever the port
+	c.Base = b.Console.URL // the cookie jar holds the cookie for the host, whatever the port
 	c.Must(200, "PUT", "/buckets/across/object?key=k", []byte("written through b"))
-	c.Base = a.URL
+	c.Base = a.Console.URL
 	if r := c.Must(200, "GET", "/buckets/across/object?key=k", nil); string(r.Body) != "written through b" {
 		t.Fatalf("read through a: %q", r.Body)
 	}
-	c.Base = b.URL
+	c.Base = b.Console.URL
 	c.Must(204, "DELETE", "/session", nil)
-	c.Base = a.URL
+	c.Base = a.Console.URL
 	if r := c.Do("GET", "/session", nil); r.Status != 401 {
 		t.Fatalf("signed out on b, still signed in on a: %d", r.Status)
 	}
@@ -332,8 +333,8 @@ func TestCookieSecureBehindProxy(t *testing.T) {
 		secure  bool
 	}{{[]string{"127.0.0.1", "::1"}, true}, {nil, false}} {
 		srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.TrustedProxies = tc.proxies }})
-		c := consoletest.New(t, srv.URL, srv.Client())
-		r := c.Do("POST", "/session", creds, "X-Forwarded-Proto", "https", "Origin", "https://"+strings.TrimPrefix(srv.URL, "http://"))
+		c := consoletest.New(t, srv.Console.URL, srv.Console.Client())
+		r := c.Do("POST", "/session", creds, "X-Forwarded-Proto", "https", "Origin", "https://"+strings.TrimPrefix(srv.Console.URL, "http://"))
 		if r.Status != 200 {
 			t.Fatalf("proxies %v: sign in: %d %s", tc.proxies, r.Status, r.Body)
 		}

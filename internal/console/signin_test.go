@@ -60,7 +60,7 @@ func namedCookie(t *testing.T, r *consoletest.Response, name string) *http.Cooki
 // stranger attempts are then held back.
 func lockOut(t *testing.T, srv *nodetest.Server, tenant, user string) {
 	t.Helper()
-	c := consoletest.New(t, srv.URL, srv.Client())
+	c := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	for i := 0; i < 5; i++ {
 		if r := c.SignIn(map[string]string{"tenant": tenant, "user": user, "password": "guessed-" + strconv.Itoa(i)}); r.Status != 401 {
 			t.Fatalf("guess %d: %d %s", i+1, r.Status, r.Body)
@@ -93,7 +93,7 @@ func TestSignInReservedBeforeHashing(t *testing.T) {
 			if i%2 == 1 {
 				to = peer
 			}
-			status, _, err := post(to.Client(), to.URL, map[string]string{"tenant": "acme", "user": "bob", "password": pass}, "")
+			status, _, err := post(to.Console.Client(), to.Console.URL, map[string]string{"tenant": "acme", "user": "bob", "password": pass}, "")
 			if err != nil {
 				t.Error(err)
 				return
@@ -151,7 +151,7 @@ func TestSignInFlood(t *testing.T) {
 					user = "ghost-" + strconv.FormatInt(n, 10)
 				}
 				addr := fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)
-				status, h, err := post(hc, srv.URL, map[string]string{"tenant": "acme", "user": user, "password": "flood-pass-1"}, addr)
+				status, h, err := post(hc, srv.Console.URL, map[string]string{"tenant": "acme", "user": user, "password": "flood-pass-1"}, addr)
 				if err != nil {
 					if !stop.Load() {
 						t.Error(err)
@@ -221,7 +221,7 @@ func TestSignInFlood(t *testing.T) {
 func TestDeviceCookie(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{})
 	onboard(t, srv, "acme")
-	known := consoletest.New(t, srv.URL, srv.Client())
+	known := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	ck := deviceCookie(t, known.MustSignIn(map[string]string{"tenant": "acme", "user": "bob", "password": "bob-pass-1"}))
 	if !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.Path != "/console/api/session" || ck.Secure || len(ck.Value) < 43 ||
 		ck.MaxAge < 7*24*3600 {
@@ -230,7 +230,7 @@ func TestDeviceCookie(t *testing.T) {
 	known.Must(204, "DELETE", "/session", nil)
 
 	lockOut(t, srv, "acme", "bob")
-	stranger := consoletest.New(t, srv.URL, srv.Client())
+	stranger := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	r := stranger.SignIn(map[string]string{"tenant": "acme", "user": "bob", "password": "bob-pass-1"})
 	wait, _ := strconv.Atoi(r.Header.Get("Retry-After"))
 	if r.Status != 429 || r.Code() != "TooManyAttempts" || wait < 1 || wait > 60 {
@@ -245,7 +245,7 @@ func TestDeviceCookie(t *testing.T) {
 		t.Fatal("the device token did not change at sign-in")
 	}
 	// A copy of the old token is a stranger's: held back.
-	thief := consoletest.New(t, srv.URL, srv.Client())
+	thief := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	if r := thief.Do("POST", "/session", map[string]string{"tenant": "acme", "user": "bob", "password": "bob-pass-1"},
 		"Cookie", "ostium_device="+ck.Value); r.Status != 429 {
 		t.Fatalf("the old device token: %d %s, want 429 as a stranger", r.Status, r.Body)
@@ -292,7 +292,7 @@ func TestPasswordChangeRevokesDevices(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{})
 	ann, b1 := onboard(t, srv, "acme")
 	ann.Must(204, "POST", "/password", map[string]string{"current": "first-pass-1", "new": "ann-pass-2"})
-	b2 := consoletest.New(t, srv.URL, srv.Client())
+	b2 := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	b2.MustSignIn(map[string]string{"tenant": "acme", "user": "bob", "password": "bob-pass-1"})
 	b2.Must(204, "DELETE", "/session", nil)
 
@@ -318,12 +318,12 @@ func TestPasswordChangeRevokesDevices(t *testing.T) {
 // under the "__Host-" prefix (which browsers take from the host alone).
 func TestDeviceCookieAccessKey(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{TLS: true})
-	known := consoletest.New(t, srv.URL, srv.Client())
+	known := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	if ck := namedCookie(t, known.Key(nodetest.AccessKey, nodetest.SecretKey), "__Host-ostium_device"); !ck.Secure || !ck.HttpOnly || ck.Path != "/" || ck.Domain != "" {
 		t.Fatalf("device cookie over TLS: %+v, want Secure, HttpOnly, Path=/, no Domain", ck)
 	}
 	known.Must(204, "DELETE", "/session", nil)
-	stranger := consoletest.New(t, srv.URL, srv.Client())
+	stranger := consoletest.New(t, srv.Console.URL, srv.Console.Client())
 	for i := 0; i < 5; i++ {
 		if r := stranger.SignIn(map[string]string{"access_key": nodetest.AccessKey, "secret_key": "guess-" + strconv.Itoa(i)}); r.Status != 401 {
 			t.Fatalf("guess %d: %d %s", i+1, r.Status, r.Body)

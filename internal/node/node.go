@@ -149,6 +149,22 @@ type Config struct {
 	// KMS is the key service of encryption at rest; see kms.go.
 	KMS KMSConfig `yaml:"kms,omitempty"`
 
+	// ConsoleListen is the web console's own listener, so that it never
+	// shares an origin with S3, whose objects are tenants' pages: HTTPS
+	// with the node's certificate when tls_listen is set, else HTTP
+	// (ConsoleOff = no console; "" = none here, `serve` defaults it to
+	// DefaultConsoleListen). ConsoleS3URL is the S3 endpoint's URL as
+	// browsers reach it, for the console's share links ("" = the
+	// console's host name with the S3 listener's port and scheme).
+	ConsoleListen string `yaml:"console_listen,omitempty"`
+	ConsoleS3URL  string `yaml:"console_s3_url,omitempty"`
+	// SandboxActiveObjects (default true) sends every object answer a
+	// browser would render actively (HTML, SVG, ...) with
+	// `Content-Security-Policy: sandbox`; false lets tenants' pages run
+	// scripts as on AWS, for a provider whose console has a host name
+	// of its own (docs/s3-compatibility.md).
+	SandboxActiveObjects *bool `yaml:"sandbox_active_objects,omitempty"`
+
 	// ConsoleIdleExpiry and ConsoleMaxAge end console sessions unused
 	// for that long, and that long after sign-in (0 = 30 min and 12 h).
 	ConsoleIdleExpiry time.Duration `yaml:"console_idle_expiry,omitempty"`
@@ -159,6 +175,13 @@ type Config struct {
 	Metrics MetricsConfig `yaml:"metrics,omitempty"`
 	Log     LogConfig     `yaml:"log,omitempty"`
 }
+
+// The console's default listener (beside S3's :9000, as MinIO puts its
+// console), and the value of console_listen that turns the console off.
+const (
+	DefaultConsoleListen = ":9001"
+	ConsoleOff           = "off"
+)
 
 // Values of bucket_defaults.
 const (
@@ -213,6 +236,7 @@ func (c *Config) Validate() error {
 	}
 	_, err := c.trustedProxies()
 	add(err)
+	add(c.validateConsole())
 	add(c.validateTLSAndKey())
 	add(c.Metrics.validate())
 	add(c.Log.validate())
@@ -306,7 +330,10 @@ type Node struct {
 	Metrics   *metrics.Metrics
 	AccessLog *accesslog.Logger
 	Audit     *audit.Log
-	Handler   http.Handler
+	// Handler serves the S3 listeners (S3, admin API, health, metrics);
+	// Console the console's own listener (the console alone).
+	Handler http.Handler
+	Console http.Handler
 	// S3 is the S3 endpoint inside Handler (its load tells readiness).
 	S3 *s3.Server
 	// ID names this node in job leases and on the readiness endpoint.
@@ -375,12 +402,14 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		IdleTimeout:    or(cfg.BodyIdleTimeout, DefaultBodyIdleTimeout), RequestTimeout: or(cfg.RequestTimeout, DefaultRequestTimeout),
 		MinBodyRate:     int64(or(cfg.BodyMinRate, DefaultBodyMinRate)),
 		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog, Audit: n.Audit,
-		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel(), SSECOverHTTP: cfg.SSE.COverHTTP})
+		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel(), SSECOverHTTP: cfg.SSE.COverHTTP,
+		AllowActiveObjects: cfg.SandboxActiveObjects != nil && !*cfg.SandboxActiveObjects})
 	consoleh, err := n.openConsole()
 	if err != nil {
 		return fail(err)
 	}
-	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys), consoleh)
+	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys))
+	n.Console = n.consoleRoute(n.S3, consoleh)
 	n.exportStores()
 	// Root credentials last: a start that fails before this point leaves
 	// the root keys as they were, and the replacement is one transaction.
@@ -395,9 +424,14 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 // HTTPServer returns an HTTP server of the node with its timeouts, so
 // that no connection is held by a client that sends nothing: what `serve`
 // runs and tests start.
-func (n *Node) HTTPServer() *http.Server {
+func (n *Node) HTTPServer() *http.Server { return n.server(n.Handler) }
+
+// ConsoleServer is HTTPServer for the console's listener.
+func (n *Node) ConsoleServer() *http.Server { return n.server(n.Console) }
+
+func (n *Node) server(h http.Handler) *http.Server {
 	return &http.Server{
-		Handler:           n.Handler,
+		Handler:           h,
 		ReadHeaderTimeout: or(n.cfg.HeaderTimeout, DefaultHeaderTimeout),
 		IdleTimeout:       or(n.cfg.KeepAliveTimeout, DefaultKeepAliveTimeout),
 		MaxHeaderBytes:    maxHeaderBytes,
@@ -492,19 +526,19 @@ func (n *Node) Close() error {
 
 // route sends the admin API's and the health checks' paths to them and
 // everything else to S3. Path-style buckets of those names would collide,
-// so objects refuses the names; on a virtual host the path is a key.
-func (n *Node) route(s3h *s3.Server, adminh, consoleh http.Handler) http.Handler {
+// so objects refuses the names; on a virtual host the path is a key. The
+// console is not here: it has a listener of its own (consoleRoute), and
+// /console/ on this one is S3's, a bucket no one can create.
+func (n *Node) route(s3h *s3.Server, adminh http.Handler) http.Handler {
 	domains := n.cfg.Domains
 	metricsh := n.metricsHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hsts(s3h, w, r)
 		switch {
 		case virtualHost(r.Host, domains):
 		case strings.HasPrefix(r.URL.Path, admin.Prefix+"/"):
 			// Its audit log records the client as S3 sees it.
 			adminh.ServeHTTP(w, s3h.WithOrigin(n.bodyDeadline(w, r)))
-			return
-		case isConsole(r.URL.Path):
-			consoleh.ServeHTTP(w, r)
 			return
 		case strings.HasPrefix(r.URL.Path, healthPrefix):
 			n.health(w, r)
@@ -518,6 +552,18 @@ func (n *Node) route(s3h *s3.Server, adminh, consoleh http.Handler) http.Handler
 		}
 		s3h.ServeHTTP(w, r)
 	})
+}
+
+// hstsHeader keeps a browser that reached the node over HTTPS on HTTPS
+// for a year.
+const hstsHeader = "max-age=31536000"
+
+// hsts sends Strict-Transport-Security on an answer over HTTPS (to the
+// node, or through a trusted balancer that ended TLS).
+func hsts(s3h *s3.Server, w http.ResponseWriter, r *http.Request) {
+	if s3h.Secure(r) {
+		w.Header().Set("Strict-Transport-Security", hstsHeader)
+	}
 }
 
 // bodyDeadline gives an admin request's body (a small JSON document) the

@@ -172,15 +172,20 @@ func (c *CertReloader) changed() bool {
 }
 
 // Listeners are the sockets a node serves on, as its Config says: plain
-// HTTP on Listen, HTTPS on TLSListen (each nil when not configured).
+// HTTP on Listen, HTTPS on TLSListen (each nil when not configured), and
+// the console's own on ConsoleListen (nil when off).
 type Listeners struct {
 	HTTP  net.Listener
 	HTTPS net.Listener
-	// Certs is the HTTPS listener's certificate; serve runs its Run.
+	// Console serves the console alone (Node.ConsoleServer): over HTTPS
+	// with Certs when the node serves HTTPS (ConsoleTLS), else HTTP.
+	Console    net.Listener
+	ConsoleTLS bool
+	// Certs is the HTTPS listeners' certificate; serve runs its Run.
 	Certs *CertReloader
 }
 
-// Listen opens cfg's listeners: at least one must be configured.
+// Listen opens cfg's listeners: at least one of S3's must be configured.
 func Listen(ctx context.Context, cfg Config) (*Listeners, error) {
 	if cfg.Listen == "" && cfg.TLSListen == "" {
 		return nil, errors.New("listen: neither listen nor tls_listen is set")
@@ -206,10 +211,22 @@ func Listen(ctx context.Context, cfg Config) (*Listeners, error) {
 		}
 		l.HTTP = ln
 	}
+	if cfg.ConsoleListen != "" && cfg.ConsoleListen != ConsoleOff {
+		ln, err := lc.Listen(ctx, "tcp", cfg.ConsoleListen)
+		if err != nil {
+			l.Close()
+			return nil, fmt.Errorf("console_listen: %w", err)
+		}
+		// The same certificate as S3's HTTPS: one reload serves both.
+		if l.Certs != nil {
+			ln, l.ConsoleTLS = tls.NewListener(ln, l.Certs.TLSConfig()), true
+		}
+		l.Console = ln
+	}
 	return l, nil
 }
 
-// All is the open listeners.
+// All is the open listeners of S3 (Node.HTTPServer).
 func (l *Listeners) All() []net.Listener {
 	var out []net.Listener
 	for _, ln := range []net.Listener{l.HTTP, l.HTTPS} {
@@ -223,8 +240,10 @@ func (l *Listeners) All() []net.Listener {
 // Close closes every listener.
 func (l *Listeners) Close() error {
 	var errs []error
-	for _, ln := range l.All() {
-		errs = append(errs, ln.Close())
+	for _, ln := range append(l.All(), l.Console) {
+		if ln != nil {
+			errs = append(errs, ln.Close())
+		}
 	}
 	return errors.Join(errs...)
 }

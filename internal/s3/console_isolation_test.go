@@ -59,7 +59,7 @@ func TestIsolationMatrixConsole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := consoletest.New(t, ten.srv.URL, ten.srv.Client())
+		c := consoletest.New(t, ten.srv.Console.URL, ten.srv.Console.Client())
 		c.Key(cr.AccessKeyID, cr.SecretAccessKey)
 		consoles[who] = c
 	}
@@ -67,12 +67,12 @@ func TestIsolationMatrixConsole(t *testing.T) {
 		if err := ten.admin.Do(ctx, "PUT", "/tenants/"+u.tenant+"/users/"+u.name+"/password", map[string]string{"password": "given-pass-1"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		c := consoletest.New(t, ten.srv.URL, ten.srv.Client())
+		c := consoletest.New(t, ten.srv.Console.URL, ten.srv.Console.Client())
 		c.MustSignIn(map[string]string{"tenant": u.tenant, "user": u.name, "password": "given-pass-1"})
 		c.Must(204, "POST", "/password", map[string]string{"current": "given-pass-1", "new": "own-pass-" + u.name})
 		consoles[u.name] = c
 	}
-	consoles["anonymous"] = consoletest.New(t, ten.srv.URL, ten.srv.Client())
+	consoles["anonymous"] = consoletest.New(t, ten.srv.Console.URL, ten.srv.Console.Client())
 
 	for who, byBucket := range isolationExpect() {
 		c := consoles[who]

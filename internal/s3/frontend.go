@@ -31,6 +31,10 @@ func (s *Server) Timed(w http.ResponseWriter, r *http.Request, h http.Handler) {
 	h.ServeHTTP(&idleWriter{ResponseWriter: w, t: t}, s.WithOrigin(r))
 }
 
+// Secure tells whether r reached the node over HTTPS: on a TLS
+// connection, or from a trusted balancer that says it ended TLS.
+func (s *Server) Secure(r *http.Request) bool { return s.secure(r) }
+
 // ParseRange reads a Range header as GetObject does: a single byte
 // range, nil for what S3 ignores.
 func ParseRange(v string) *objects.ByteRange { return parseRange(v) }

@@ -180,6 +180,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 		h.Set("x-amz-mp-parts-count", strconv.Itoa(rd.PartsCount))
 	}
 	h.Set("Content-Length", strconv.FormatInt(rd.Length, 10))
+	s.objectAnswerHeaders(h)
 	status := http.StatusOK
 	if rd.Ranged {
 		status = http.StatusPartialContent

@@ -47,6 +47,8 @@ type Server struct {
 	coldKeys  *coldKeys
 	// sseCOverHTTP: Options.SSECOverHTTP.
 	sseCOverHTTP bool
+	// allowActive: Options.AllowActiveObjects (sandbox.go).
+	allowActive bool
 }
 
 // Options tune the endpoint.
@@ -86,6 +88,10 @@ type Options struct {
 	// SSECOverHTTP lets SSE-C requests arrive over plain HTTP, which AWS
 	// refuses; for tests only.
 	SSECOverHTTP bool
+	// AllowActiveObjects lets objects a browser renders actively (HTML,
+	// SVG, ...) run their scripts, as AWS does; the default sandboxes
+	// them (sandbox.go). Only for a console on a host name of its own.
+	AllowActiveObjects bool
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -138,7 +144,8 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		docs:     docs,
 		timing: timing{idle: orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
 			minRate: rate},
-		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level, sseCOverHTTP: o.SSECOverHTTP}
+		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level, sseCOverHTTP: o.SSECOverHTTP,
+		allowActive: o.AllowActiveObjects}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted

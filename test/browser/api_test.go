@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ostiumio/ostium/internal/console"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
@@ -59,7 +60,7 @@ func (a *api) call(method, path string, in, out any) (int, []byte) {
 		b, _ := json.Marshal(in)
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, a.srv.URL+"/console/api"+path, rd)
+	req, err := http.NewRequest(method, a.srv.Console.URL+"/console/api"+path, rd)
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -72,13 +73,13 @@ func (a *api) call(method, path string, in, out any) (int, []byte) {
 	if a.csrf != "" {
 		req.Header.Set("X-CSRF-Token", a.csrf)
 	}
-	resp, err := a.srv.Client().Do(req)
+	resp, err := a.srv.Console.Client().Do(req)
 	if err != nil {
 		a.t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	for _, c := range resp.Cookies() {
-		if c.Name == "ostium_session" {
+		if c.Name == console.CookieName || c.Name == console.SecureCookieName {
 			a.cookie = c
 		}
 	}
@@ -152,10 +153,10 @@ func TestConsoleAPIIsolation(t *testing.T) {
 	bob := tenantUser(t, srv, "globex", "bob", "provider-set-2", "bob-own-password")
 
 	alice.must(201, "POST", "/buckets", map[string]any{"name": "acme-private"}, nil)
-	req, _ := http.NewRequest("PUT", srv.URL+"/console/api/buckets/acme-private/object?key=secret.txt", strings.NewReader("acme's secret"))
+	req, _ := http.NewRequest("PUT", srv.Console.URL+"/console/api/buckets/acme-private/object?key=secret.txt", strings.NewReader("acme's secret"))
 	req.AddCookie(alice.cookie)
 	req.Header.Set("X-CSRF-Token", alice.csrf)
-	if resp, err := srv.Client().Do(req); err != nil || resp.StatusCode != 200 {
+	if resp, err := srv.Console.Client().Do(req); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("alice's upload: %v %v", resp, err)
 	} else {
 		resp.Body.Close()

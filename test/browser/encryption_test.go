@@ -50,7 +50,7 @@ func TestConsoleEncryption(t *testing.T) {
 	ctx := browsertest.New(t, 1280, 900)
 
 	browsertest.Step(t, ctx, "sign in", 20*time.Second,
-		browsertest.Open(srv.URL, "/signin"),
+		browsertest.Open(srv.Console.URL, "/signin"),
 		browsertest.SignInPassword("acme", "alice", "alice-own-password"),
 		chromedp.WaitVisible(browsertest.T("bucket-create")),
 	)
@@ -72,7 +72,7 @@ func TestConsoleEncryption(t *testing.T) {
 	}
 
 	browsertest.Step(t, ctx, "see it in the bucket's settings", 20*time.Second,
-		browsertest.Open(srv.URL, "/buckets/secure/settings?tab=encryption"),
+		browsertest.Open(srv.Console.URL, "/buckets/secure/settings?tab=encryption"),
 		chromedp.WaitVisible(browsertest.T("encryption-current")),
 		browsertest.Until(`document.querySelector('[data-testid="encryption-current"]').textContent.includes('SSE-S3 (AES256)')`),
 		browsertest.Until(`document.querySelector('[data-testid="encryption-algorithm"]').value === 'AES256'`),
@@ -86,7 +86,7 @@ func TestConsoleEncryption(t *testing.T) {
 		t.Fatalf("HEAD of an object uploaded after: %v %q", err, head.ServerSideEncryption)
 	}
 	browsertest.Step(t, ctx, "an object's encryption in its dialog", 20*time.Second,
-		browsertest.Open(srv.URL, "/buckets/secure"),
+		browsertest.Open(srv.Console.URL, "/buckets/secure"),
 		chromedp.WaitVisible(rowOf("notes.txt", "object-link")),
 		chromedp.Click(rowOf("notes.txt", "object-link")),
 		chromedp.WaitVisible(browsertest.T("preview-text")),
@@ -118,10 +118,10 @@ func TestConsoleEncryption(t *testing.T) {
 	// The provider sets acme's default encryption on acme's page.
 	pctx := browsertest.New(t, 1280, 900)
 	browsertest.Step(t, pctx, "the provider sets acme's default", 20*time.Second,
-		browsertest.Open(srv.URL, "/signin"),
+		browsertest.Open(srv.Console.URL, "/signin"),
 		browsertest.SignInKey(nodetest.AccessKey, nodetest.SecretKey),
 		chromedp.WaitVisible(browsertest.T("nav-tenants")),
-		browsertest.Open(srv.URL, "/provider/tenants/acme"),
+		browsertest.Open(srv.Console.URL, "/provider/tenants/acme"),
 		chromedp.WaitVisible(browsertest.T("tenant-encryption")),
 		browsertest.Until(`document.querySelector('[data-testid="tenant-encryption"]').textContent.startsWith('None')`),
 		choose("tenant-encryption-default", "sse-s3"),
@@ -141,7 +141,7 @@ func TestConsoleEncryption(t *testing.T) {
 
 	// The provider sets the provider-wide default on the tenants page.
 	browsertest.Step(t, pctx, "the provider sets the provider-wide default", 20*time.Second,
-		browsertest.Open(srv.URL, "/provider/tenants"),
+		browsertest.Open(srv.Console.URL, "/provider/tenants"),
 		chromedp.WaitVisible(browsertest.T("provider-encryption")),
 		browsertest.Until(`document.querySelector('[data-testid="provider-encryption"]').textContent.startsWith('None')`),
 		choose("provider-encryption-default", "sse-kms"),

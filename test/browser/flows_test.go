@@ -76,7 +76,7 @@ func TestConsoleTenantFlow(t *testing.T) {
 
 	// First sign-in: the password the provider set must be changed.
 	browsertest.Step(t, ctx, "sign in", 20*time.Second,
-		browsertest.Open(srv.URL, "/signin"),
+		browsertest.Open(srv.Console.URL, "/signin"),
 		browsertest.SignInPassword("acme", "alice", "provider-set-1"),
 		chromedp.WaitVisible(browsertest.T("password-forced")),
 		browsertest.Type("password-current", "provider-set-1"),
@@ -222,7 +222,7 @@ func keysFlow(t *testing.T, ctx context.Context, srv *nodetest.Server) {
 		return x(`//tr[.//code[normalize-space(.)="` + ak + `"]]//*[@data-testid="` + testid + `"]`)
 	}
 	browsertest.Step(t, ctx, "create a key", 20*time.Second,
-		browsertest.Open(srv.URL, "/access"),
+		browsertest.Open(srv.Console.URL, "/access"),
 		settled(),
 		chromedp.Click(x(`//tr[.//*[normalize-space(.)="alice"]]//*[@data-testid="user-keys"]`)),
 		browsertest.Click("key-create"),
@@ -282,7 +282,7 @@ func TestConsoleProviderFlow(t *testing.T) {
 	srv := nodetest.Start(t, nodetest.Options{})
 	ctx := browsertest.New(t, 1280, 900)
 	browsertest.Step(t, ctx, "sign in as the provider", 20*time.Second,
-		browsertest.Open(srv.URL, "/signin"),
+		browsertest.Open(srv.Console.URL, "/signin"),
 		browsertest.SignInKey(nodetest.AccessKey, nodetest.SecretKey),
 		chromedp.WaitVisible(browsertest.T("nav-tenants")),
 		chromedp.WaitVisible(browsertest.T("tenant-create")),
@@ -344,7 +344,7 @@ func TestConsoleTenantIsolationUI(t *testing.T) {
 
 	ctx := browsertest.New(t, 1280, 900)
 	browsertest.Step(t, ctx, "sign in as bob", 20*time.Second,
-		browsertest.Open(srv.URL, "/signin"),
+		browsertest.Open(srv.Console.URL, "/signin"),
 		browsertest.SignInPassword("globex", "bob", "bob-own-password"),
 		chromedp.WaitVisible(withText("bucket-link", "globex-data")),
 	)
@@ -355,7 +355,7 @@ func TestConsoleTenantIsolationUI(t *testing.T) {
 		t.Fatal("bob's navigation links to provider pages")
 	}
 	browsertest.Step(t, ctx, "type acme's bucket's address", 20*time.Second,
-		browsertest.Open(srv.URL, "/buckets/acme-private"),
+		browsertest.Open(srv.Console.URL, "/buckets/acme-private"),
 		browsertest.Until(`!!document.querySelector('[data-testid="object-list-error"], [data-testid="page-error"]')`),
 	)
 	if html := js[string](t, ctx, `document.body.innerText`); strings.Contains(html, "secret.txt") {
@@ -363,7 +363,7 @@ func TestConsoleTenantIsolationUI(t *testing.T) {
 	}
 	for _, route := range []string{"/provider/tenants", "/provider/usage", "/provider/health", "/provider/tenants/acme"} {
 		browsertest.Step(t, ctx, "type "+route, 20*time.Second,
-			browsertest.Open(srv.URL, route),
+			browsertest.Open(srv.Console.URL, route),
 			browsertest.Until(`!document.querySelector('[data-testid="loading"]') && !!document.querySelector('main h1')`),
 		)
 		text := js[string](t, ctx, `document.querySelector('main').innerText`)

@@ -65,7 +65,7 @@ func demo(t *testing.T, srv *nodetest.Server) (alice *api, password string) {
 // upload PUTs body as bucket/key through the console's API.
 func (a *api) upload(bucket, key string, body []byte) {
 	a.t.Helper()
-	req, _ := http.NewRequest("PUT", a.srv.URL+"/console/api/buckets/"+bucket+"/object?key="+url.QueryEscape(key), bytes.NewReader(body))
+	req, _ := http.NewRequest("PUT", a.srv.Console.URL+"/console/api/buckets/"+bucket+"/object?key="+url.QueryEscape(key), bytes.NewReader(body))
 	req.AddCookie(a.cookie)
 	req.Header.Set("X-CSRF-Token", a.csrf)
 	if strings.HasSuffix(key, ".png") {
@@ -73,7 +73,7 @@ func (a *api) upload(bucket, key string, body []byte) {
 	} else {
 		req.Header.Set("Content-Type", "text/plain")
 	}
-	resp, err := a.srv.Client().Do(req)
+	resp, err := a.srv.Console.Client().Do(req)
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestConsolePages(t *testing.T) {
 			}
 			visit := func(ctx context.Context, pages []page) {
 				for _, pg := range pages {
-					steps := []chromedp.Action[chromedp.Void]{browsertest.Open(srv.URL, pg.route), settled()}
+					steps := []chromedp.Action[chromedp.Void]{browsertest.Open(srv.Console.URL, pg.route), settled()}
 					if pg.ready != "" {
 						steps = append(steps, chromedp.WaitVisible(browsertest.T(pg.ready)))
 					}
@@ -173,7 +173,7 @@ func TestConsolePages(t *testing.T) {
 			}
 
 			ctx := browsertest.New(t, w.width, w.height)
-			browsertest.Step(t, ctx, "open sign-in", 20*time.Second, browsertest.Open(srv.URL, "/signin"), settled(),
+			browsertest.Step(t, ctx, "open sign-in", 20*time.Second, browsertest.Open(srv.Console.URL, "/signin"), settled(),
 				chromedp.WaitVisible(browsertest.T("signin-form")))
 			shoot(ctx, "signin")
 			browsertest.Step(t, ctx, "sign in as alice", 20*time.Second,
@@ -182,7 +182,7 @@ func TestConsolePages(t *testing.T) {
 
 			pctx := browsertest.New(t, w.width, w.height)
 			browsertest.Step(t, pctx, "sign in as the provider", 20*time.Second,
-				browsertest.Open(srv.URL, "/signin"), browsertest.SignInKey(nodetest.AccessKey, nodetest.SecretKey),
+				browsertest.Open(srv.Console.URL, "/signin"), browsertest.SignInKey(nodetest.AccessKey, nodetest.SecretKey),
 				chromedp.WaitReady(browsertest.T("nav-tenants")))
 			visit(pctx, providerPages)
 		})

@@ -88,7 +88,7 @@ func start(t *testing.T, data, catalog string, extra ...string) *server {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	args := append([]string{"serve", "--listen", addr, "--data", data}, extra...)
+	args := append([]string{"serve", "--listen", addr, "--console-listen", "127.0.0.1:0", "--data", data}, extra...)
 	if catalog != "" {
 		args = append(args, "--catalog", catalog)
 	}

@@ -54,6 +54,7 @@ class Node(Server):
 
     def start(self, timeout=30):
         self.port = int(self.config["listen"].rsplit(":", 1)[1])
+        self.console_port = int(self.config["console_listen"].rsplit(":", 1)[1])
         super().start(timeout)
         deadline = time.monotonic() + timeout
         while True:
@@ -85,7 +86,8 @@ class Cluster:
         self.nodes = []
         for i in range(nodes):
             cfg = {
-                "listen": f"127.0.0.1:{free_port()}", "data": os.path.join(self.dir, f"node{i + 1}"),
+                "listen": f"127.0.0.1:{free_port()}", "console_listen": f"127.0.0.1:{free_port()}",
+                "data": os.path.join(self.dir, f"node{i + 1}"),
                 "catalog": self.catalog, "catalog_connections": 10, "max_requests": 256,
                 "domains": [DOMAIN], "root_access_key": ACCESS_KEY, "root_secret_key": SECRET_KEY,
                 "node_key": node_key, "job_lease": job_lease, "gc_interval": "1s",
@@ -114,7 +116,8 @@ class Cluster:
             out.write(open(cert).read() + open(key).read())
         self.https_port = free_port()
         path = haproxy_config(self.dir, self.port, self.https_port, pem,
-                              [(f"node{i + 1}", n.port) for i, n in enumerate(self.nodes)])
+                              [(f"node{i + 1}", n.port) for i, n in enumerate(self.nodes)],
+                              [(f"node{i + 1}", n.console_port) for i, n in enumerate(self.nodes)])
         proc = subprocess.Popen([self.haproxy_bin, "-db", "-f", path], stdout=subprocess.DEVNULL,
                                 stderr=open(os.path.join(self.dir, "haproxy.log"), "wb"))
         deadline = time.monotonic() + 20

@@ -42,6 +42,7 @@ class Server:
     bin: str
     data_dir: str
     port: int = 0
+    console_port: int = 0  # the console's own listener
     proc: subprocess.Popen = None
     log_dir: str = ""
     access_key: str = ACCESS_KEY
@@ -53,6 +54,10 @@ class Server:
     @property
     def endpoint(self):
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def console_endpoint(self):
+        return f"http://127.0.0.1:{self.console_port}"
 
     @property
     def pid(self):
@@ -69,10 +74,12 @@ class Server:
         for k in ("OSTIUM_CATALOG", "OSTIUM_DOMAIN", "OSTIUM_LISTEN", "OSTIUM_DATA"):
             env.pop(k, None)
         return [self.bin, "serve", "--listen", f"127.0.0.1:{self.port}",
+                "--console-listen", f"127.0.0.1:{self.console_port}",
                 "--data", self.data_dir, "--domain", DOMAIN, *self.extra_args], env
 
     def start(self, timeout=30):
         self.port = self.port or free_port()
+        self.console_port = self.console_port or free_port()
         os.makedirs(self.data_dir, exist_ok=True)
         self.log_dir = self.log_dir or tempfile.mkdtemp(prefix="ostium-e2e-log-")
         args, env = self.command()
@@ -356,23 +363,32 @@ def served_serial(port, ca):
             return int(tls.getpeercert()["serialNumber"], 16)
 
 
-def haproxy_config(workdir, port, https_port, pem, servers):
+def haproxy_config(workdir, port, https_port, pem, servers, console_servers=None):
     """deploy/haproxy.cfg for loopback: its plain bind on port, its TLS bind
-    on https_port with pem (certificate chain and key), quicker checks,
-    and one server line per (name, port) in servers. Checked with
-    `haproxy -c`; returns the path."""
+    on https_port with pem (certificate chain and key, for S3 and the
+    console alike), quicker checks, one server line per (name, port) in
+    servers and one console server per (name, port) in console_servers.
+    Checked with `haproxy -c`; returns the path."""
     import re
     with open(os.path.join(REPO, "deploy", "haproxy.cfg")) as f:
         cfg = f.read()
     before = cfg
     cfg = re.sub(r"(?m)^    server .*\n", "", cfg)
     cfg = cfg.replace("    bind :80\n", f"    bind 127.0.0.1:{port}\n")
-    cfg = cfg.replace("    bind :443 ssl crt /etc/haproxy/certs/s3.pem ", f"    bind 127.0.0.1:{https_port} ssl crt {pem} ")
+    cfg = cfg.replace("    bind :443 ssl crt /etc/haproxy/certs/s3.pem crt /etc/haproxy/certs/console.pem ",
+                      f"    bind 127.0.0.1:{https_port} ssl crt {pem} ")
     if cfg.count("127.0.0.1:") != 2:
         raise RuntimeError(f"deploy/haproxy.cfg has changed its bind lines:\n{before}")
     cfg = cfg.replace("inter 2s", "inter 300ms")
     cfg = cfg.replace("maxconn 20000", "maxconn 256")  # within any test machine's file limit
-    cfg = cfg.rstrip("\n") + "\n" + "".join(f"    server {n} 127.0.0.1:{p} check\n" for n, p in servers)
+    # The S3 servers end backend ostium, the consoles' (console_servers,
+    # (name, port) each, tracking the S3 server of their name) the file.
+    s3_lines = "".join(f"    server {n} 127.0.0.1:{p} check\n" for n, p in servers)
+    head, sep, tail = cfg.partition("\nbackend console\n")
+    if not sep:
+        raise RuntimeError(f"deploy/haproxy.cfg has no console backend:\n{before}")
+    cfg = (head.rstrip("\n") + "\n" + s3_lines + sep + tail.rstrip("\n") + "\n"
+           + "".join(f"    server {n} 127.0.0.1:{p} track ostium/{n}\n" for n, p in console_servers or []))
     path = os.path.join(workdir, "haproxy.cfg")
     with open(path, "w") as f:
         f.write(cfg)

@@ -217,7 +217,8 @@ def test_root_keys_with_the_cli(ostium_bin, tmp_path):
         env = {k: v for k, v in os.environ.items() if not k.startswith("OSTIUM_")}
         if pair:
             env.update(OSTIUM_ROOT_ACCESS_KEY=pair[0], OSTIUM_ROOT_SECRET_KEY=pair[1])
-        return subprocess.Popen([ostium_bin, "serve", "--listen", f"127.0.0.1:{port}", "--data", data],
+        return subprocess.Popen([ostium_bin, "serve", "--listen", f"127.0.0.1:{port}", "--console-listen", "127.0.0.1:0",
+                                 "--data", data],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def cli(port, pair, *args):

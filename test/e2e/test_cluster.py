@@ -106,3 +106,34 @@ def test_lease_holder_death_moves_jobs(cluster):
     while not (cluster.jobs().get("collector") in survivors and cluster.jobs().get("sweeper") in survivors):
         assert time.monotonic() < deadline, f"jobs did not move off {holder}: {cluster.jobs()}"
         time.sleep(0.2)
+
+
+def test_console_on_its_own_host_name(cluster):
+    """deploy/haproxy.cfg sends the console's host name to the nodes'
+    console listeners, over HTTPS only, and every other host name to S3,
+    whose /console/ is a bucket no one can create: the console never shares
+    an origin with tenants' objects."""
+    import http.client
+    import ssl
+    ctx = ssl.create_default_context(cafile=cluster.ca.cert)
+    ctx.check_hostname = False  # the test CA's certificate names 127.0.0.1
+
+    def get(path, host, tls):
+        conn = (http.client.HTTPSConnection("127.0.0.1", cluster.https_port, context=ctx, timeout=10) if tls
+                else http.client.HTTPConnection("127.0.0.1", cluster.port, timeout=10))
+        conn.request("GET", path, headers={"Host": host})
+        res = conn.getresponse()
+        body = res.read()
+        conn.close()
+        return res, body
+
+    res, body = get("/console/", "console.example.com", True)
+    assert res.status == 200 and b"<html" in body.lower(), (res.status, body[:200])
+    assert res.getheader("Strict-Transport-Security") == "max-age=31536000"  # HTTPS as the balancer forwards it
+    assert "script-src 'self'" in res.getheader("Content-Security-Policy")
+    res, _ = get("/health/ready", "console.example.com", True)
+    assert res.status == 404  # the console's listener serves the console alone
+    res, _ = get("/console/", "console.example.com", False)
+    assert res.status == 301 and res.getheader("Location", "").startswith("https://console.example.com/")
+    res, body = get("/console/", "localhost", False)
+    assert res.status >= 400 and b"<Code>" in body and b"<html" not in body.lower(), (res.status, body[:200])

@@ -24,7 +24,7 @@ def ostium(bin, *args, secret=None):
 def test_validate_export_import_serve(ostium_bin, tmp_path):
     port = free_port()
     cfg = {
-        "listen": f"127.0.0.1:{port}", "data": str(tmp_path / "data"),
+        "listen": f"127.0.0.1:{port}", "console_listen": f"127.0.0.1:{free_port()}", "data": str(tmp_path / "data"),
         "root_access_key": "cfg-root-access-key", "root_secret_key": "cfg-root-secret-key-0123456789",
         "node_key": "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
         "default_platform": "local",

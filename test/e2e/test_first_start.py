@@ -20,7 +20,8 @@ from helpers import free_port
 def run_until_listening(ostium_bin, data, port, config_home):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OSTIUM_")}
     env["XDG_CONFIG_HOME"] = config_home
-    proc = subprocess.Popen([ostium_bin, "serve", "--listen", f"127.0.0.1:{port}", "--data", data],
+    proc = subprocess.Popen([ostium_bin, "serve", "--listen", f"127.0.0.1:{port}", "--console-listen", "127.0.0.1:0",
+                             "--data", data],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

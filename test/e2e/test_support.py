@@ -34,7 +34,7 @@ def test_support_bundle(ostium_bin, tmp_path):
     port = free_port()
     endpoint = f"http://127.0.0.1:{port}"
     cfg = {
-        "listen": f"127.0.0.1:{port}", "data": str(tmp_path / "data"),
+        "listen": f"127.0.0.1:{port}", "console_listen": "127.0.0.1:0", "data": str(tmp_path / "data"),
         "root_access_key": ROOT_AK, "root_secret_key": ROOT_SK, "node_key": SECRETS[4],
         "default_platform": "local",
         "platforms": {"local": {"type": "fs", "path": str(tmp_path / "blobs")},

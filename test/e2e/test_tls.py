@@ -195,6 +195,7 @@ def test_https_only(ostium_bin, tls_server, tmp_path):
     env.update(OSTIUM_ROOT_ACCESS_KEY=tls_server.access_key, OSTIUM_ROOT_SECRET_KEY=tls_server.secret_key)
     log = open(tmp_path / "stderr.log", "wb")
     proc = subprocess.Popen([ostium_bin, "serve", "--data", str(data), "--tls-listen", f"127.0.0.1:{port}",
+                             "--console-listen", f"127.0.0.1:{free_port()}",
                              "--tls-cert", str(cert), "--tls-key", str(key)],
                             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
     try:
@@ -301,3 +302,31 @@ def test_sighup_without_tls_keeps_serving(server, s3):
     time.sleep(0.3)
     assert server.proc.poll() is None
     assert isinstance(s3.list_buckets()["Buckets"], list)
+
+
+def test_console_listener_serves_https_with_the_nodes_certificate(tls_server):
+    """With --tls-listen the console's own listener serves HTTPS, with the
+    certificate S3's HTTPS serves (one reload renews both), and every answer
+    carries HSTS and nosniff; the S3 listener's /console/ is S3's error."""
+    import ssl
+    import urllib.error
+    import urllib.request
+    port = tls_server.console_port
+    assert served_serial(port, tls_server.ca.cert) == served_serial(tls_server.tls_port, tls_server.ca.cert)
+    ctx = ssl.create_default_context(cafile=tls_server.ca.cert)
+    with urllib.request.urlopen(f"https://127.0.0.1:{port}/console/", context=ctx, timeout=10) as res:
+        body = res.read().decode()
+        assert res.status == 200 and "<html" in body.lower()
+        assert res.headers["Strict-Transport-Security"] == "max-age=31536000"
+        assert res.headers["X-Content-Type-Options"] == "nosniff"
+        assert "script-src 'self'" in res.headers["Content-Security-Policy"]
+    for url in (f"{tls_server.https}/console/", f"https://127.0.0.1:{port}/health/ready"):
+        try:
+            urllib.request.urlopen(url, context=ctx, timeout=10)
+            raise AssertionError(f"{url} answered 2xx")
+        except urllib.error.HTTPError as e:
+            assert e.headers["Strict-Transport-Security"] == "max-age=31536000", url
+            if url.startswith(tls_server.https):
+                assert b"<Code>" in e.read(), url  # S3's own error, not a page
+            else:
+                assert e.code == 404, url

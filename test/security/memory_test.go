@@ -51,7 +51,7 @@ func serveBinary(t *testing.T) (string, *os.Process) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, "serve", "--listen", addr, "--data", filepath.Join(dir, "data"))
+	cmd := exec.Command(bin, "serve", "--listen", addr, "--console-listen", "127.0.0.1:0", "--data", filepath.Join(dir, "data"))
 	// Its own configuration directory: the node key is made there.
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
 		"OSTIUM_ROOT_ACCESS_KEY="+memAccessKey, "OSTIUM_ROOT_SECRET_KEY="+memSecretKey)

@@ -109,6 +109,7 @@ func WriteFile(t testing.TB, path string, data []byte) {
 // reloaded by node.CertReloader.Run.
 type HTTPSServer struct {
 	URL               string // https://127.0.0.1:port
+	ConsoleURL        string // the console's listener, HTTPS with the same certificate
 	Node              *node.Node
 	Listeners         *node.Listeners
 	CA                *CA
@@ -130,6 +131,7 @@ func StartHTTPS(t testing.TB, opt Options, poll time.Duration) *HTTPSServer {
 		DataDir: dir, ConfigDir: privateDir(t), Catalog: testenv.CatalogURL(t), Domains: opt.Domains,
 		RootAccessKey: AccessKey, RootSecretKey: SecretKey,
 		TLSListen: "127.0.0.1:0", TLSCert: s.CertFile, TLSKey: s.KeyFile,
+		ConsoleListen: "127.0.0.1:0",
 	}
 	if opt.Config != nil {
 		opt.Config(&cfg)
@@ -148,14 +150,22 @@ func StartHTTPS(t testing.TB, opt Options, poll time.Duration) *HTTPSServer {
 	}
 	s.Node, s.Listeners, s.URL = n, lns, "https://"+lns.HTTPS.Addr().String()
 	srv := &http.Server{Handler: n.Handler, ReadHeaderTimeout: 30 * time.Second}
-	done := make(chan struct{}, 2)
+	consoleSrv := &http.Server{Handler: n.Console, ReadHeaderTimeout: 30 * time.Second}
+	done := make(chan struct{}, 3)
 	go func() { srv.Serve(lns.HTTPS); done <- struct{}{} }()
 	go func() { lns.Certs.Run(ctx, poll, s.HUP); done <- struct{}{} }()
+	waits := 2
+	if lns.Console != nil {
+		s.ConsoleURL, waits = "https://"+lns.Console.Addr().String(), 3
+		go func() { consoleSrv.Serve(lns.Console); done <- struct{}{} }()
+	}
 	t.Cleanup(func() {
 		cancel()
 		srv.Close()
-		<-done
-		<-done
+		consoleSrv.Close()
+		for range waits {
+			<-done
+		}
 		lns.Close()
 		n.Close()
 	})

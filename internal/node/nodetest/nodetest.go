@@ -18,9 +18,13 @@ const (
 	SecretKey = "ostium-test-root-secret-key-0123456789ab"
 )
 
-// Server is a node serving HTTP (or HTTPS) on loopback.
+// Server is a node serving HTTP (or HTTPS) on loopback: S3 (and the
+// admin API) on Server, the console on a listener of its own, Console.
 type Server struct {
 	*httptest.Server
+	// Console serves the console alone, as console_listen does; its
+	// Client trusts the same test certificate as Server's.
+	Console *httptest.Server
 	Node    *node.Node
 	Dir     string
 	Catalog string // the catalog URL; "" = SQLite in Dir
@@ -35,6 +39,7 @@ type Server struct {
 func (s *Server) Stop() {
 	s.stop.Do(func() {
 		s.Server.Close()
+		s.Console.Close()
 		s.Node.Close()
 	})
 }
@@ -78,24 +83,34 @@ func start(t testing.TB, opt Options, dir, configDir, catalogURL string) *Server
 		DataDir: dir, ConfigDir: configDir, Catalog: catalogURL, Domains: opt.Domains,
 		RootAccessKey: AccessKey, RootSecretKey: SecretKey,
 	}
+	// The sockets first: the console's share links name S3's.
+	s := &Server{Dir: dir, Catalog: catalogURL, Server: httptest.NewUnstartedServer(nil), Console: httptest.NewUnstartedServer(nil)}
+	scheme := "http"
+	if opt.TLS {
+		scheme = "https"
+	}
+	cfg.ConsoleS3URL = scheme + "://" + s.Server.Listener.Addr().String()
 	if opt.Config != nil {
 		opt.Config(&cfg)
 	}
 	n, err := node.Open(context.Background(), cfg)
 	if err != nil {
+		s.Server.Close()
+		s.Console.Close()
 		t.Fatalf("open node: %v", err)
 	}
-	s := &Server{Node: n, Dir: dir, Catalog: catalogURL, ConfigDir: cfg.ConfigDir}
-	// The node's own server, so that tests meet its timeouts.
-	s.Server = httptest.NewUnstartedServer(n.Handler)
-	s.Server.Config = n.HTTPServer()
-	if opt.TLS {
-		// The versions and suites `serve` offers; httptest adds its
-		// certificate and trusts it in Client.
-		s.Server.TLS = node.TLSConfig(nil)
-		s.Server.StartTLS()
-	} else {
-		s.Server.Start()
+	s.Node, s.ConfigDir = n, cfg.ConfigDir
+	// The node's own servers, so that tests meet its timeouts.
+	s.Server.Config, s.Console.Config = n.HTTPServer(), n.ConsoleServer()
+	for _, hs := range []*httptest.Server{s.Server, s.Console} {
+		if opt.TLS {
+			// The versions and suites `serve` offers; httptest adds its
+			// certificate and trusts it in Client.
+			hs.TLS = node.TLSConfig(nil)
+			hs.StartTLS()
+		} else {
+			hs.Start()
+		}
 	}
 	t.Cleanup(s.Stop)
 	return s
