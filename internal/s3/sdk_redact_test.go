@@ -1,7 +1,6 @@
 package s3_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/md5"
@@ -13,7 +12,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,24 +22,6 @@ import (
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
-// lockedBuffer is a log destination the node's goroutines share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // Presigned requests (SigV4 and SigV2) and SSE-C requests, logged at
 // debug level through the handler `serve` installs, leave no signature,
 // token or customer key in the node's log, which still names each
@@ -49,7 +29,7 @@ func (l *lockedBuffer) String() string {
 // server access log keeps its fields and format, with the signature
 // masked as AWS masks it in the Request-URI of its own access logs.
 func TestLogsKeepNoCredentials(t *testing.T) {
-	var logged lockedBuffer
+	var logged syncBuffer
 	prev := slog.Default()
 	slog.SetDefault(slog.New(node.LogConfig{Level: "debug", Format: "json"}.Handler(&logged)))
 	defer slog.SetDefault(prev)
