@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The web console's speed figures (issue 16), each next to a ceiling taken
+# The web console's speed figures, each next to a ceiling taken
 # in the same run:
 #
 #   folder page   the console API's list call for a page of a

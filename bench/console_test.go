@@ -30,7 +30,7 @@ import (
 	"github.com/ostiumio/ostium/test/browser/browsertest"
 )
 
-// The console's speed figures (issue 16) take minutes and a million
+// The console's speed figures take minutes and a million
 // catalog rows, so they run only when asked: bench/console.sh sets this.
 func needConsoleBench(t *testing.T) {
 	t.Helper()

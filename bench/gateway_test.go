@@ -27,7 +27,8 @@ import (
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
-// clients is the number of concurrent clients the targets name.
+// clients is the number of concurrent clients the targets in
+// bench/README.md are set for.
 const clients = 16
 
 // target is an S3 endpoint with a client that signs like the SDKs do.

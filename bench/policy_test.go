@@ -13,9 +13,9 @@ import (
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
-// policyStatements is the size of the policy the access issue asks to
-// measure: 20 statements, none of which grants the reader (the owner), so
-// every request evaluates them all.
+// policyStatements is the size of the policy measured: 20 statements,
+// none of which grants the reader (the owner), so every request evaluates
+// them all.
 const policyStatements = 20
 
 // tenantBucket starts a node with a tenant user owning a bucket of 256

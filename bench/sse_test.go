@@ -4,7 +4,7 @@ package bench
 // and GETs plain objects, SSE-S3 objects and SSE-C objects, and serves
 // 1 MiB range GETs from a 1 GiB object of each kind. The figures are
 // reported per kind; bench/chart -base plain draws each kind as a ratio
-// of plain (the goals: at least 0.95 for 4 KiB, 0.9 for 1 MiB and
+// of plain (the goals: at least 0.95 for 4 KiB, 0.9 for 1 MiB and
 // larger and for the ranges).
 //
 //	go test -run '^$' -bench SSE -benchtime 3s ./bench

@@ -1,9 +1,9 @@
-// Command flood measures what an anonymous flood costs a tenant (issue
-// 12, item 3): a tenant's small GETs (p50, p99, errors) on an idle node,
-// then while 1,000 anonymous connections trickle request bodies and 300
-// anonymous 2 MiB XML bodies are in flight, and the node's peak RSS
-// (VmHWM of the `ostium serve` process). A benchmark, not a test: it
-// prints figures and asserts nothing.
+// Command flood measures what an anonymous flood costs a tenant: a
+// tenant's small GETs (p50, p99, errors) on an idle node, then while
+// 1,000 anonymous connections trickle request bodies and 300 anonymous
+// 2 MiB XML bodies are in flight, and the node's peak RSS (VmHWM of the
+// `ostium serve` process). A benchmark, not a test: it prints figures
+// and asserts nothing.
 //
 //	go run ./bench/flood                 # SQLite catalog, 20 s per phase
 //	go run ./bench/flood -catalog postgres://... -d 30s
