@@ -141,6 +141,8 @@ func TestXMLShapeBounded(t *testing.T) {
 	for name, doc := range map[string]string{
 		"attributes": `<Tagging ` + strings.Repeat(`a="" `, 20000) + `></Tagging>`,
 		"nesting":    `<Tagging>` + strings.Repeat(`<a>`, 100) + strings.Repeat(`</a>`, 100) + `</Tagging>`,
+		"children":   `<Delete>` + strings.Repeat(`<Object/>`, maxXMLChildren+1) + `</Delete>`,
+		"elements":   `<LifecycleConfiguration><Rule>` + strings.Repeat(`<Transition/>`, maxXMLElements) + `</Rule></LifecycleConfiguration>`,
 	} {
 		if err := xmlShaped([]byte(doc)); err == nil {
 			t.Errorf("%s: accepted", name)
