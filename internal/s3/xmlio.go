@@ -246,12 +246,13 @@ func readXML(r *http.Request, c *call, v any) error {
 // xml.Unmarshal builds a value for every element of a list (2 MiB of
 // empty <Rule/> elements, 300,000 lifecycle rules, allocate some 240 MB).
 // S3's documents have short tags, a few levels, at most 1,000 entries in
-// a list under their root (DeleteObjects' keys, lifecycle rules) and a
-// few tens of elements per entry, so a document with a run of more than
-// maxXMLRun bytes without a '<' (a tag, or a text, longer than any of
-// S3's), nested deeper than maxXMLDepth, with more than maxXMLChildren
-// elements under its root or more than maxXMLElements in all is refused
-// before it is decoded.
+// a list under their root (DeleteObjects' keys, lifecycle rules), a few
+// tens of elements per entry and hardly an attribute, so a document with
+// a run of more than maxXMLRun bytes without a '<' (a tag, or a text,
+// longer than any of S3's), nested deeper than maxXMLDepth, with more
+// than maxXMLChildren elements under its root or more than
+// maxXMLElements elements and attributes in all is refused before it is
+// decoded.
 const (
 	maxXMLRun      = 64 << 10
 	maxXMLDepth    = 32
@@ -294,7 +295,7 @@ func xmlShaped(data []byte) error {
 		case err != nil:
 			return errMalformedXML
 		}
-		switch tok.(type) {
+		switch t := tok.(type) {
 		case xml.StartElement:
 			if depth++; depth > maxXMLDepth {
 				return errMalformedXML
@@ -302,7 +303,10 @@ func xmlShaped(data []byte) error {
 			if depth == 2 {
 				children++
 			}
-			if elements++; children > maxXMLChildren || elements > maxXMLElements {
+			// An attribute costs the decoder as an element does (a
+			// namespace declaration stays on its stack while its element
+			// is open); S3's documents have a few.
+			if elements += 1 + len(t.Attr); children > maxXMLChildren || elements > maxXMLElements {
 				return errMalformedXML
 			}
 		case xml.EndElement:
