@@ -601,3 +601,24 @@ func TestObjectLock(t *testing.T) {
 	c.Must(200, "PUT", "/buckets/vault/lock?key=doc&version="+o.VersionID, map[string]any{"legal_hold": false})
 	c.Must(200, "DELETE", del, nil, "X-Bypass-Governance", "true")
 }
+
+// TestSettingXMLShape: a setting sent as S3's XML is held to the shape
+// S3's own PUT holds it to (no run of more than 64 KiB without a tag, at
+// most 32 levels), so a signed-in user cannot make the decoder hold many
+// times a 1 MiB document (a tag of empty attributes costs some 50 bytes
+// of decoder memory per byte sent) outside the node's document budget.
+// Both documents are well formed and would be taken unchecked.
+func TestSettingXMLShape(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{})
+	c := tenantAdmin(t, srv)
+	c.Must(201, "POST", "/buckets", map[string]any{"name": "photos"})
+	attrs := `<VersioningConfiguration ` + strings.Repeat(`a="" `, 20<<10) + `><Status>Enabled</Status></VersioningConfiguration>`
+	deep := `<VersioningConfiguration><Status>Enabled</Status>` + strings.Repeat("<x>", 40) + strings.Repeat("</x>", 40) + `</VersioningConfiguration>`
+	for name, doc := range map[string]string{"attributes": attrs, "depth": deep} {
+		if r := c.Do("PUT", "/buckets/photos/settings/versioning", []byte(doc), "Content-Type", "application/xml"); r.Status != 400 || r.Code() != "MalformedXML" {
+			t.Errorf("%s: %d %.200s, want 400 MalformedXML as S3's PutBucketVersioning answers", name, r.Status, r.Body)
+		}
+	}
+	// The same setting of an ordinary shape is taken.
+	c.Must(200, "PUT", "/buckets/photos/settings/versioning", []byte(`<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>`), "Content-Type", "application/xml")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -183,7 +184,7 @@ func (h *Handler) check(r *http.Request, m Method, in SignIn) (Subject, string, 
 	ctx := r.Context()
 	claimant := m.Claimant(in)
 	device := h.trustedDevice(r, claimant)
-	l, rs := h.strangers, []reservation{{"addr:" + clientAddr(r), h.limit(h.o.MaxAddrFailures)}}
+	l, rs := h.strangers, []reservation{{"addr:" + addrKey(clientAddr(r)), h.limit(h.o.MaxAddrFailures)}}
 	if claimant != "" {
 		rs = append(rs, reservation{countKey(claimant), h.limit(h.o.MaxUserFailures)})
 	}
@@ -220,6 +221,23 @@ func (h *Handler) check(r *http.Request, m Method, in SignIn) (Subject, string, 
 		h.release(ctx, rs)
 	}
 	return sub, device, err
+}
+
+// addrKey is the key a client address's attempts are counted on: an
+// IPv4 address, or the /64 network of an IPv6 one. A single host is
+// handed a whole /64 (a server, a home line), and can send from any of
+// its 2^64 addresses: counted one by one, each would bring 20 free
+// attempts of its own.
+func addrKey(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil || !ip.Is6() || ip.Is4In6() {
+		return addr
+	}
+	p, err := ip.WithZone("").Prefix(64)
+	if err != nil {
+		return addr
+	}
+	return p.String()
 }
 
 // countKey is the key a claimant's attempts are counted on: itself, or

@@ -341,3 +341,39 @@ func TestDeviceCookieAccessKey(t *testing.T) {
 		t.Fatal("the provider's known browser is not signed in as the provider")
 	}
 }
+
+// TestSignInAddressLimitPerIPv6Network: the addresses of one IPv6 /64
+// are one client's (a host is handed the whole network), so their
+// failures are counted together: past the 20 free attempts of an address
+// the next from the same /64 waits, whatever address of it sends, while
+// another network and IPv4 addresses are not held back. Each attempt
+// names a user of its own, so no user's limit is what stops it.
+func TestSignInAddressLimitPerIPv6Network(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) {
+		c.TrustedProxies = []string{"127.0.0.1", "::1"}
+	}})
+	onboard(t, srv, "acme")
+	hc := srv.Console.Client()
+	try := func(i int, addr string) int {
+		t.Helper()
+		status, _, err := post(hc, srv.Console.URL, map[string]string{"tenant": "acme", "user": "ghost-" + strconv.Itoa(i), "password": "wrong-pass-1"}, addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status
+	}
+	for i := range 20 {
+		if status := try(i, fmt.Sprintf("2001:db8:0:1::%x", i+1)); status != 401 {
+			t.Fatalf("attempt %d of one /64: %d, want 401 (within the address's free attempts)", i+1, status)
+		}
+	}
+	if status := try(20, "2001:db8:0:1:ffff:ffff:ffff:fffe"); status != 429 {
+		t.Fatalf("the 21st attempt from the same /64, from an address not used before: %d, want 429", status)
+	}
+	if status := try(21, "2001:db8:0:2::1"); status != 401 {
+		t.Fatalf("an attempt from another /64: %d, want 401", status)
+	}
+	if status := try(22, "192.0.2.7"); status != 401 {
+		t.Fatalf("an attempt from an IPv4 address: %d, want 401", status)
+	}
+}

@@ -133,15 +133,40 @@ func UserNodeKeyPath(cfg Config) (string, error) {
 	return path, nil
 }
 
-// within says whether path lies in dir (both made absolute).
+// within says whether path lies in dir, both as they are spelt (made
+// absolute) and where they land once symbolic links are followed: a home
+// that links into the data directory, or a data directory named by a
+// link, puts a file there all the same.
 func within(path, dir string) bool {
 	p, err1 := filepath.Abs(path)
 	d, err2 := filepath.Abs(dir)
 	if err1 != nil || err2 != nil {
 		return false
 	}
+	return under(p, d) || under(resolved(p), resolved(d))
+}
+
+// under says whether absolute path p lies in absolute dir d.
+func under(p, d string) bool {
 	rel, err := filepath.Rel(d, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolved is absolute path p with the symbolic links of its longest
+// existing ancestor followed (what does not exist yet cannot be a link).
+func resolved(p string) string {
+	var rest []string
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(append([]string{p}, rest...)...)
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = parent
+	}
 }
 
 // userNodeKey is the user's key file, made on first start, or moved

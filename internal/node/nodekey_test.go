@@ -298,6 +298,40 @@ func TestUserNodeKeyNeedsAPlaceApart(t *testing.T) {
 	}
 }
 
+// The user's configuration directory is inside the data directory when
+// either is reached through a symbolic link (a home that links to the
+// data, a data directory named by a link to it): the place is judged by
+// where the files land, not by how the paths are spelt.
+func TestUserNodeKeyApartFromDataThroughLinks(t *testing.T) {
+	base := t.TempDir()
+	data := filepath.Join(base, "data")
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	home, dataLink := filepath.Join(base, "home"), filepath.Join(base, "data-link")
+	if err := os.Symlink(data, home); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(data, dataLink); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct{ dataDir, configDir string }{
+		"home links to the data":   {data, home},
+		"data named by a link":     {dataLink, data},
+		"both reached through one": {dataLink, filepath.Join(dataLink, "cfg")},
+	} {
+		err := open(t, tc.dataDir, func(c *node.Config) { c.ConfigDir = tc.configDir })
+		if err == nil || !strings.Contains(err.Error(), "inside the data directory") {
+			t.Errorf("%s: %v, want the key refused inside the data directory", name, err)
+		}
+		for _, p := range []string{filepath.Join(data, "ostium"), filepath.Join(data, "cfg")} {
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Fatalf("%s: a key was made inside the data directory (%s): %v", name, p, err)
+			}
+		}
+	}
+}
+
 // The node key may live apart from the data: in a file, or in a systemd
 // credential, which wins over the file it is usually a copy of. The data
 // directory then holds no key; a key file others can read, or one that is

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 )
 
@@ -78,10 +79,65 @@ func String(s string) string {
 		i = end
 	}
 	if last == 0 {
-		return v2Authorization(s)
+		return v2Authorization(encodedNames(s))
 	}
 	b.WriteString(s[last:])
-	return v2Authorization(b.String())
+	return v2Authorization(encodedNames(b.String()))
+}
+
+// encodedNames masks the value of a query parameter whose name is a
+// secret's with some of its characters percent-encoded
+// (X-Amz-%53ignature=...): a server decodes the name before it reads the
+// parameter, so such a URL authenticates as its plain form does.
+func encodedNames(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '?' && s[i] != '&' {
+			continue
+		}
+		start := i + 1
+		eq := start
+		for eq < len(s) && !strings.ContainsRune("=&, \"]\n\t;#", rune(s[eq])) {
+			eq++
+		}
+		if eq >= len(s) || s[eq] != '=' || !strings.Contains(s[start:eq], "%") {
+			continue
+		}
+		name, err := url.QueryUnescape(s[start:eq])
+		if err != nil || !secretName(strings.ToLower(name)) {
+			continue
+		}
+		end := eq + 1
+		for end < len(s) && !strings.ContainsRune("&, \"]\n\t;#", rune(s[end])) {
+			end++
+		}
+		if end > eq+1 {
+			b.WriteString(s[last : eq+1])
+			b.WriteString(Mask)
+			last = end
+		}
+		i = end - 1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// secretName tells whether a parameter's decoded, lower-cased name is a
+// secret's (an SSE-C key's MD5 is not).
+func secretName(name string) bool {
+	for i := range name {
+		if n, ok := secretAt(name, i); ok {
+			return !strings.HasSuffix(n, "-md5")
+		}
+	}
+	return false
 }
 
 // secretAt reports the secret name lower holds at i, if any: the longest

@@ -26,6 +26,13 @@ func TestString(t *testing.T) {
 		{"AWS AKID:c2lnbmF0dXJl", "AWS AKID:REDACTED"},
 		{"X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key: a2V5", "X-Amz-Copy-Source-Server-Side-Encryption-Customer-Key: REDACTED"},
 		{"/b/photo.jpg?versionId=3&partNumber=2", "/b/photo.jpg?versionId=3&partNumber=2"},
+		// A name with characters percent-encoded is the same parameter
+		// to the server, which decodes names before reading them.
+		{"/b/k?X-Amz-Credential=AKID%2F1&X-Amz-%53ignature=0123abcd&x=1", "/b/k?X-Amz-Credential=AKID%2F1&X-Amz-%53ignature=REDACTED&x=1"},
+		{"/b/k?%53ignature=abc%2B&Expires=1", "/b/k?%53ignature=REDACTED&Expires=1"},
+		{"/b/k?x-amz-security-%74oken=tok", "/b/k?x-amz-security-%74oken=REDACTED"},
+		{"/b/k?x-amz-server-side-encryption-customer-key%2DMD5=bWQ1", "/b/k?x-amz-server-side-encryption-customer-key%2DMD5=bWQ1"},
+		{"/b/100%25.txt?versionId=3", "/b/100%25.txt?versionId=3"},
 	} {
 		if got := redact.String(tc.in); got != tc.want {
 			t.Errorf("String(%q)\n = %q\nwant %q", tc.in, got, tc.want)

@@ -141,9 +141,23 @@ func TestXMLShapeBounded(t *testing.T) {
 	for name, doc := range map[string]string{
 		"attributes": `<Tagging ` + strings.Repeat(`a="" `, 20000) + `></Tagging>`,
 		"nesting":    `<Tagging>` + strings.Repeat(`<a>`, 100) + strings.Repeat(`</a>`, 100) + `</Tagging>`,
+		"children":   `<Delete>` + strings.Repeat(`<Object/>`, maxXMLChildren+1) + `</Delete>`,
+		"elements":   `<LifecycleConfiguration><Rule>` + strings.Repeat(`<Transition/>`, maxXMLElements) + `</Rule></LifecycleConfiguration>`,
+		// Namespace declarations of 31 open elements, each tag under the
+		// run's bound: the decoder holds them all until the elements end.
+		"namespaces": `<Delete>` + strings.Repeat(`<x `+nsDecls(4000)+`>`, 31) + strings.Repeat(`</x>`, 31) + `</Delete>`,
 	} {
 		if err := xmlShaped([]byte(doc)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+}
+
+// nsDecls is n namespace declarations of one tag.
+func nsDecls(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `xmlns:a%d="u" `, i)
+	}
+	return b.String()
 }

@@ -58,8 +58,10 @@ func (s *Server) Acquire(id *iam.Identity) (release func(), err error) {
 // *lifecycle.Configuration, "encryption" objects.EncryptionRule; ok is
 // false for another setting.
 func DecodeSetting(setting string, doc []byte) (v any, ok bool, err error) {
+	// A document of the shape S3's own PUT takes (xmlShaped), so that
+	// another front end cannot make the decoder hold many times it.
 	unmarshal := func(v any) error {
-		if xml.Unmarshal(doc, v) != nil {
+		if xmlShaped(doc) != nil || xml.Unmarshal(doc, v) != nil {
 			return errMalformedXML
 		}
 		return nil
@@ -113,6 +115,9 @@ func DecodeSetting(setting string, doc []byte) (v any, ok bool, err error) {
 		return iam.PublicAccessBlock{BlockPublicACLs: in.BlockPublicAcls, IgnorePublicACLs: in.IgnorePublicAcls,
 			BlockPublicPolicy: in.BlockPublicPolicy, RestrictPublicBuckets: in.RestrictPublicBuckets}, true, nil
 	case "lifecycle":
+		if err := xmlShaped(doc); err != nil {
+			return nil, true, err
+		}
 		c, err := lifecycle.Parse(doc)
 		return c, true, err
 	case "encryption":

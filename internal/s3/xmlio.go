@@ -242,14 +242,22 @@ func readXML(r *http.Request, c *call, v any) error {
 // What the decoder may be made to hold for a document is bounded by its
 // shape, not only its size: encoding/xml keeps every attribute of a tag
 // (a 2 MiB tag of empty attributes costs some 80 MB) and an entry for
-// every open element (600,000 nested elements, over 100 MB). S3's
-// documents have short tags and a few levels, so a document with a run
-// of more than maxXMLRun bytes without a '<' (a tag, or a text, longer
-// than any of S3's) or nested deeper than maxXMLDepth is refused before
-// it is decoded.
+// every open element (600,000 nested elements, over 100 MB), and
+// xml.Unmarshal builds a value for every element of a list (2 MiB of
+// empty <Rule/> elements, 300,000 lifecycle rules, allocate some 240 MB).
+// S3's documents have short tags, a few levels, at most 1,000 entries in
+// a list under their root (DeleteObjects' keys, lifecycle rules), a few
+// tens of elements per entry and hardly an attribute, so a document with
+// a run of more than maxXMLRun bytes without a '<' (a tag, or a text,
+// longer than any of S3's), nested deeper than maxXMLDepth, with more
+// than maxXMLChildren elements under its root or more than
+// maxXMLElements elements and attributes in all is refused before it is
+// decoded.
 const (
-	maxXMLRun   = 64 << 10
-	maxXMLDepth = 32
+	maxXMLRun      = 64 << 10
+	maxXMLDepth    = 32
+	maxXMLChildren = 1024
+	maxXMLElements = 64 << 10
 )
 
 // xmlRuns fails a stream that passes more than maxXMLRun bytes without
@@ -272,12 +280,13 @@ func (x *xmlRuns) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// xmlShaped checks a document's shape (maxXMLRun, maxXMLDepth), reading
-// its tokens once with no more held than the deepest path, up to the end
-// of its first element (all that xml.Unmarshal reads).
+// xmlShaped checks a document's shape (maxXMLRun, maxXMLDepth,
+// maxXMLChildren, maxXMLElements), reading its tokens once with no more
+// held than the deepest path, up to the end of its first element (all
+// that xml.Unmarshal reads).
 func xmlShaped(data []byte) error {
 	d := xml.NewDecoder(&xmlRuns{r: bytes.NewReader(data)})
-	depth := 0
+	depth, children, elements := 0, 0, 0
 	for {
 		tok, err := d.Token()
 		switch {
@@ -286,9 +295,18 @@ func xmlShaped(data []byte) error {
 		case err != nil:
 			return errMalformedXML
 		}
-		switch tok.(type) {
+		switch t := tok.(type) {
 		case xml.StartElement:
 			if depth++; depth > maxXMLDepth {
+				return errMalformedXML
+			}
+			if depth == 2 {
+				children++
+			}
+			// An attribute costs the decoder as an element does (a
+			// namespace declaration stays on its stack while its element
+			// is open); S3's documents have a few.
+			if elements += 1 + len(t.Attr); children > maxXMLChildren || elements > maxXMLElements {
 				return errMalformedXML
 			}
 		case xml.EndElement:
