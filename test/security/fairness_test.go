@@ -2,6 +2,7 @@ package security_test
 
 import (
 	"bufio"
+	"encoding/xml"
 	"fmt"
 	"io"
 	"net"
@@ -210,5 +211,167 @@ func TestTricklingBodyCutSteadyBodyServed(t *testing.T) {
 	}
 	if st, got := do(t, srv, signed(t, srv, u, "GET", "/acme-data/steady", nil, nil)); st != 200 || string(got) != string(body) {
 		t.Fatalf("steady upload read back: %d, %d bytes", st, len(got))
+	}
+}
+
+// answers keeps what each trickling PUT of a flood was answered, and
+// whether it held its slot at some point (had no answer once the node
+// settled after its tenant arrived).
+type answers struct {
+	ts      []*trickle
+	got     []*stallResult
+	wasHeld []bool
+}
+
+// poll records the answers that came; it returns how many came in all.
+func (a *answers) poll() int {
+	n := 0
+	for i, tr := range a.ts {
+		if a.got[i] == nil {
+			select {
+			case r := <-tr.answer:
+				a.got[i] = &r
+			default:
+			}
+		}
+		if a.got[i] != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// holding is how many have no answer yet; it marks them as having held.
+func (a *answers) holding() int {
+	a.poll()
+	n := 0
+	for i := range a.ts {
+		if a.got[i] == nil {
+			a.wasHeld[i] = true
+			n++
+		}
+	}
+	return n
+}
+
+// settle waits until neither the node's requests in flight nor the
+// floods' answers change for a second (preemption keeps the node full
+// while slots change hands, so the answers are watched too).
+func settle(t *testing.T, srv *nodetest.Server, floods []*answers) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	last, since := -1, time.Now()
+	for time.Now().Before(deadline) {
+		n, _ := srv.Node.S3.Load()
+		for _, f := range floods {
+			n += 1000 * f.poll()
+		}
+		if n != last {
+			last, since = n, time.Now()
+		} else if time.Since(since) > time.Second {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("the node still changing after 60 s")
+}
+
+// With max_requests 256 and a minimum body rate low enough that
+// trickling bodies keep their slots, twelve tenants arrive one after
+// another, each trying to hold 140 PUTs whose bodies trickle. Holdings
+// used to be sticky: the first three took 116, 77 and 47 slots, the next
+// few two each from the reserve, and the twelfth, like any later tenant,
+// got none. A tenant under its fair share now takes a slot back from the
+// tenant furthest over it (its oldest waiting request answers 503
+// SlowDown, which SDKs retry), so a thirteenth tenant's GETs answer 200
+// within 1 s each (milliseconds on an idle node).
+func TestFairShareTakenBackFromTenantsArrivingInTurn(t *testing.T) {
+	srv := start(t, nodetest.Options{Config: func(c *node.Config) { c.MaxRequests, c.BodyMinRate = 256, 1 }})
+	const attackers, each = 12, 140
+	keys := make([]creds, attackers)
+	for i := range keys {
+		keys[i] = tenantWithObject(t, srv, fmt.Sprintf("flood%02d", i))
+	}
+	newcomer := tenantWithObject(t, srv, "newcomer")
+	stop := make(chan struct{})
+	defer close(stop)
+
+	floods := make([]*answers, attackers)
+	for i, c := range keys {
+		f := &answers{got: make([]*stallResult, each), wasHeld: make([]bool, each)}
+		for j := range each {
+			f.ts = append(f.ts, startTrickle(t, srv, c, fmt.Sprintf("/flood%02d-data/t%d", i, j), 4*time.Second, stop))
+		}
+		floods[i] = f
+		settle(t, srv, floods[:i+1])
+		var held []int
+		for _, f := range floods[:i+1] {
+			held = append(held, f.holding())
+		}
+		t.Logf("tenant %2d arrived: slots held %v", i+1, held)
+	}
+	var held []int
+	for _, f := range floods {
+		held = append(held, f.holding())
+	}
+	if held[attackers-1] == 0 {
+		t.Errorf("the last of %d tenants to arrive holds no slot (held: %v)", attackers, held)
+	}
+
+	var worst time.Duration
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				begin := time.Now()
+				resp, err := srv.Client().Do(signed(t, srv, newcomer, "GET", "/newcomer-data/k", nil, nil))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				d := time.Since(begin)
+				mu.Lock()
+				worst = max(worst, d)
+				mu.Unlock()
+				if resp.StatusCode != 200 || string(b) != "hello" {
+					t.Errorf("the newcomer's GET while %d tenants trickle: %d %s", attackers, resp.StatusCode, b)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("the newcomer's 20 GETs (4 at once): slowest %v", worst)
+	if worst > time.Second {
+		t.Errorf("the newcomer's slowest GET took %v, want under 1 s", worst)
+	}
+
+	// Every answer an attacker got is 503 SlowDown: refused at once, or
+	// ended after holding its slot (preempted), never 500 or 400.
+	settle(t, srv, floods)
+	preempted := 0
+	for i, f := range floods {
+		f.poll()
+		for j, a := range f.got {
+			if a == nil {
+				continue
+			}
+			var e s3Error
+			_ = xml.Unmarshal(a.body, &e)
+			if a.err != nil || a.status != 503 || e.Code != "SlowDown" {
+				t.Errorf("tenant %d's PUT %d answered %d %s (%v), want 503 SlowDown", i+1, j, a.status, a.body, a.err)
+			}
+			if f.wasHeld[j] {
+				preempted++
+			}
+		}
+	}
+	t.Logf("%d of the attackers' PUTs were preempted after holding their slots", preempted)
+	if preempted == 0 {
+		t.Error("no attacker's request was preempted")
 	}
 }
