@@ -374,4 +374,23 @@ func TestFairShareTakenBackFromTenantsArrivingInTurn(t *testing.T) {
 	if preempted == 0 {
 		t.Error("no attacker's request was preempted")
 	}
+
+	// Nothing of a preempted upload was stored: the attackers go away and
+	// each key they were answered for is looked up.
+	for _, f := range floods {
+		for _, tr := range f.ts {
+			tr.conn.Close()
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for n, _ := srv.Node.S3.Load(); n > 0 && time.Now().Before(deadline); n, _ = srv.Node.S3.Load() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	for i, f := range floods {
+		for j, a := range f.got {
+			if a != nil && f.wasHeld[j] && exists(t, srv, fmt.Sprintf("flood%02d-data", i), fmt.Sprintf("t%d", j)) {
+				t.Errorf("tenant %d's preempted PUT %d was stored", i+1, j)
+			}
+		}
+	}
 }
