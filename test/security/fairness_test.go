@@ -3,11 +3,14 @@ package security_test
 import (
 	"bufio"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -392,5 +395,135 @@ func TestFairShareTakenBackFromTenantsArrivingInTurn(t *testing.T) {
 				t.Errorf("tenant %d's preempted PUT %d was stored", i+1, j)
 			}
 		}
+	}
+}
+
+// slowGet is a signed GET whose reader takes the response's headers and
+// then reads nothing, on a connection with a small receive buffer, so
+// that the node's response write blocks.
+type slowGet struct {
+	conn   net.Conn
+	status int
+	length int64
+	body   io.Reader
+}
+
+func startSlowGet(t *testing.T, srv *nodetest.Server, c creds, path string) *slowGet {
+	t.Helper()
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	conn, err := d.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := signed(t, srv, c, "GET", path, nil, nil).Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 4096), nil)
+	if err != nil {
+		t.Fatalf("slow GET: %v", err)
+	}
+	return &slowGet{conn: conn, status: resp.StatusCode, length: resp.ContentLength, body: resp.Body}
+}
+
+// A request blocked writing its response to a client that does not read
+// is waiting on its client too: three tenants arriving in turn hold the
+// slots of max_requests 32 with GETs of an 8 MiB object that are never
+// read, and a fourth tenant's GETs answer 200 within 1 s each, taking
+// back slots whose blocked writes are cut at once (the reader gets the
+// response cut short), while the GETs not taken back are whole.
+func TestFairShareTakenBackFromBlockedResponses(t *testing.T) {
+	srv := start(t, nodetest.Options{Config: func(c *node.Config) { c.MaxRequests = 32 }})
+	big := make([]byte, 8<<20)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	var keys []creds
+	for _, name := range []string{"sink1", "sink2", "sink3"} {
+		c := tenantWithObject(t, srv, name)
+		if st, b := do(t, srv, signed(t, srv, c, "PUT", "/"+name+"-data/big", big, nil)); st != 200 {
+			t.Fatalf("put big: %d %s", st, b)
+		}
+		keys = append(keys, c)
+	}
+	newcomer := tenantWithObject(t, srv, "reader")
+
+	var gets [][]*slowGet
+	for i, c := range keys {
+		var held []*slowGet
+		for range 20 {
+			g := startSlowGet(t, srv, c, fmt.Sprintf("/sink%d-data/big", i+1))
+			if g.status == 200 {
+				held = append(held, g)
+			} else if g.status != 503 {
+				t.Errorf("a slow GET answered %d, want 200 or 503 SlowDown", g.status)
+			}
+		}
+		gets = append(gets, held)
+		t.Logf("tenant %d took %d slots", i+1, len(held))
+	}
+	if n, _ := srv.Node.S3.Load(); n < 30 {
+		t.Fatalf("%d slots of 32 held, want the node full", n)
+	}
+
+	var worst time.Duration
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 3 {
+				begin := time.Now()
+				resp, err := srv.Client().Do(signed(t, srv, newcomer, "GET", "/reader-data/k", nil, nil))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				mu.Lock()
+				worst = max(worst, time.Since(begin))
+				mu.Unlock()
+				if resp.StatusCode != 200 || string(b) != "hello" {
+					t.Errorf("the newcomer's GET while the node is full of blocked GETs: %d %s", resp.StatusCode, b)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("the newcomer's 12 GETs (4 at once): slowest %v", worst)
+	if worst > time.Second {
+		t.Errorf("the newcomer's slowest GET took %v, want under 1 s", worst)
+	}
+
+	// Read everything now: a GET taken back ends short, the others whole.
+	cut := 0
+	for _, held := range gets {
+		for _, g := range held {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				g.conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+				n, err := io.Copy(io.Discard, g.body)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case n == g.length && err == nil:
+				case n < g.length && err != nil && !errors.Is(err, os.ErrDeadlineExceeded):
+					cut++
+				default:
+					t.Errorf("a slow GET read %d of %d bytes: %v", n, g.length, err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	t.Logf("%d of the blocked GETs were cut short", cut)
+	if cut == 0 {
+		t.Error("no blocked GET was taken back")
 	}
 }
