@@ -29,7 +29,8 @@ import (
 //     M/(n+1), and never more than its cap (tenant_share), so that one
 //     share is left over for the next tenant to arrive;
 //   - the last sixteenth of the whole is a reserve that only callers
-//     holding little (less than an eighth of the reserve) may dig into.
+//     holding little (less than an eighth of the reserve) may dig into;
+//     anonymous requests count as one holder for it.
 //
 // Holdings are sticky, though: tenants arriving one after another each
 // take what is free, and a dozen of them can hold everything. So when
@@ -38,7 +39,7 @@ import (
 // or an anonymous caller within its budget, ends the oldest waiting
 // request of the tenant furthest over M/n and is handed the units it
 // frees. Any tenant therefore gets up to M/n, whatever the others did
-// first; see acquire for the precise guarantee.
+// first; preempt.go states the guarantee and its limits precisely.
 //
 // One mutex guards a few integers, a map and short lists: the critical
 // section is a map access (a walk of one tenant's requests to preempt),
