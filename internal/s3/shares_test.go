@@ -304,3 +304,50 @@ func TestSharesPreemptBurstBounded(t *testing.T) {
 		t.Fatalf("b was handed %d (holds %d, waits for %d), want the 12 taken back", granted, s.tenants["b"].n, s.tenants["b"].waiting)
 	}
 }
+
+// Document memory is taken back the same way: a newcomer asking for 3
+// MiB of a full budget held in 1 MiB documents ends the three oldest of
+// the tenant furthest over its share, and is handed the 3 MiB once they
+// are given back.
+func TestSharesPreemptBytes(t *testing.T) {
+	const mib = 1 << 20
+	s := newShares(64*mib, 0, 64*mib)
+	a, b, c := &iam.Identity{Tenant: "a"}, &iam.Identity{Tenant: "b"}, &iam.Identity{Tenant: "c"}
+	docs := func(id *iam.Identity) []*claim {
+		var cs []*claim
+		for {
+			s.mu.Lock()
+			free := s.admits(id, mib)
+			s.mu.Unlock()
+			if !free {
+				return cs
+			}
+			c, _ := s.acquire(context.Background(), id, mib, waitingOn())
+			cs = append(cs, c)
+		}
+	}
+	as, cs := docs(a), docs(c)
+	for s.take(&iam.Identity{Root: true}, mib) {
+	}
+	if len(as) != 32 || len(cs) != 22 || s.inUse != 64*mib {
+		t.Fatalf("a holds %d MiB, c %d, %d MiB in use", len(as), len(cs), s.inUse/mib)
+	}
+	got := make(chan bool, 1)
+	go func() {
+		_, ok := s.acquire(context.Background(), b, 3*mib, waitingOn())
+		got <- ok
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(cut(as)) < 3 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if w := cut(as); len(w) != 3 || w[0] != 0 || w[2] != 2 || len(cut(cs)) != 0 {
+		t.Fatalf("a's documents ended: %v (and %d of c's), want a's three oldest", w, len(cut(cs)))
+	}
+	for _, c := range as[:3] {
+		s.release(c)
+	}
+	if !<-got || s.tenants["b"].n != 3*mib || s.tenants["a"].n != 29*mib {
+		t.Fatalf("b holds %d MiB, a %d", s.tenants["b"].n/mib, s.tenants["a"].n/mib)
+	}
+}
