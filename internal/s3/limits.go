@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"io"
@@ -18,34 +19,32 @@ import (
 // memory of the request documents it reads) so that no one caller, and no
 // group of tenants, can take it all: anonymous requests have a budget of
 // their own, tenants share the rest max-min fairly, and the provider's
-// root is bounded only by the whole. A request that finds no room gets
-// 503 SlowDown at once rather than a place in a queue.
+// root is bounded only by the whole.
 //
-// The tenants' rule, with M the units tenants may use (the whole less the
-// anonymous budget) and n the tenants holding some:
+// The tenants' rule for free units, with M the units tenants may use (the
+// whole less the anonymous budget) and n the tenants holding some:
 //
-//   - a tenant holding nothing may take any free units, so a newcomer is
-//     served while anything is free;
+//   - a tenant holding nothing may take any free units;
 //   - a tenant holding some may take more only while it holds less than
-//     M/(n+1), and never more than its cap (tenant_share): a share that
-//     shrinks as others become active, with one share always left over for
-//     the next tenant to arrive rather than taken back from those holding
-//     theirs. A tenant over its share keeps what it holds (its requests
-//     run to their end: a trickling body is cut by the minimum rate, see
-//     transfer) and gets no more until it drops under;
+//     M/(n+1), and never more than its cap (tenant_share), so that one
+//     share is left over for the next tenant to arrive;
 //   - the last sixteenth of the whole is a reserve that only callers
-//     holding little (less than an eighth of the reserve) may dig into,
-//     so that when over-share holders and newcomers have taken the rest a
-//     newcomer still finds room.
+//     holding little (less than an eighth of the reserve) may dig into;
+//     anonymous requests count as one holder for it.
 //
-// So two tenants that flood together hold at most a third each, three a
-// quarter each, and however many cooperate, what each new tenant needs is
-// there. Anonymous requests count as one holder for the reserve.
+// Holdings are sticky, though: tenants arriving one after another each
+// take what is free, and a dozen of them can hold everything. So when
+// nothing is free, units are taken back (preempt.go): a tenant holding
+// less than its fair share M/n (n the active tenants, itself included),
+// or an anonymous caller within its budget, ends the oldest waiting
+// request of the tenant furthest over M/n and is handed the units it
+// frees. Any tenant therefore gets up to M/n, whatever the others did
+// first; preempt.go states the guarantee and its limits precisely.
 //
-// One mutex guards a few integers and a map: the critical section is a
-// map access, far cheaper than anything a request then does, and the map
-// holds only tenants with requests in flight, so it never outgrows the
-// number of requests.
+// One mutex guards a few integers, a map and short lists: the critical
+// section is a map access (a walk of one tenant's requests to preempt),
+// far cheaper than anything a request then does, and the map holds only
+// tenants with requests in flight or waiting.
 type shares struct {
 	max, anonMax, tenantMax int64
 	// usable is M above; reserve the units kept for callers holding less
@@ -55,11 +54,25 @@ type shares struct {
 	mu      sync.Mutex
 	inUse   int64
 	anon    int64
-	tenants map[string]int64
+	tenants map[string]*holding
+	// anonWaiting is what anonymous waiters ask for; waiting the
+	// requests waiting for units taken back, first come first served.
+	anonWaiting int64
+	waiting     []*waiter
+}
+
+// holding is what one tenant holds and waits for.
+type holding struct {
+	n int64
+	// waiting is the units its waiters ask for; leaving those of its
+	// requests preempted that have not given them back yet.
+	waiting, leaving int64
+	// claims are its preemptible requests, oldest first.
+	claims list.List
 }
 
 func newShares(total, anon, tenant int64) *shares {
-	s := &shares{max: total, anonMax: min(anon, total), tenantMax: min(tenant, total), tenants: map[string]int64{}}
+	s := &shares{max: total, anonMax: min(anon, total), tenantMax: min(tenant, total), tenants: map[string]*holding{}}
 	s.usable = max(s.max-s.anonMax, 1)
 	s.reserve = s.max / 16
 	s.few = max(s.reserve/8, 1)
@@ -67,13 +80,22 @@ func newShares(total, anon, tenant int64) *shares {
 }
 
 // take reserves n units for id (nil: anonymous), reporting false when
-// id's share or the node's whole is spent.
+// id's share or the node's whole is spent. They are not taken back.
 func (s *shares) take(id *iam.Identity, n int64) bool {
 	if n <= 0 {
 		return true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.admits(id, n) {
+		return false
+	}
+	s.count(id, n)
+	return true
+}
+
+// admits tells whether id may take n of the free units.
+func (s *shares) admits(id *iam.Identity, n int64) bool {
 	free := s.max - s.inUse
 	if n > free {
 		return false
@@ -82,20 +104,15 @@ func (s *shares) take(id *iam.Identity, n int64) bool {
 	reserved := free-n < s.reserve
 	switch {
 	case id == nil:
-		if s.anon+n > s.anonMax || reserved && s.anon >= s.few {
-			return false
-		}
-		s.anon += n
+		return s.anon+n <= s.anonMax && !(reserved && s.anon >= s.few)
 	case id.Root || id.Tenant == "":
-	default:
-		held := s.tenants[id.Tenant]
-		if !s.fair(held, n, len(s.tenants)) || reserved && held >= s.few {
-			return false
-		}
-		s.tenants[id.Tenant] = held + n
+		return true
 	}
-	s.inUse += n
-	return true
+	var held int64
+	if h := s.tenants[id.Tenant]; h != nil {
+		held = h.n
+	}
+	return s.fair(held, n, len(s.tenants)) && !(reserved && held >= s.few)
 }
 
 // fair tells whether a tenant holding held may take n more while active
@@ -108,6 +125,34 @@ func (s *shares) fair(held, n int64, active int) bool {
 	return held == 0 || held*int64(active+1) < s.usable
 }
 
+// count adds n units to what id holds.
+func (s *shares) count(id *iam.Identity, n int64) {
+	s.inUse += n
+	switch {
+	case id == nil:
+		s.anon += n
+	case id.Root || id.Tenant == "":
+	default:
+		s.holding(id.Tenant).n += n
+	}
+}
+
+func (s *shares) holding(tenant string) *holding {
+	h := s.tenants[tenant]
+	if h == nil {
+		h = &holding{}
+		s.tenants[tenant] = h
+	}
+	return h
+}
+
+// forget drops tenant's holding once it holds and waits for nothing.
+func (s *shares) forget(tenant string) {
+	if h := s.tenants[tenant]; h != nil && h.n <= 0 && h.waiting <= 0 {
+		delete(s.tenants, tenant)
+	}
+}
+
 // give returns n units take reserved for id.
 func (s *shares) give(id *iam.Identity, n int64) {
 	if n <= 0 {
@@ -115,18 +160,23 @@ func (s *shares) give(id *iam.Identity, n int64) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.uncount(id, n)
+}
+
+// uncount returns n units of id's and hands what is free to waiters.
+func (s *shares) uncount(id *iam.Identity, n int64) {
 	s.inUse -= n
 	switch {
 	case id == nil:
 		s.anon -= n
 	case id.Root || id.Tenant == "":
 	default:
-		if left := s.tenants[id.Tenant] - n; left > 0 {
-			s.tenants[id.Tenant] = left
-		} else {
-			delete(s.tenants, id.Tenant)
+		if h := s.tenants[id.Tenant]; h != nil {
+			h.n -= n
+			s.forget(id.Tenant)
 		}
 	}
+	s.handOff()
 }
 
 // coldKeys bounds the access key lookups that read the catalog, which
@@ -204,28 +254,25 @@ func (s *Server) Saturated() bool {
 // refuse signed uploads.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) error {
 	if c.Op != OpPostObject {
-		if !s.slots.take(c.id, 1) {
+		slot, ok := s.slots.acquire(r.Context(), c.id, 1, c.t)
+		if !ok {
 			return &errSlowDown
 		}
-		c.slot, c.slotHeld = c.id, true
+		c.slot = slot
 	}
-	defer func() {
-		if c.slotHeld {
-			s.slots.give(c.slot, 1)
-		}
-	}()
-	if c.slotHeld {
+	defer func() { s.slots.release(c.slot) }()
+	if c.slot != nil {
 		s.corsHeaders(w, r, c, false)
 	}
 	// A document is read into memory (or, CompleteMultipartUpload's,
 	// parsed as it streams) only once its size is reserved from its
 	// caller's share of the node's document memory.
-	if doc, ok := documents[c.Op]; ok && c.slotHeld {
-		n := documentSize(r, c, doc.limit)
-		if !s.docs.take(c.slot, n) {
+	if doc, ok := documents[c.Op]; ok && c.slot != nil {
+		mem, ok := s.docs.acquire(r.Context(), c.slot.id, documentSize(r, c, doc.limit), c.t)
+		if !ok {
 			return &errSlowDown
 		}
-		defer s.docs.give(c.slot, n)
+		defer s.docs.release(mem)
 	}
 	return handlers[c.Op](s, w, r, c)
 }
@@ -234,15 +281,14 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) error
 // who is asking after its handler began (a form upload's signature is
 // in its body), giving back any it held: SlowDown if id's budget is
 // spent, and the request then holds none.
-func (s *Server) takeSlot(c *call, id *iam.Identity) error {
-	if c.slotHeld {
-		s.slots.give(c.slot, 1)
-		c.slotHeld = false
-	}
-	if !s.slots.take(id, 1) {
+func (s *Server) takeSlot(ctx context.Context, c *call, id *iam.Identity) error {
+	s.slots.release(c.slot)
+	c.slot = nil
+	slot, ok := s.slots.acquire(ctx, id, 1, c.t)
+	if !ok {
 		return &errSlowDown
 	}
-	c.slot, c.slotHeld = id, true
+	c.slot = slot
 	return nil
 }
 
@@ -291,6 +337,10 @@ type transfer struct {
 	last    atomic.Int64 // unix nanoseconds of the latest progress
 	readTO  atomic.Bool  // a body read hit the idle timeout
 	stalled atomic.Bool  // the request timeout fired
+	// state is what the request waits on, for preemption (preempt.go);
+	// answering that a preempted request is answering SlowDown.
+	state     atomic.Int32
+	answering atomic.Bool
 }
 
 // watch starts watching r's progress; stop ends it. The returned request
@@ -308,6 +358,7 @@ func watch(w http.ResponseWriter, r *http.Request, tm timing) (*transfer, *http.
 	_ = t.rc.SetWriteDeadline(time.Time{})
 	r = r.WithContext(ctx)
 	if r.Body != nil && r.Body != http.NoBody {
+		t.state.Store(onBody)
 		r.Body = &idleBody{ReadCloser: r.Body, t: t}
 	}
 	return t, r
@@ -342,18 +393,21 @@ func (t *transfer) stop() {
 	t.cancel()
 	now := time.Now()
 	read := now.Add(t.idle)
-	if t.readTO.Load() {
+	if t.readTO.Load() || t.isCut() {
 		read = now // that body has had its time: close after the response
 	}
 	_ = t.rc.SetReadDeadline(read)
 	_ = t.rc.SetWriteDeadline(now.Add(2 * t.idle))
 }
 
-// outcome replaces the error of a request cut by a timeout, whatever the
-// layers below made of the cut.
+// outcome replaces the error of a request cut by a timeout or preempted,
+// whatever the layers below made of the cut.
 func (t *transfer) outcome(c *call, err error) error {
 	switch {
 	case err == nil:
+	case t.isCut():
+		t.answering.Store(true)
+		return &errSlowDown
 	case t.readTO.Load():
 		return &errRequestTimeout
 	case t.stalled.Load():
@@ -379,6 +433,9 @@ type idleBody struct {
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
+	if b.t.isCut() {
+		return 0, errPreempted
+	}
 	start := time.Now()
 	wait := b.t.idle
 	if rate := b.t.minRate; rate > 0 {
@@ -397,6 +454,9 @@ func (b *idleBody) Read(p []byte) (int, error) {
 		}
 	}
 	_ = b.t.rc.SetReadDeadline(start.Add(wait))
+	if b.t.isCut() { // preempted before that deadline was set
+		return 0, errPreempted
+	}
 	n, err := b.ReadCloser.Read(p)
 	now := time.Now()
 	b.read += int64(n)
@@ -406,10 +466,17 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	}
 	switch {
 	case err == io.EOF:
+		// Read whole, the request commits: it is no longer preempted,
+		// unless it already was.
+		if !b.t.mark(onBody, false) {
+			return n, errPreempted
+		}
 		// net/http now reads the connection in the background to notice a
 		// client that goes away; a deadline left here would cancel the
 		// request once the idle timeout passed, even as it commits.
 		_ = b.t.rc.SetReadDeadline(time.Time{})
+	case err != nil && b.t.isCut():
+		return n, errPreempted
 	case err != nil && (errors.Is(err, os.ErrDeadlineExceeded) || os.IsTimeout(err)):
 		b.t.readTO.Store(true)
 		return n, &errRequestTimeout
@@ -431,7 +498,15 @@ func (w *idleWriter) WriteHeader(status int) {
 }
 
 func (w *idleWriter) Write(p []byte) (int, error) {
+	ok, done := w.t.writing()
+	defer done()
+	if !ok {
+		return 0, errPreempted
+	}
 	_ = w.t.rc.SetWriteDeadline(time.Now().Add(w.t.idle))
+	if w.t.cutSince() {
+		return 0, errPreempted
+	}
 	n, err := w.ResponseWriter.Write(p)
 	if n > 0 {
 		w.t.progress(time.Now())
@@ -459,12 +534,21 @@ func (w *idleWriter) ReadFrom(src io.Reader) (int64, error) {
 		defer copyBufs.Put(buf)
 		return io.CopyBuffer(struct{ io.Writer }{w}, src, *buf)
 	}
+	ok, done := w.t.writing()
+	defer done()
+	if !ok {
+		return 0, errPreempted
+	}
 	var total int64
 	for lr.N > 0 {
 		rest := lr.N
 		lr.N = min(rest, sendChunk)
 		want := lr.N
 		_ = w.t.rc.SetWriteDeadline(time.Now().Add(w.t.idle))
+		if w.t.cutSince() {
+			lr.N = rest
+			return total, errPreempted
+		}
 		n, err := rf.ReadFrom(lr)
 		total += n
 		lr.N = rest - n

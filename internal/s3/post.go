@@ -205,7 +205,7 @@ func postObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	}
 	// Its fields read, the request is its signer's (or anonymous): it
 	// takes a slot of that budget before anything is stored.
-	if err := s.takeSlot(c, id); err != nil {
+	if err := s.takeSlot(r.Context(), c, id); err != nil {
 		return err
 	}
 	c.id = id

@@ -206,10 +206,11 @@ type call struct {
 	// corsDone: the Access-Control-* headers of a browser's request were
 	// decided (corsHeaders).
 	corsDone bool
-	// slot is whose budget the request's slot was taken from, while it
-	// holds one (a form upload moves to its signer's: moveSlot).
-	slot     *iam.Identity
-	slotHeld bool
+	// slot is the request's slot while it holds one, taken from its
+	// caller's budget (a form upload moves to its signer's: takeSlot).
+	slot *claim
+	// t watches the request's progress and ends it if it is preempted.
+	t *transfer
 	// refused is the error code of the first key a DeleteObjects answered
 	// 200 for refused, for the audit log's outcome.
 	refused string
@@ -303,7 +304,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength == 0 && r.ProtoAtLeast(1, 1) && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
 		w.WriteHeader(http.StatusContinue)
 	}
-	c := &call{reqID: newRequestID()}
+	c := &call{reqID: newRequestID(), t: t}
 	mw := &meteredWriter{ResponseWriter: &idleWriter{ResponseWriter: w, t: t}}
 	s.metrics.Start()
 	defer s.observe(r, c, mw, start) // after the recover's answer, too
@@ -324,7 +325,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Policy conditions see where the request came from.
 	r = s.WithOrigin(r)
 	err := t.outcome(c, s.serve(mw, r, c))
-	if err != nil {
+	// A preempted response already under way is cut short, never
+	// finished with an error document.
+	if err != nil && !(t.isCut() && mw.status != 0) {
 		writeError(mw, r, c.Route, c.reqID, err)
 	}
 	c.err = err
