@@ -358,7 +358,6 @@ func watch(w http.ResponseWriter, r *http.Request, tm timing) (*transfer, *http.
 	_ = t.rc.SetWriteDeadline(time.Time{})
 	r = r.WithContext(ctx)
 	if r.Body != nil && r.Body != http.NoBody {
-		t.state.Store(onBody)
 		r.Body = &idleBody{ReadCloser: r.Body, t: t}
 	}
 	return t, r
@@ -453,11 +452,20 @@ func (b *idleBody) Read(p []byte) (int, error) {
 			return 0, &errRequestTimeout
 		}
 	}
+	// Preemptible only while it waits on its client in a read: a request
+	// that stopped reading (it read its body, or its handler has what it
+	// needs of it) is committing and runs to its end.
+	if !b.t.mark(onBody, true) {
+		return 0, errPreempted
+	}
 	_ = b.t.rc.SetReadDeadline(start.Add(wait))
 	if b.t.isCut() { // preempted before that deadline was set
 		return 0, errPreempted
 	}
 	n, err := b.ReadCloser.Read(p)
+	if !b.t.mark(onBody, false) {
+		return n, errPreempted
+	}
 	now := time.Now()
 	b.read += int64(n)
 	b.waited += now.Sub(start)
@@ -466,11 +474,6 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	}
 	switch {
 	case err == io.EOF:
-		// Read whole, the request commits: it is no longer preempted,
-		// unless it already was.
-		if !b.t.mark(onBody, false) {
-			return n, errPreempted
-		}
 		// net/http now reads the connection in the background to notice a
 		// client that goes away; a deadline left here would cancel the
 		// request once the idle timeout passed, even as it commits.

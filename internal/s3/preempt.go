@@ -27,13 +27,14 @@ import (
 // any tenant gets up to M/n units, and a tenant holding nothing gets one,
 // within about a second.
 //
-// Only a request that waits on its client is ended: one whose body is not
-// read to its end, or one blocked writing its response. Its reads and
+// Only a request that waits on its client is ended: one blocked reading
+// its body, or one blocked writing its response. Its reads and
 // writes are cut at once (deadlines of now, its context cancelled), so it
 // stores nothing (a body that fails is deleted, never committed), and it
 // answers 503 SlowDown with Retry-After, which SDKs retry; a response
-// already under way is cut short instead. A request that has read its
-// whole body is committing and runs to its end.
+// already under way is cut short instead. A request that is not reading
+// (it read its body, or its handler has what it needs of it) is
+// committing and runs to its end.
 //
 // The requester's own waiting counts as held, so a burst of a tenant's
 // requests takes back no more than its share; every waiter has ended a
@@ -236,7 +237,7 @@ func (h *holding) oldestWaiting() *claim {
 
 // A request's state, for preemption: bits of transfer.state.
 const (
-	onBody  int32 = 1 << iota // its body is still to be read to its end
+	onBody  int32 = 1 << iota // blocked reading its body from the client
 	onWrite                   // a response write is under way
 	cutOff                    // preempted
 )

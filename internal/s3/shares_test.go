@@ -113,8 +113,8 @@ func TestSharesCapsAndBytes(t *testing.T) {
 	}
 }
 
-// waitingOn is a request waiting on its client (its body unread), as
-// watch makes one.
+// waitingOn is a request waiting on its client (blocked reading its
+// body).
 func waitingOn() *transfer {
 	_, cancel := context.WithCancel(context.Background())
 	t := &transfer{rc: http.NewResponseController(httptest.NewRecorder()), cancel: cancel}
