@@ -13,8 +13,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var version = "dev"
-
 func main() {
 	if err := execute(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "ostium:", err)
@@ -59,15 +57,6 @@ func strictArgs(c *cobra.Command) {
 	}
 	for _, sub := range c.Commands() {
 		strictArgs(sub)
-	}
-}
-
-func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "print the version",
-		Args:  cobra.NoArgs,
-		Run:   func(*cobra.Command, []string) { fmt.Println("ostium", version) },
 	}
 }
 
