@@ -33,3 +33,8 @@ if [ -n "${OSTIUM_TEST_POSTGRES:-}" ]; then
   step "end-to-end through a cluster: 3 nodes, PostgreSQL, S3 platform, HAProxy"
   OSTIUM_E2E_CLUSTER=1 python3 -m pytest -q test/e2e -k "not large_object and not first_start and not test_cluster and not test_config and not test_sdks"
 fi
+
+# The .deb installed, served from and purged (root only: it skips
+# without); the .rpm's contents where rpm is installed.
+step "package: build, install, serve, remove, purge"
+test/package/smoke.sh
