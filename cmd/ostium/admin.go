@@ -312,11 +312,8 @@ current key is meant.`,
   ostium admin --json key list acme alice`,
 	}
 	pf := cmd.PersistentFlags()
-	endpoint := pf.String("endpoint", env("OSTIUM_ENDPOINT", "http://localhost:9000"), "node URL (OSTIUM_ENDPOINT)")
-	// The environment's keys are read after parsing, so that --help
-	// prints no secret as a default.
-	ak := pf.String("access-key", "", "root access key (default OSTIUM_ROOT_ACCESS_KEY)")
-	sk := pf.String("secret-key", "", "root secret key (default OSTIUM_ROOT_SECRET_KEY)")
+	var ra rootAccess
+	ra.addFlags(pf)
 	asJSON := pf.Bool("json", false, "print JSON")
 	groups := map[string]*cobra.Command{}
 	for _, name := range slices.Sorted(maps.Keys(adminCmds)) {
@@ -342,13 +339,10 @@ current key is meant.`,
 			Example: ac.example,
 			Args:    cobra.RangeArgs(need, len(ac.args)),
 			RunE: func(c *cobra.Command, a []string) error {
-				if !c.Flags().Changed("access-key") && !c.Flags().Changed("secret-key") {
-					*ak, *sk = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
-				}
-				if err := checkCredentials(*ak, *sk, "--access-key and --secret-key, or OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY"); err != nil {
+				if err := ra.resolve(c.Flags()); err != nil {
 					return fmt.Errorf("admin: %w", err)
 				}
-				return adminRun(admin.NewClient(*endpoint, *ak, *sk, nil), ac, a, &f, *asJSON)
+				return adminRun(admin.NewClient(ra.Endpoint, ra.AccessKey, ra.SecretKey, nil), ac, a, &f, *asJSON)
 			},
 		}
 		if ac.flags != nil {
