@@ -195,7 +195,7 @@ var adminCmds = map[string]adminCmd{
 		return keyCall(c, a, "DELETE", "", nil)
 	}},
 	"appcred create": {args: []string{"TENANT", "USER"}, short: "an application credential limited to some buckets", example: "  ostium admin appcred create acme alice --bucket photos --bucket videos --read-only", flags: func(fs *pflag.FlagSet, f *adminFlags) {
-		fs.Var(&f.buckets, "bucket", "bucket the credential may use (repeatable)")
+		fs.Var(&f.buckets, "bucket", "a bucket of the tenant the credential may use (repeatable; it must exist)")
 		fs.BoolVar(&f.readOnly, "read-only", false, "the credential may only read")
 		fs.DurationVar(&f.expires, "expires", 0, "the credential stops working after this long (default: never)")
 	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
