@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -377,77 +375,12 @@ func adminRun(c *admin.Client, cmd adminCmd, args []string, f *adminFlags, asJSO
 		return err
 	}
 	if u, ok := out.(admin.Usage); ok && !asJSON {
-		fmt.Printf("tenant %s stores %d bytes in %d objects; %s to %s:\n", u.Tenant, u.Now.Bytes, u.Now.Objects,
-			u.From.Format(time.RFC3339), u.To.Format(time.RFC3339))
-		return printTable(u.Rows)
+		return printUsage(os.Stdout, u)
 	}
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return printTable(out)
-}
-
-// printTable prints a record or a list of records as aligned columns, by
-// way of their JSON fields.
-func printTable(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	// Numbers stay as written (1000000, not 1e+06).
-	decode := func(v any) error {
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.UseNumber()
-		return d.Decode(v)
-	}
-	var rows []map[string]any
-	if decode(&rows) != nil {
-		var one map[string]any
-		if err := decode(&one); err != nil {
-			return err
-		}
-		rows = []map[string]any{one}
-	}
-	if len(rows) == 0 {
-		fmt.Println("(none)")
-		return nil
-	}
-	var cols []string
-	seen := map[string]bool{}
-	for _, r := range rows {
-		for k := range r {
-			if !seen[k] {
-				seen[k] = true
-				cols = append(cols, k)
-			}
-		}
-	}
-	// Names first, then the rest alphabetically.
-	first := map[string]int{"id": -2, "time": -1, "name": 1, "tenant": 2, "user": 3, "access_key": 4, "secret_key": 5, "kind": 6, "role": 7, "status": 8}
-	rank := func(k string) int {
-		if r, ok := first[k]; ok {
-			return r
-		}
-		return len(first) + 1
-	}
-	slices.SortFunc(cols, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(a, b)
-	})
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.ToUpper(strings.Join(cols, "\t")))
-	for _, r := range rows {
-		vals := make([]string, len(cols))
-		for i, c := range cols {
-			if v, ok := r[c]; ok {
-				vals[i] = fmt.Sprint(v)
-			}
-		}
-		fmt.Fprintln(tw, strings.Join(vals, "\t"))
-	}
-	return tw.Flush()
+	return printTable(os.Stdout, out)
 }
