@@ -240,6 +240,21 @@ func TestRootKeyFromEnvironmentLivesWhileGiven(t *testing.T) {
 	}
 	srv.Close()
 	n.Close()
+
+	// An API key that no longer signs (revoked) does not count: the
+	// provider is never left without a key.
+	dir, cat = t.TempDir(), testenv.CatalogURL(t)
+	n, srv = open(dir, cat, ak, sk)
+	must(t, admin.NewClient(srv.URL, ak, sk, nil).Do(ctx, "POST", "/root-keys", nil, &made))
+	must(t, admin.NewClient(srv.URL, ak, sk, nil).Do(ctx, "DELETE", "/root-keys/"+made.AccessKey, nil, nil))
+	srv.Close()
+	n.Close()
+	n, srv = open(dir, cat, "", "")
+	if n.CreatedRootKey == "" || !works(srv, n.CreatedRootKey, n.CreatedRootSecret) || works(srv, made.AccessKey, made.SecretKey) {
+		t.Fatalf("with only a revoked key left: generated %q", n.CreatedRootKey)
+	}
+	srv.Close()
+	n.Close()
 }
 
 func root2(srv *httptest.Server, k admin.RootKey) *admin.Client {

@@ -303,8 +303,8 @@ func (k *Keyring) Quotas(ctx context.Context, tenant string) ([]catalog.Quota, e
 // who rotates or withdraws the key by changing the environment is never
 // left with a forgotten key that still opens everything. Keys created
 // through the admin API, and the one generated at the first start, stay.
-// With no pair given and no root key left, a root key is generated. It
-// reports the credentials it generated, empty if none.
+// With no pair given and no usable root key left, a root key is
+// generated. It reports the credentials it generated, empty if none.
 func EnsureRoot(ctx context.Context, store catalog.Store, sealer *Sealer, accessKey, secret string) (createdKey, createdSecret string, err error) {
 	if (accessKey == "") != (secret == "") {
 		return "", "", errors.New("iam: set both OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY, or neither")
@@ -340,10 +340,15 @@ func EnsureRoot(ctx context.Context, store catalog.Store, sealer *Sealer, access
 	if err != nil {
 		return "", "", fmt.Errorf("iam: list root keys: %w", err)
 	}
-	kept := 0
+	// Keys that still sign: without one (the environment's removed, the
+	// others revoked or past a rotation's grace), a key is generated, so
+	// that the provider is never locked out.
+	usable := 0
 	for _, k := range keys {
 		if k.Source != catalog.SourceEnv {
-			kept++
+			if k.Status == catalog.KeyActive && (k.Expires.IsZero() || time.Now().Before(k.Expires)) {
+				usable++
+			}
 			continue
 		}
 		if err := store.DeleteAccessKey(ctx, k.AccessKey); err != nil && !errors.Is(err, catalog.ErrNoSuchAccessKey) {
@@ -352,7 +357,7 @@ func EnsureRoot(ctx context.Context, store catalog.Store, sealer *Sealer, access
 		slog.Warn("the root access key given at an earlier start was removed: no OSTIUM_ROOT_ACCESS_KEY/OSTIUM_ROOT_SECRET_KEY (or root_access_key) was given at this one, and a root key given at start lives only while it is given",
 			"access_key", k.AccessKey)
 	}
-	if kept > 0 {
+	if usable > 0 {
 		return "", "", nil
 	}
 	accessKey, secret = NewAccessKey()
