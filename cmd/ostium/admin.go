@@ -212,7 +212,7 @@ var adminCmds = map[string]adminCmd{
 		return call[admin.Quota](c, "PUT", path("tenants", a[0], "quotas"),
 			admin.Quota{Bucket: f.bucket, MaxBytes: maxBytes, MaxObjects: f.maxObjects})
 	}},
-	"usage": {args: []string{"TENANT"}, short: "a tenant's stored bytes and traffic over a period", example: "  ostium admin usage acme --from 2026-01-01T00:00:00Z --csv", flags: func(fs *pflag.FlagSet, f *adminFlags) {
+	"usage": {args: []string{"TENANT"}, short: "a tenant's stored bytes and traffic over a period (" + admin.ProviderUsage + ": the root's own buckets)", example: "  ostium admin usage acme --from 2026-01-01T00:00:00Z --csv\n  ostium admin usage " + admin.ProviderUsage, flags: func(fs *pflag.FlagSet, f *adminFlags) {
 		periodFlags(fs, f)
 		fs.BoolVar(&f.csv, "csv", false, "usage as CSV")
 	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
@@ -303,9 +303,11 @@ func newAdminCmd() *cobra.Command {
 
 The endpoint comes from --endpoint or OSTIUM_ENDPOINT (default
 http://localhost:9000), the credentials from --access-key and --secret-key
-or OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY. --json prints
-machine-readable JSON. Where ACCESS_KEY may be left out, the user's one
-current key is meant.`,
+or OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY. Tables are for
+people (sizes in binary units, times in UTC to the second); --json
+prints the API's answer unchanged, for scripts. Sizes given take
+decimal or binary units (10GB, 10GiB, 1.5TiB) or plain bytes. Where
+ACCESS_KEY may be left out, the user's one current key is meant.`,
 		Example: `  ostium admin tenant create acme --display-name "Acme Corp"
   ostium admin --json key list acme alice`,
 	}
