@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -195,7 +193,7 @@ var adminCmds = map[string]adminCmd{
 		return keyCall(c, a, "DELETE", "", nil)
 	}},
 	"appcred create": {args: []string{"TENANT", "USER"}, short: "an application credential limited to some buckets", example: "  ostium admin appcred create acme alice --bucket photos --bucket videos --read-only", flags: func(fs *pflag.FlagSet, f *adminFlags) {
-		fs.Var(&f.buckets, "bucket", "bucket the credential may use (repeatable)")
+		fs.Var(&f.buckets, "bucket", "a bucket of the tenant the credential may use (repeatable; it must exist)")
 		fs.BoolVar(&f.readOnly, "read-only", false, "the credential may only read")
 		fs.DurationVar(&f.expires, "expires", 0, "the credential stops working after this long (default: never)")
 	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
@@ -214,7 +212,7 @@ var adminCmds = map[string]adminCmd{
 		return call[admin.Quota](c, "PUT", path("tenants", a[0], "quotas"),
 			admin.Quota{Bucket: f.bucket, MaxBytes: maxBytes, MaxObjects: f.maxObjects})
 	}},
-	"usage": {args: []string{"TENANT"}, short: "a tenant's stored bytes and traffic over a period", example: "  ostium admin usage acme --from 2026-01-01T00:00:00Z --csv", flags: func(fs *pflag.FlagSet, f *adminFlags) {
+	"usage": {args: []string{"TENANT"}, short: "a tenant's stored bytes and traffic over a period (" + admin.ProviderUsage + ": the root's own buckets)", example: "  ostium admin usage acme --from 2026-01-01T00:00:00Z --csv\n  ostium admin usage " + admin.ProviderUsage, flags: func(fs *pflag.FlagSet, f *adminFlags) {
 		periodFlags(fs, f)
 		fs.BoolVar(&f.csv, "csv", false, "usage as CSV")
 	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
@@ -305,18 +303,17 @@ func newAdminCmd() *cobra.Command {
 
 The endpoint comes from --endpoint or OSTIUM_ENDPOINT (default
 http://localhost:9000), the credentials from --access-key and --secret-key
-or OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY. --json prints
-machine-readable JSON. Where ACCESS_KEY may be left out, the user's one
-current key is meant.`,
+or OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY. Tables are for
+people (sizes in binary units, times in UTC to the second); --json
+prints the API's answer unchanged, for scripts. Sizes given take
+decimal or binary units (10GB, 10GiB, 1.5TiB) or plain bytes. Where
+ACCESS_KEY may be left out, the user's one current key is meant.`,
 		Example: `  ostium admin tenant create acme --display-name "Acme Corp"
   ostium admin --json key list acme alice`,
 	}
 	pf := cmd.PersistentFlags()
-	endpoint := pf.String("endpoint", env("OSTIUM_ENDPOINT", "http://localhost:9000"), "node URL (OSTIUM_ENDPOINT)")
-	// The environment's keys are read after parsing, so that --help
-	// prints no secret as a default.
-	ak := pf.String("access-key", "", "root access key (default OSTIUM_ROOT_ACCESS_KEY)")
-	sk := pf.String("secret-key", "", "root secret key (default OSTIUM_ROOT_SECRET_KEY)")
+	var ra rootAccess
+	ra.addFlags(pf)
 	asJSON := pf.Bool("json", false, "print JSON")
 	groups := map[string]*cobra.Command{}
 	for _, name := range slices.Sorted(maps.Keys(adminCmds)) {
@@ -342,13 +339,10 @@ current key is meant.`,
 			Example: ac.example,
 			Args:    cobra.RangeArgs(need, len(ac.args)),
 			RunE: func(c *cobra.Command, a []string) error {
-				if !c.Flags().Changed("access-key") && !c.Flags().Changed("secret-key") {
-					*ak, *sk = os.Getenv("OSTIUM_ROOT_ACCESS_KEY"), os.Getenv("OSTIUM_ROOT_SECRET_KEY")
-				}
-				if err := checkCredentials(*ak, *sk, "--access-key and --secret-key, or OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY"); err != nil {
+				if err := ra.resolve(c.Flags()); err != nil {
 					return fmt.Errorf("admin: %w", err)
 				}
-				return adminRun(admin.NewClient(*endpoint, *ak, *sk, nil), ac, a, &f, *asJSON)
+				return adminRun(admin.NewClient(ra.Endpoint, ra.AccessKey, ra.SecretKey, nil), ac, a, &f, *asJSON)
 			},
 		}
 		if ac.flags != nil {
@@ -383,77 +377,12 @@ func adminRun(c *admin.Client, cmd adminCmd, args []string, f *adminFlags, asJSO
 		return err
 	}
 	if u, ok := out.(admin.Usage); ok && !asJSON {
-		fmt.Printf("tenant %s stores %d bytes in %d objects; %s to %s:\n", u.Tenant, u.Now.Bytes, u.Now.Objects,
-			u.From.Format(time.RFC3339), u.To.Format(time.RFC3339))
-		return printTable(u.Rows)
+		return printUsage(os.Stdout, u)
 	}
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	return printTable(out)
-}
-
-// printTable prints a record or a list of records as aligned columns, by
-// way of their JSON fields.
-func printTable(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	// Numbers stay as written (1000000, not 1e+06).
-	decode := func(v any) error {
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.UseNumber()
-		return d.Decode(v)
-	}
-	var rows []map[string]any
-	if decode(&rows) != nil {
-		var one map[string]any
-		if err := decode(&one); err != nil {
-			return err
-		}
-		rows = []map[string]any{one}
-	}
-	if len(rows) == 0 {
-		fmt.Println("(none)")
-		return nil
-	}
-	var cols []string
-	seen := map[string]bool{}
-	for _, r := range rows {
-		for k := range r {
-			if !seen[k] {
-				seen[k] = true
-				cols = append(cols, k)
-			}
-		}
-	}
-	// Names first, then the rest alphabetically.
-	first := map[string]int{"id": -2, "time": -1, "name": 1, "tenant": 2, "user": 3, "access_key": 4, "secret_key": 5, "kind": 6, "role": 7, "status": 8}
-	rank := func(k string) int {
-		if r, ok := first[k]; ok {
-			return r
-		}
-		return len(first) + 1
-	}
-	slices.SortFunc(cols, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(a, b)
-	})
-	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.ToUpper(strings.Join(cols, "\t")))
-	for _, r := range rows {
-		vals := make([]string, len(cols))
-		for i, c := range cols {
-			if v, ok := r[c]; ok {
-				vals[i] = fmt.Sprint(v)
-			}
-		}
-		fmt.Fprintln(tw, strings.Join(vals, "\t"))
-	}
-	return tw.Flush()
+	return printTable(os.Stdout, out)
 }

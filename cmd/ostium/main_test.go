@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/node/nodetest"
 	"github.com/ostiumio/ostium/internal/support"
 )
 
@@ -175,18 +176,80 @@ func TestServeLogsShutdown(t *testing.T) {
 	io.Copy(io.Discard, r)
 }
 
-// The bundle is written readable by its owner only, even over a file
-// that was not.
-func TestSupportBundleFileMode(t *testing.T) {
+// A bundle never overwrites another: an --out that exists is refused and
+// left as it was, and bundles named by default in the same second get
+// names of their own, each readable by its owner only.
+func TestSupportBundleNeverOverwrites(t *testing.T) {
 	clearCredentials(t)
-	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "b.tar.gz")
 	os.WriteFile(out, []byte("old"), 0o644)
-	if err := writeBundle(context.Background(), out, support.Options{Unit: "ostium-test-no-such-unit", Progress: io.Discard}); err != nil {
-		t.Fatal(err)
+	o := support.Options{Unit: "ostium-test-no-such-unit", Progress: io.Discard}
+	if err := writeBundle(context.Background(), out, false, o); err == nil || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("over an existing --out: %v", err)
 	}
-	fi, err := os.Stat(out)
-	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() < 100 {
-		t.Fatalf("bundle: %v, mode %v, %d bytes", err, fi.Mode().Perm(), fi.Size())
+	if b, _ := os.ReadFile(out); string(b) != "old" {
+		t.Errorf("the existing file was changed: %q", b)
+	}
+	stem := filepath.Join(dir, "ostium-support-host-20261126-120000")
+	for range 3 {
+		// No node and no unit: parts fail, and the archive is still written.
+		if err := writeBundle(context.Background(), stem, true, o); err == nil || !strings.Contains(err.Error(), "parts failed") {
+			t.Errorf("a bundle with failed parts: %v", err)
+		}
+	}
+	for _, name := range []string{stem + ".tar.gz", stem + "-2.tar.gz", stem + "-3.tar.gz"} {
+		fi, err := os.Stat(name)
+		if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() < 100 {
+			t.Errorf("%s: %v, %v", name, err, fi)
+		}
+	}
+}
+
+// support bundle finds the node and the keys as admin does (one code),
+// with the same default endpoint; it exits 0 only when every part was
+// collected, and otherwise names the parts that failed.
+func TestSupportBundleFindsTheNodeAsAdminDoes(t *testing.T) {
+	clearCredentials(t)
+	t.Setenv("OSTIUM_ENDPOINT", "")
+	os.Unsetenv("OSTIUM_ENDPOINT")
+	for _, words := range [][]string{{"admin", "tenant", "list"}, {"support", "bundle"}} {
+		c, _, err := newRootCmd().Find(words)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"endpoint", "access-key", "secret-key"} {
+			if f := c.Flag(name); f == nil || (name == "endpoint" && f.DefValue != "http://localhost:9000") {
+				t.Errorf("%q --%s: %+v", words, name, f)
+			}
+		}
+	}
+
+	srv := nodetest.Start(t, nodetest.Options{})
+	dir := t.TempDir()
+	log := filepath.Join(dir, "node.log")
+	os.WriteFile(log, []byte("time="+time.Now().UTC().Format(time.RFC3339)+" level=INFO msg=\"ostium serving S3\"\n"), 0o600)
+	args := func(out string, more ...string) []string {
+		return append([]string{"support", "bundle", "--cpu-seconds", "1", "--out", filepath.Join(dir, out)}, more...)
+	}
+	t.Setenv("OSTIUM_ENDPOINT", srv.URL)
+	// No credentials: refused before any request, in admin's words.
+	if err := execute(args("none.tar.gz", "--log-file", log)); err == nil || !strings.Contains(err.Error(), "no credentials: give --access-key and --secret-key, or OSTIUM_ROOT_ACCESS_KEY") {
+		t.Errorf("without credentials: %v", err)
+	}
+	t.Setenv("OSTIUM_ROOT_ACCESS_KEY", nodetest.AccessKey)
+	t.Setenv("OSTIUM_ROOT_SECRET_KEY", nodetest.SecretKey)
+	if err := execute(args("ok.tar.gz", "--log-file", log)); err != nil {
+		t.Fatalf("every part there: %v", err)
+	}
+	// No journal of that unit and no --log-file: the logs part fails,
+	// and so does the command, naming it.
+	err := execute(args("nolog.tar.gz", "--unit", "ostium-test-no-such-unit"))
+	if err == nil || !strings.Contains(err.Error(), "1 of 9 parts failed: logs") {
+		t.Errorf("without logs: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(dir, "nolog.tar.gz")); serr != nil {
+		t.Errorf("the archive of a bundle with a failed part: %v", serr)
 	}
 }
 

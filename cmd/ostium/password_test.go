@@ -7,6 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
@@ -58,7 +63,21 @@ func TestAdminAppCredExpires(t *testing.T) {
 			t.Fatalf("%q: %v\n%s", args, err, out)
 		}
 	}
-	out, err := runCLI(t, "admin", "--json", "appcred", "create", "acme", "alice", "--bucket", "photos", "--expires", "2h")
+	// The bucket must be the tenant's, and exist.
+	if _, err := runCLI(t, "admin", "appcred", "create", "acme", "alice", "--bucket", "photos"); err == nil || !strings.Contains(err.Error(), "NoSuchBucket") {
+		t.Fatalf("a credential for a bucket that does not exist: %v", err)
+	}
+	out, err := runCLI(t, "admin", "--json", "key", "create", "acme", "alice")
+	var ak admin.Key
+	if err != nil || json.Unmarshal([]byte(out), &ak) != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	alice := s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider(ak.AccessKey, ak.SecretKey, "")})
+	if _, err := alice.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String("photos")}); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runCLI(t, "admin", "--json", "appcred", "create", "acme", "alice", "--bucket", "photos", "--expires", "2h")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gopkg.in/yaml.v3"
 
 	"github.com/ostiumio/ostium/internal/admin"
@@ -128,6 +130,11 @@ func TestAdminCallsNeedTheRightIdentity(t *testing.T) {
 	wantCode(t, c.Do(ctx, "POST", "/tenants/acme/users/ann/keys/"+bobKey.AccessKey+"/disable", nil, nil), 404, "NoSuchAccessKey")
 	var app admin.Key
 	wantCode(t, c.Do(ctx, "POST", "/tenants/acme/users/bob/appcreds", map[string]any{}, nil), 400, "InvalidArgument")
+	for _, b := range []string{"bk1", "bk2"} {
+		if _, err := s3As(srv, annKey).CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	must(t, c.Do(ctx, "POST", "/tenants/acme/users/bob/appcreds", map[string]any{"buckets": []string{"bk2", "bk1", "bk1"}, "read_only": true}, &app))
 	if app.Kind != "appcred" || !app.ReadOnly || strings.Join(app.Buckets, ",") != "bk1,bk2" {
 		t.Fatalf("app credential = %+v", app)

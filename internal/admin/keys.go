@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"time"
@@ -64,6 +65,9 @@ func (s *Service) CreateAppCredUntil(ctx context.Context, id *iam.Identity, tena
 		if objects.ValidBucketName(b) != nil {
 			return Key{}, newErr(http.StatusBadRequest, "InvalidBucketName", "%q is not a valid bucket name", b)
 		}
+	}
+	if err := s.tenantBuckets(ctx, tenant, buckets); err != nil {
+		return Key{}, err
 	}
 	slices.Sort(buckets)
 	return s.newKey(ctx, tenant, user, catalog.AccessKey{Kind: catalog.KeyAppCred, Buckets: slices.Compact(buckets), ReadOnly: readOnly, Expires: expires.UTC()})
@@ -138,4 +142,27 @@ func (s *Service) DeleteKey(ctx context.Context, id *iam.Identity, tenant, user,
 		return err
 	}
 	return s.done(s.cat.DeleteAccessKey(ctx, accessKey))
+}
+
+// tenantBuckets checks that each bucket exists (404 NoSuchBucket, as S3
+// answers for a bucket that is not there) and is the tenant's own (403
+// AccessDenied, as S3 answers for another's): a credential for a bucket
+// its user can never reach, or one that does not exist yet and may later
+// be made by another tenant, is a mistake caught here rather than a
+// puzzle at its first request. Ownership is the rule, not the bucket's
+// policy: a policy that lets the user in today may change tomorrow,
+// while the credential would stay.
+func (s *Service) tenantBuckets(ctx context.Context, tenant string, buckets []string) error {
+	for _, name := range buckets {
+		b, err := s.cat.GetBucket(ctx, name)
+		switch {
+		case errors.Is(err, catalog.ErrNoSuchBucket):
+			return newErr(http.StatusNotFound, "NoSuchBucket", "The bucket %s does not exist", name)
+		case err != nil:
+			return apiErr(err)
+		case b.Tenant != tenant:
+			return newErr(http.StatusForbidden, "AccessDenied", "The bucket %s is not the tenant's: an application credential names only its tenant's buckets", name)
+		}
+	}
+	return nil
 }

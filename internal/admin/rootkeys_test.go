@@ -161,7 +161,7 @@ func TestRootKeyFromEnvironmentReplaced(t *testing.T) {
 	if err == nil {
 		t.Fatal("a start given a tenant user's key as root succeeded")
 	}
-	srv, stop, err = openNode(t, dir, cat, "", "", nil)
+	srv, stop, err = openNode(t, dir, cat, akB, skB, nil)
 	must(t, err)
 	if got := keys(srv, akB, skB); !slices.Equal(got, want) {
 		t.Fatalf("after failed starts: %v, want %v", got, want)
@@ -180,4 +180,83 @@ func TestRootKeyFromEnvironmentReplaced(t *testing.T) {
 	if works(srv, akB, skB) {
 		t.Fatal("a start revived a revoked root pair")
 	}
+}
+
+// A root pair given at start lives only while it is given: a restart
+// without it removes it, so that withdrawing the variables withdraws the
+// key. Keys made through the API stay; with none left, a key is
+// generated as on a first start, and reported to be printed.
+func TestRootKeyFromEnvironmentLivesWhileGiven(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	const ak, sk = "ROOTKEYENVAAAAAAAAAA", "secret-given-in-the-environment-000000000"
+	open := func(dir, cat, ak, sk string) (*node.Node, *httptest.Server) {
+		t.Helper()
+		n, err := node.Open(context.Background(), node.Config{DataDir: dir, Catalog: cat, RootAccessKey: ak, RootSecretKey: sk})
+		must(t, err)
+		return n, httptest.NewServer(n.Handler)
+	}
+
+	// The environment's pair alone: a restart without it generates one.
+	dir, cat := t.TempDir(), testenv.CatalogURL(t)
+	n, srv := open(dir, cat, ak, sk)
+	if n.CreatedRootKey != "" || !works(srv, ak, sk) {
+		t.Fatalf("start with the pair: generated %q, works %v", n.CreatedRootKey, works(srv, ak, sk))
+	}
+	srv.Close()
+	n.Close()
+	n, srv = open(dir, cat, "", "")
+	if works(srv, ak, sk) {
+		t.Fatal("the environment's root key works after a restart without it")
+	}
+	if n.CreatedRootKey == "" || !works(srv, n.CreatedRootKey, n.CreatedRootSecret) {
+		t.Fatalf("no working root key generated in its place: %q", n.CreatedRootKey)
+	}
+	gen, genSecret := n.CreatedRootKey, n.CreatedRootSecret
+	srv.Close()
+	n.Close()
+	// The generated key is not the environment's: it stays.
+	n, srv = open(dir, cat, "", "")
+	if n.CreatedRootKey != "" || !works(srv, gen, genSecret) {
+		t.Fatalf("a restart replaced the generated key: %q", n.CreatedRootKey)
+	}
+	srv.Close()
+	n.Close()
+
+	// With a key made through the API, that one stays and nothing is
+	// generated.
+	dir, cat = t.TempDir(), testenv.CatalogURL(t)
+	n, srv = open(dir, cat, ak, sk)
+	var made admin.RootKey
+	must(t, admin.NewClient(srv.URL, ak, sk, nil).Do(ctx, "POST", "/root-keys", nil, &made))
+	srv.Close()
+	n.Close()
+	n, srv = open(dir, cat, "", "")
+	if works(srv, ak, sk) || !works(srv, made.AccessKey, made.SecretKey) || n.CreatedRootKey != "" {
+		t.Fatalf("after a restart without the pair: env key works %v, API key works %v, generated %q",
+			works(srv, ak, sk), works(srv, made.AccessKey, made.SecretKey), n.CreatedRootKey)
+	}
+	if ks := rootKeys(t, root2(srv, made)); len(ks) != 1 {
+		t.Fatalf("root keys: %+v", ks)
+	}
+	srv.Close()
+	n.Close()
+
+	// An API key that no longer signs (revoked) does not count: the
+	// provider is never left without a key.
+	dir, cat = t.TempDir(), testenv.CatalogURL(t)
+	n, srv = open(dir, cat, ak, sk)
+	must(t, admin.NewClient(srv.URL, ak, sk, nil).Do(ctx, "POST", "/root-keys", nil, &made))
+	must(t, admin.NewClient(srv.URL, ak, sk, nil).Do(ctx, "DELETE", "/root-keys/"+made.AccessKey, nil, nil))
+	srv.Close()
+	n.Close()
+	n, srv = open(dir, cat, "", "")
+	if n.CreatedRootKey == "" || !works(srv, n.CreatedRootKey, n.CreatedRootSecret) || works(srv, made.AccessKey, made.SecretKey) {
+		t.Fatalf("with only a revoked key left: generated %q", n.CreatedRootKey)
+	}
+	srv.Close()
+	n.Close()
+}
+
+func root2(srv *httptest.Server, k admin.RootKey) *admin.Client {
+	return admin.NewClient(srv.URL, k.AccessKey, k.SecretKey, nil)
 }

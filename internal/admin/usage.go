@@ -22,13 +22,25 @@ type Usage struct {
 
 // Usage reports a tenant's usage; from and to default to the last 24
 // hours, and are rounded to whole hours.
+//
+// ProviderUsage names the provider's own usage: the buckets the root made,
+// which belong to no tenant (and requests to buckets that no longer exist
+// when they were counted). Only the root reads it.
 func (s *Service) Usage(ctx context.Context, id *iam.Identity, tenant string, from, to time.Time) (Usage, error) {
-	if err := allow(id, tenant); err != nil {
+	provider := tenant == ProviderUsage
+	if provider {
+		if err := allow(id, ""); err != nil {
+			return Usage{}, err
+		}
+	} else if err := allow(id, tenant); err != nil {
 		return Usage{}, err
 	}
-	t, err := s.cat.GetTenant(ctx, tenant)
-	if err != nil {
-		return Usage{}, apiErr(err)
+	var t catalog.Tenant
+	if !provider {
+		var err error
+		if t, err = s.cat.GetTenant(ctx, tenant); err != nil {
+			return Usage{}, apiErr(err)
+		}
 	}
 	now := time.Now().UTC()
 	if to.IsZero() {
@@ -44,19 +56,30 @@ func (s *Service) Usage(ctx context.Context, id *iam.Identity, tenant string, fr
 	// Usage is kept by tenant name, and a name may have served an earlier
 	// tenant: a tenant's report starts with the hour it was created in,
 	// so it never shows what an earlier tenant of its name did.
-	if born := t.CreatedAt.UTC().Truncate(time.Hour); from.Before(born) {
+	if born := t.CreatedAt.UTC().Truncate(time.Hour); !provider && from.Before(born) {
 		from = born
 		to = later(to, from)
 	}
+	// The catalog keeps the provider's rows under the empty tenant.
+	owner := tenant
+	if provider {
+		owner = ""
+	}
 	u := Usage{Tenant: tenant, From: from, To: to, Rows: []catalog.UsageRow{}}
-	if u.Rows, err = s.cat.UsageReport(ctx, tenant, from, to); err != nil {
+	var err error
+	if u.Rows, err = s.cat.UsageReport(ctx, owner, from, to); err != nil {
 		return u, apiErr(err)
 	}
-	if u.Now, err = s.cat.TenantUsage(ctx, tenant); err != nil {
+	if u.Now, err = s.cat.TenantUsage(ctx, owner); err != nil {
 		return u, apiErr(err)
 	}
 	return u, nil
 }
+
+// ProviderUsage is the name under which Usage reports the provider's own
+// buckets: it cannot be a tenant's (a tenant name starts with a letter or
+// a digit), so no tenant's report is ever mistaken for it.
+const ProviderUsage = "_provider"
 
 func later(a, b time.Time) time.Time {
 	if a.Before(b) {

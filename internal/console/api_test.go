@@ -477,6 +477,11 @@ func TestAccessAndProvider(t *testing.T) {
 		Expires  string `json:"expires"`
 		ReadOnly bool   `json:"read_only"`
 	}
+	// Only the tenant's own buckets, as in the API (one check in admin).
+	if r := c.Do("POST", "/tenants/acme/users/cy/appcreds", map[string]any{"buckets": []string{"bkt1"}}); r.Status != 404 || r.Code() != "NoSuchBucket" {
+		t.Errorf("an application credential for a bucket that does not exist: %d %s", r.Status, r.Body)
+	}
+	c.Must(201, "POST", "/buckets", map[string]any{"name": "bkt1"})
 	c.Must(201, "POST", "/tenants/acme/users/cy/appcreds", map[string]any{"buckets": []string{"bkt1"}, "read_only": true, "expires_seconds": 3600}).JSON(t, &app)
 	if app.Expires == "" || !app.ReadOnly {
 		t.Fatalf("an expiring application credential: %+v", app)

@@ -297,10 +297,14 @@ func (k *Keyring) Quotas(ctx context.Context, tenant string) ([]catalog.Quota, e
 }
 
 // EnsureRoot makes sure the provider's root credentials exist. A pair
-// given at start (from the environment) replaces the pair given at an
-// earlier start, in one transaction; keys created through the admin API
-// stay. With neither given, a root key is generated on the first start
-// only. It reports the credentials it generated, empty if none.
+// given at start (from the environment or the configuration) replaces
+// the pair given at an earlier start, in one transaction, and lives only
+// while it is given: a start given none removes it, so that a provider
+// who rotates or withdraws the key by changing the environment is never
+// left with a forgotten key that still opens everything. Keys created
+// through the admin API, and the one generated at the first start, stay.
+// With no pair given and no usable root key left, a root key is
+// generated. It reports the credentials it generated, empty if none.
 func EnsureRoot(ctx context.Context, store catalog.Store, sealer *Sealer, accessKey, secret string) (createdKey, createdSecret string, err error) {
 	if (accessKey == "") != (secret == "") {
 		return "", "", errors.New("iam: set both OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY, or neither")
@@ -336,7 +340,24 @@ func EnsureRoot(ctx context.Context, store catalog.Store, sealer *Sealer, access
 	if err != nil {
 		return "", "", fmt.Errorf("iam: list root keys: %w", err)
 	}
-	if len(keys) > 0 {
+	// Keys that still sign: without one (the environment's removed, the
+	// others revoked or past a rotation's grace), a key is generated, so
+	// that the provider is never locked out.
+	usable := 0
+	for _, k := range keys {
+		if k.Source != catalog.SourceEnv {
+			if k.Status == catalog.KeyActive && (k.Expires.IsZero() || time.Now().Before(k.Expires)) {
+				usable++
+			}
+			continue
+		}
+		if err := store.DeleteAccessKey(ctx, k.AccessKey); err != nil && !errors.Is(err, catalog.ErrNoSuchAccessKey) {
+			return "", "", fmt.Errorf("iam: remove the root key of an earlier start: %w", err)
+		}
+		slog.Warn("the root access key given at an earlier start was removed: no OSTIUM_ROOT_ACCESS_KEY/OSTIUM_ROOT_SECRET_KEY (or root_access_key) was given at this one, and a root key given at start lives only while it is given",
+			"access_key", k.AccessKey)
+	}
+	if usable > 0 {
 		return "", "", nil
 	}
 	accessKey, secret = NewAccessKey()

@@ -53,11 +53,6 @@ func newTenancy(t *testing.T, config ...func(*node.Config)) *tenancy {
 		do("POST", "/tenants/"+u.tenant+"/users", map[string]string{"name": u.name, "role": u.role}, nil)
 		key(u.name, u.tenant, u.name)
 	}
-	for _, ro := range []bool{true, false} {
-		var k admin.Key
-		do("POST", "/tenants/acme/users/bob/appcreds", map[string]any{"buckets": []string{"acme-bob"}, "read_only": ro}, &k)
-		ten.clients[map[bool]string{true: "app-ro", false: "app-rw"}[ro]] = client(t, srv, srv.URL, false, k.AccessKey, k.SecretKey)
-	}
 	anon := client(t, srv, srv.URL, false)
 	ten.clients["anonymous"] = s3.New(anon.Options(), func(o *s3.Options) { o.Credentials = aws.AnonymousCredentials{} })
 	for _, b := range []struct{ owner, name string }{{"bob", "acme-bob"}, {"carl", "beta-carl"}} {
@@ -66,6 +61,12 @@ func newTenancy(t *testing.T, config ...func(*node.Config)) *tenancy {
 			t.Fatalf("%s creates %s: %v", b.owner, b.name, err)
 		}
 		put(t, c, b.name, "k", []byte("data of "+b.name))
+	}
+	// Application credentials name buckets that exist, their tenant's.
+	for _, ro := range []bool{true, false} {
+		var k admin.Key
+		do("POST", "/tenants/acme/users/bob/appcreds", map[string]any{"buckets": []string{"acme-bob"}, "read_only": ro}, &k)
+		ten.clients[map[bool]string{true: "app-ro", false: "app-rw"}[ro]] = client(t, srv, srv.URL, false, k.AccessKey, k.SecretKey)
 	}
 	return ten
 }

@@ -214,7 +214,8 @@ func (c *collector) add(name string, data []byte) error {
 
 func (c *collector) config(context.Context) (result, error) {
 	if c.o.ConfigFile == "" {
-		return result{}, errors.New("no configuration file given (--config)")
+		// A node may run on flags and defaults alone: nothing is missing.
+		return result{note: "no configuration file given (--config or OSTIUM_CONFIG); a node started without one runs on its flags and defaults"}, nil
 	}
 	data, err := os.ReadFile(c.o.ConfigFile)
 	if err != nil {

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import time
 import uuid
@@ -204,8 +205,8 @@ def test_audit_log_with_the_cli(ostium_bin, server):
 def test_root_keys_with_the_cli(ostium_bin, tmp_path):
     """`admin root-key` lists, creates, rotates and revokes the provider's
     keys and refuses to revoke the last; a restart given another pair
-    replaces the first, and a start that fails (its port taken) changes
-    nothing."""
+    replaces the first, a start that fails (its port taken) changes
+    nothing, and a start given none withdraws the pair."""
     import socket
     from test_first_start import stop
     from helpers import free_port
@@ -276,9 +277,23 @@ def test_root_keys_with_the_cli(ostium_bin, tmp_path):
         assert failed.wait(timeout=30) != 0
     finally:
         taken.close()
-    proc, port = started(None)
+    proc, port = started(pairs["B"])
     try:
         assert cli(port, pairs["B"], "root-key", "list")[0] == 0
         assert cli(port, pairs["C"], "root-key", "list")[0] != 0
+    finally:
+        stop(proc)
+
+    # A start given no pair withdraws B; with no other key that signs (the
+    # API's were revoked or rotated away), one is generated and printed.
+    proc, port = started(None)
+    out = stop(proc)
+    gen = re.search(r"OSTIUM_ROOT_ACCESS_KEY=(\S+)\n\s*OSTIUM_ROOT_SECRET_KEY=(\S+)", out)
+    assert gen, out
+    proc, port = started(None)
+    try:
+        assert cli(port, pairs["B"], "root-key", "list")[0] != 0
+        rc, keys = cli(port, gen.groups(), "root-key", "list")
+        assert rc == 0 and pairs["B"][0] not in {k["access_key"] for k in keys}
     finally:
         stop(proc)

@@ -12,17 +12,20 @@ import tempfile
 import time
 
 import boto3
+import pytest
 from botocore.config import Config
+from botocore.exceptions import ClientError
 
 from helpers import free_port
 
 
-def run_until_listening(ostium_bin, data, port, config_home):
+def run_until_listening(ostium_bin, data, port, config_home, extra_env=None, stderr=subprocess.DEVNULL):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OSTIUM_")}
     env["XDG_CONFIG_HOME"] = config_home
+    env.update(extra_env or {})
     proc = subprocess.Popen([ostium_bin, "serve", "--listen", f"127.0.0.1:{port}", "--console-listen", "127.0.0.1:0",
                              "--data", data],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -100,3 +103,35 @@ def test_generated_root_credentials(ostium_bin):
     finally:
         shutil.rmtree(data, ignore_errors=True)
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_environment_root_key_lives_while_given(ostium_bin, tmp_path):
+    """A root pair from OSTIUM_ROOT_ACCESS_KEY / OSTIUM_ROOT_SECRET_KEY works
+    while it is given: a restart without the variables removes it (and
+    says so), and a key is generated and printed in its place."""
+    data, home, port = str(tmp_path / "data"), str(tmp_path / "config"), free_port()
+    ak, sk = "ENVROOTKEYAAAAAAAAAA", "a-root-secret-from-the-environment-0123"
+    proc = run_until_listening(ostium_bin, data, port, home, {"OSTIUM_ROOT_ACCESS_KEY": ak, "OSTIUM_ROOT_SECRET_KEY": sk})
+    try:
+        client(port, ak, sk).create_bucket(Bucket="env-key")
+    finally:
+        out = stop(proc)
+    assert "OSTIUM_ROOT_SECRET_KEY=" not in out, "a key was generated beside the given one"
+
+    log = tmp_path / "restart.log"
+    with open(log, "w") as f:
+        proc = run_until_listening(ostium_bin, data, port, home, stderr=f)
+        try:
+            with pytest.raises(ClientError) as e:
+                client(port, ak, sk).list_buckets()
+            assert e.value.response["Error"]["Code"] == "InvalidAccessKeyId"
+        finally:
+            out = stop(proc)
+    assert f"access_key={ak}" in log.read_text() and "was removed" in log.read_text(), log.read_text()
+    gen_ak = re.search(r"OSTIUM_ROOT_ACCESS_KEY=(\S+)", out).group(1)
+    gen_sk = re.search(r"OSTIUM_ROOT_SECRET_KEY=(\S+)", out).group(1)
+    proc = run_until_listening(ostium_bin, data, port, home)
+    try:
+        assert [b["Name"] for b in client(port, gen_ak, gen_sk).list_buckets()["Buckets"]] == ["env-key"]
+    finally:
+        stop(proc)

@@ -107,16 +107,59 @@ def test_support_bundle(ostium_bin, tmp_path):
 
 
 def test_support_bundle_without_node(ostium_bin, tmp_path):
-    """Nothing to ask: the archive is still written, and the manifest says
-    why each part is missing and how to have the logs."""
+    """Nothing to ask: the archive is still written, the manifest says
+    why each part is missing and how to have the logs, and the command
+    fails naming the parts that did."""
     out = tmp_path / "empty.tar.gz"
+    env = {**clean_env(), "OSTIUM_ROOT_ACCESS_KEY": ROOT_AK, "OSTIUM_ROOT_SECRET_KEY": ROOT_SK}
     res = subprocess.run([ostium_bin, "support", "bundle", "--endpoint", f"http://127.0.0.1:{free_port()}",
                           "--unit", "no-such-unit", "--out", str(out)],
-                         env=clean_env(), capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stderr
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert res.returncode != 0, res.stderr
+    assert "parts failed: health, catalog statistics, logs, metrics" in res.stderr, res.stderr
+    # Never over an earlier bundle.
+    again = subprocess.run([ostium_bin, "support", "bundle", "--endpoint", "", "--out", str(out)],
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode != 0 and "exists" in again.stderr, again.stderr
     with tarfile.open(out) as tar:
         manifest = json.loads(next(tar.extractfile(m).read() for m in tar.getmembers() if m.name.endswith("MANIFEST.json")))
     parts = {p["name"]: p for p in manifest["parts"]}
     assert parts["version"]["ok"]
     assert "--log-file" in parts["logs"]["error"]
-    assert "root credentials" in parts["heap profile"]["error"]
+    assert "connection refused" in parts["heap profile"]["error"]
+
+
+def test_support_bundle_defaults(ostium_bin, tmp_path):
+    """No flags but the node and keys in the environment, as for `ostium
+    admin`: every part is collected, and a second bundle gets a name of
+    its own."""
+    port = free_port()
+    endpoint = f"http://127.0.0.1:{port}"
+    log = tmp_path / "node.log"
+    env = {**clean_env(), "OSTIUM_ROOT_ACCESS_KEY": ROOT_AK, "OSTIUM_ROOT_SECRET_KEY": ROOT_SK,
+           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    proc = subprocess.Popen([ostium_bin, "serve", "--listen", f"127.0.0.1:{port}", "--console-listen", "127.0.0.1:0",
+                             "--data", str(tmp_path / "data")], env=env, stdout=subprocess.DEVNULL, stderr=open(log, "wb"))
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(endpoint + "/health/live", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+        work = tmp_path / "work"
+        work.mkdir()
+        env = {**env, "OSTIUM_ENDPOINT": endpoint}
+        for _ in range(2):  # one after the other: a node runs one CPU profile at a time
+            r = subprocess.run([ostium_bin, "support", "bundle", "--log-file", str(log), "--cpu-seconds", "1"],
+                               env=env, cwd=work, capture_output=True, text=True, timeout=120)
+            assert r.returncode == 0, r.stderr
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    names = sorted(p.name for p in work.iterdir())
+    assert len(names) == 2 and all(n.startswith("ostium-support-") and n.endswith(".tar.gz") for n in names), names
+    for n in names:
+        with tarfile.open(work / n) as tar:
+            manifest = json.loads(next(tar.extractfile(m).read() for m in tar.getmembers() if m.name.endswith("MANIFEST.json")))
+        assert all(p["ok"] for p in manifest["parts"]), manifest["parts"]

@@ -91,6 +91,9 @@ export async function copyText(value, inp) {
   }
 }
 
+// bytes shows a size in binary units, one decimal below 10 of the unit
+// and none from 10 on: the rule `ostium admin` tables follow too
+// (humanBytes in cmd/ostium/table.go), so that both show the same text.
 const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 export function bytes(n) {
   if (n === null || n === undefined || Number.isNaN(n)) return '–';
@@ -100,7 +103,9 @@ export function bytes(n) {
     v /= 1024;
     i += 1;
   }
-  return (i === 0 ? String(v) : v.toFixed(v < 10 ? 1 : 0)) + ' ' + units[i];
+  if (i === 0) return String(v) + ' B';
+  v = Math.round(v * 10) / 10;
+  return v.toFixed(v < 10 ? 1 : 0) + ' ' + units[i];
 }
 
 export function count(n) {
@@ -115,14 +120,16 @@ export function when(t) {
   return d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 }
 
-// parseSize reads "10 GiB", "500MB", "1024" into bytes; '' is 0 (no limit).
+// parseSize reads "10 GiB", "500MB", "1.5TiB", "1024" into bytes as
+// `ostium admin quota set` does: KB, MB, GB, TB and PB are powers of 1000,
+// KiB, MiB, GiB, TiB and PiB of 1024; '' is 0 (no limit).
 export function parseSize(s) {
   s = String(s || '').trim();
   if (!s) return 0;
-  const m = /^(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b?)$/i.exec(s);
+  const m = /^(\d+(?:\.\d+)?)\s*(?:([kmgtp])(i?)b?|b?)$/i.exec(s);
   if (!m) throw new Error('Not a size: ' + s);
-  const p = ' kmgtp'.indexOf(m[2].toLowerCase() || ' ');
-  return Math.round(Number(m[1]) * 1024 ** Math.max(p, 0));
+  const p = m[2] ? 'kmgtp'.indexOf(m[2].toLowerCase()) + 1 : 0;
+  return Math.round(Number(m[1]) * (m[3] ? 1024 : 1000) ** p);
 }
 
 export function loading() {
