@@ -172,7 +172,7 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 		fmt.Printf("Contents: %s.\n", sum.Verified)
 	}
 	if out == "" {
-		out = filepath.Join("bench-results", name+"-"+time.Now().Format("20060102-150405"))
+		out = resultsDir(name, sum.Started)
 	}
 	if len(results) > 0 {
 		if err := report.WriteDir(out, sum, results); err != nil {
@@ -187,6 +187,15 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 		return fmt.Errorf("the run failed: %w", err)
 	}
 	return nil
+}
+
+// resultsDir is the default results directory: named by the run's start,
+// the time its report shows, so that the two are found from each other.
+func resultsDir(name string, started time.Time) string {
+	if started.IsZero() { // stopped before it began
+		started = time.Now()
+	}
+	return filepath.Join("bench-results", name+"-"+started.Format("20060102-150405"))
 }
 
 func isTerminal() bool {

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/bench/mock"
+	"github.com/ostiumio/ostium/internal/bench/report"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
@@ -78,5 +80,66 @@ func TestBenchFailsOnErrors(t *testing.T) {
 		"--no-ceiling", "--max-error-ratio", "1", "--out", filepath.Join(t.TempDir(), "d")})
 	if err == nil || !strings.Contains(err.Error(), "all 50 operations failed") {
 		t.Fatalf("nothing succeeded: %v", err)
+	}
+}
+
+// A results directory is named by the run's start, the time its report
+// shows, however long the run took: here more than a second, so that an
+// end time would name it otherwise.
+func TestResultsDirIsNamedByTheStart(t *testing.T) {
+	m := mock.New()
+	m.Delay = 1100 * time.Millisecond
+	srv := httptest.NewServer(m)
+	defer srv.Close()
+	t.Chdir(t.TempDir())
+	if err := execute([]string{"bench", "put", "--endpoint", srv.URL, "--access-key", "k", "--secret-key", "s", "--ops", "4",
+		"--concurrency", "4", "--no-ceiling"}); err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := filepath.Glob(filepath.Join("bench-results", "put-*"))
+	if err != nil || len(dirs) != 1 {
+		t.Fatalf("results directories %v, %v", dirs, err)
+	}
+	sum, err := report.ReadSummary(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "put-" + sum.Started.Local().Format("20060102-150405"); filepath.Base(dirs[0]) != want {
+		t.Fatalf("results in %s, the report says the run started at %s: want %s", dirs[0], sum.Started, want)
+	}
+}
+
+// `sizing workers --from` names the stages it found when the one asked for
+// has no such operations, or when none is asked for and several have.
+func TestSizingWorkersListsTheStages(t *testing.T) {
+	dir := t.TempDir()
+	op := func(typ string) report.Op { return report.Op{OpType: typ, OpCount: 100, AvgResTimeMs: 10, ThroughputOps: 400} }
+	sum := report.Summary{Started: time.Now(), Stages: []report.Stage{
+		{Name: "fill", Workers: 4, Ops: []report.Op{op("write")}},
+		{Name: "r4", Workers: 4, Ops: []report.Op{op("read")}},
+		{Name: "r16", Workers: 16, Ops: []report.Op{op("read"), op("write")}},
+		{Name: "empty", Workers: 4, Ops: []report.Op{op("delete")}},
+	}}
+	if err := report.WriteDir(dir, sum, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--stage", "main"}, `no read operations in stage "main"; stages: fill, r4, r16, empty; stages with read operations: r4, r16`},
+		{nil, "2 stages have read operations, name one with --stage: r4, r16"},
+		{[]string{"--op", "list"}, "no stage has list operations; stages: fill, r4, r16, empty"},
+	} {
+		err := execute(append([]string{"sizing", "workers", "--from", dir, "--target-ops", "1000"}, c.args...))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	// One stage with the operation needs no --stage.
+	for _, args := range [][]string{{"--stage", "r16"}, {"--op", "read", "--stage", "r4"}, {"--op", "delete"}} {
+		if err := execute(append([]string{"sizing", "workers", "--from", dir}, args...)); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
 	}
 }
