@@ -88,7 +88,8 @@ func newBenchQuickCmd(mode string) *cobra.Command {
 	fs.StringVar(&o.BucketPrefix, "bucket-prefix", "ostium-bench", "bucket names are PREFIX-N")
 	fs.IntVar(&o.Objects, "objects", 1000, "objects prepared for the modes that read")
 	fs.BoolVar(&o.Verify, "verify", false, "check every byte read")
-	fs.BoolVar(&o.Keep, "keep", false, "leave the objects and buckets behind")
+	fs.BoolVar(&o.Keep, "no-cleanup", false, "leave the objects and buckets behind (no cleanup stage)")
+	fs.BoolVar(&o.Keep, "keep", false, "the same as --no-cleanup")
 	out := fs.String("out", "", "results directory (default bench-results/MODE-TIME)")
 	noCeiling := fs.Bool("no-ceiling", false, "skip measuring the generator's own ceiling first")
 	maxErr := fs.Float64("max-error-ratio", 0.01, "fail the run when more than this share of its operations failed")
@@ -170,6 +171,9 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 	}
 	if sum.Verified != nil {
 		fmt.Printf("Contents: %s.\n", sum.Verified)
+	}
+	if took := sum.Took(); took != "" {
+		fmt.Printf("The run %s.\n", took)
 	}
 	if out == "" {
 		out = resultsDir(name, sum.Started)

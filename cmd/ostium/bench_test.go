@@ -113,7 +113,9 @@ func TestResultsDirIsNamedByTheStart(t *testing.T) {
 // has no such operations, or when none is asked for and several have.
 func TestSizingWorkersListsTheStages(t *testing.T) {
 	dir := t.TempDir()
-	op := func(typ string) report.Op { return report.Op{OpType: typ, OpCount: 100, AvgResTimeMs: 10, ThroughputOps: 400} }
+	op := func(typ string) report.Op {
+		return report.Op{OpType: typ, OpCount: 100, AvgResTimeMs: 10, ThroughputOps: 400}
+	}
 	sum := report.Summary{Started: time.Now(), Stages: []report.Stage{
 		{Name: "fill", Workers: 4, Ops: []report.Op{op("write")}},
 		{Name: "r4", Workers: 4, Ops: []report.Op{op("read")}},
@@ -141,5 +143,46 @@ func TestSizingWorkersListsTheStages(t *testing.T) {
 		if err := execute(append([]string{"sizing", "workers", "--from", dir}, args...)); err != nil {
 			t.Errorf("%v: %v", args, err)
 		}
+	}
+}
+
+// A put run says what its cleanup does while it runs (deleted of to
+// delete) and how long the run and the cleanup took; --no-cleanup leaves
+// what it wrote behind.
+func TestBenchPutSaysWhereTheTimeWent(t *testing.T) {
+	srv := httptest.NewServer(mock.New())
+	defer srv.Close()
+	written := func() int {
+		resp, err := http.Get(srv.URL + "/ostium-bench-0/put-0000000000")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	args := []string{"bench", "put", "--endpoint", srv.URL, "--access-key", "k", "--secret-key", "s", "--ops", "200",
+		"--concurrency", "4", "--no-ceiling", "--out", filepath.Join(t.TempDir(), "r")}
+	text, err := runCLI(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cleanup: deleting the 200 objects and 1 bucket(s) the run wrote (--no-cleanup keeps them)",
+		"[cleanup]", "ops 200/200", "The run took ", ": main ", ", cleanup "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	if code := written(); code != http.StatusNotFound {
+		t.Fatalf("after the cleanup: %d", code)
+	}
+	text, err = runCLI(t, append(args, "--no-cleanup")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text, "cleanup") {
+		t.Errorf("--no-cleanup cleaned up:\n%s", text)
+	}
+	if code := written(); code != http.StatusOK {
+		t.Fatalf("with --no-cleanup: %d", code)
 	}
 }

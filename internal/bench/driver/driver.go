@@ -155,6 +155,7 @@ func (c *Controller) Run(ctx context.Context, w *workload.Workload, o workload.O
 			return sum, all, err
 		}
 		c.logf("stage %s: done in %.1f s\n", st.Name, time.Since(start).Seconds())
+		sum.Ended = time.Now()
 	}
 	return sum, all, nil
 }

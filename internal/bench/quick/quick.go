@@ -135,6 +135,7 @@ func Run(ctx context.Context, t *target.Target, o Options) (report.Summary, []*e
 			runErr = err
 		}
 	}
+	sum.Ended = time.Now()
 	return sum, results, runErr
 }
 
@@ -234,6 +235,10 @@ func (r *run) cleanup(ctx context.Context, stage func(engine.Work) error) error 
 	var total int64
 	for _, c := range counts {
 		total += c
+	}
+	if r.o.Progress != nil {
+		// A cleanup can take as long as the run: say what it is doing.
+		fmt.Fprintf(r.o.Progress, "cleanup: deleting the %d objects and %d bucket(s) the run wrote (--no-cleanup keeps them)\n", total, r.o.Buckets)
 	}
 	if total > 0 {
 		var next atomic.Int64

@@ -94,6 +94,7 @@ func Run(ctx context.Context, w *Workload, o Options) (report.Summary, []*engine
 			err = AfterStage(ctx, w, si, results, o)
 		}
 		sum.Verified = o.Verified.Report()
+		sum.Ended = time.Now()
 		if err != nil {
 			return sum, all, err
 		}
