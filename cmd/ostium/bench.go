@@ -30,7 +30,7 @@ var quickModeShort = map[string]string{
 	"delete":    "delete objects (prepared first)",
 	"stat":      "HEAD objects (prepared first)",
 	"list":      "list objects (prepared first)",
-	"mixed":     "a mix of reads, writes, deletes and listings",
+	"mixed":     "a mix of reads, writes, deletes, stats and listings (--mix)",
 	"multipart": "multipart uploads of --part-size parts",
 }
 
@@ -90,10 +90,20 @@ func newBenchQuickCmd(mode string) *cobra.Command {
 	fs.BoolVar(&o.Verify, "verify", false, "check every byte read")
 	fs.BoolVar(&o.Keep, "no-cleanup", false, "leave the objects and buckets behind (no cleanup stage)")
 	fs.BoolVar(&o.Keep, "keep", false, "the same as --no-cleanup")
+	var mix string
+	if mode == "mixed" {
+		fs.StringVar(&mix, "mix", quick.DefaultMix, "the operations of the mix in percent, adding up to 100: get, put, delete, stat, list")
+	}
 	out := fs.String("out", "", "results directory (default bench-results/MODE-TIME)")
 	noCeiling := fs.Bool("no-ceiling", false, "skip measuring the generator's own ceiling first")
 	maxErr := fs.Float64("max-error-ratio", 0.01, "fail the run when more than this share of its operations failed")
 	cmd.RunE = func(*cobra.Command, []string) error {
+		if mode == "mixed" {
+			var err error
+			if o.Mix, err = quick.ParseMix(mix); err != nil {
+				return err
+			}
+		}
 		return benchQuick(mode, tc, o, endpoints, bytesLimit, size, partSize, *out, *noCeiling, *maxErr)
 	}
 	return cmd
@@ -141,7 +151,11 @@ func benchQuick(mode string, tc target.Config, o quick.Options, endpoints listFl
 	defer t.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Printf("ostium bench %s: %s, %d workers, objects of %s, %d bucket(s)\n", mode, strings.Join(tc.Endpoints, " "), o.Concurrency, o.Size, o.Buckets)
+	fmt.Printf("ostium bench %s: %s, %d workers, objects of %s, %d bucket(s)", mode, strings.Join(tc.Endpoints, " "), o.Concurrency, o.Size, o.Buckets)
+	if len(o.Mix) > 0 {
+		fmt.Printf(", mix %s", quick.MixString(o.Mix))
+	}
+	fmt.Println()
 	var ceiling *report.Ceiling
 	if !noCeiling {
 		if ceiling, err = quick.MeasureCeiling(ctx, o.Concurrency, o.Size, o.Verify); err != nil {

@@ -186,3 +186,36 @@ func TestBenchPutSaysWhereTheTimeWent(t *testing.T) {
 		t.Fatalf("with --no-cleanup: %d", code)
 	}
 }
+
+// `bench mixed --mix` is checked before any request; only mixed has it.
+func TestBenchMixFlag(t *testing.T) {
+	srv := httptest.NewServer(mock.New())
+	defer srv.Close()
+	base := []string{"--endpoint", srv.URL, "--access-key", "k", "--secret-key", "s", "--ops", "300", "--objects", "10", "--no-ceiling"}
+	err := execute(append([]string{"bench", "mixed", "--mix", "get=50,list=40"}, base...))
+	if err == nil || !strings.Contains(err.Error(), "add up to 90, not 100") {
+		t.Fatalf("a mix of 90%%: %v", err)
+	}
+	if err := execute(append([]string{"bench", "get", "--mix", "get=100"}, base...)); err == nil || !strings.Contains(err.Error(), "unknown flag: --mix") {
+		t.Fatalf("--mix on get: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "m")
+	text, err := runCLI(t, append([]string{"bench", "mixed", "--mix", "get=50,list=50", "--out", out}, base...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "mix get=50,list=50") {
+		t.Errorf("the mix is not in the header:\n%s", text)
+	}
+	sum, err := report.ReadSummary(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range sum.Stages {
+		for _, op := range st.Ops {
+			if st.Name == "main" && op.OpType != "read" && op.OpType != "list" {
+				t.Errorf("main ran %s", op.OpType)
+			}
+		}
+	}
+}

@@ -31,6 +31,7 @@ type Options struct {
 	BucketPrefix string
 	Objects      int // prepared for the modes that read
 	Verify       bool
+	Mix          []Share // the mixed mode's operations (default DefaultMix)
 	Keep         bool // leave objects and buckets behind
 	Interval     time.Duration
 	// Progress receives the live lines; Terminal rewrites one line.
@@ -183,14 +184,17 @@ func (r *run) mainOps() ([]engine.Op, error) {
 			return outcome(r.t.List(ctx, r.bucket(int64(w.Index)), "obj-"))
 		}}}, nil
 	case "mixed":
-		// As warp's mixed mode: reads and stats of the prepared objects;
-		// each worker writes its own objects and deletes its oldest.
-		get.Ratio, stat.Ratio = 45, 30
-		put := engine.Op{Kind: "write", Ratio: 15, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+		// Reads, stats and listings of the prepared objects; each worker
+		// writes its own objects and deletes its oldest.
+		mix := r.o.Mix
+		if len(mix) == 0 {
+			mix, _ = ParseMix(DefaultMix)
+		}
+		put := engine.Op{Kind: "write", Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
 			n := r.mixPut[w.Index].Add(1) - 1
 			return r.put(ctx, r.bucket(n), mixName(w.Index, n))
 		}}
-		del := engine.Op{Kind: "delete", Ratio: 10, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+		del := engine.Op{Kind: "delete", Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
 			n := r.mixDel[w.Index].Load()
 			if n >= r.mixPut[w.Index].Load() {
 				return engine.Outcome{Skipped: true}, nil // nothing of its own to delete yet
@@ -201,7 +205,20 @@ func (r *run) mainOps() ([]engine.Op, error) {
 			}
 			return out, err
 		}}
-		return []engine.Op{get, stat, put, del}, nil
+		list := engine.Op{Kind: "list", Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+			return outcome(r.t.List(ctx, r.bucket(int64(w.Index)), "obj-"))
+		}}
+		byName := map[string]engine.Op{"get": get, "stat": stat, "put": put, "delete": del, "list": list}
+		var ops []engine.Op
+		for _, m := range mix {
+			op, ok := byName[m.Op]
+			if !ok {
+				return nil, fmt.Errorf("quick: unknown operation %q in the mix", m.Op)
+			}
+			op.Ratio = m.Ratio
+			ops = append(ops, op)
+		}
+		return ops, nil
 	}
 	return nil, fmt.Errorf("quick: unknown mode %q (want one of %v)", r.o.Mode, Modes)
 }

@@ -124,3 +124,67 @@ func TestCeilingUsesTheRunsSizes(t *testing.T) {
 		t.Fatalf("64 MiB: %.1f op/s at %.1f MB/s", big.ThroughputOps, big.BandwidthMBps)
 	}
 }
+
+// --mix takes each operation once, in whole percentages adding up to 100,
+// and refuses a mix whose deletes would have nothing to delete.
+func TestParseMix(t *testing.T) {
+	mix, err := quick.ParseMix(" get=60, put=30,DELETE=5,list=5,stat=0")
+	if err != nil || quick.MixString(mix) != "get=60,put=30,delete=5,list=5" {
+		t.Fatalf("ParseMix: %v, %v", mix, err)
+	}
+	if _, err := quick.ParseMix(quick.DefaultMix); err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"get=60,put=30":         "add up to 90, not 100",
+		"get=60,put=30,copy=10": `unknown operation "copy"`,
+		"get=50,get=50":         "get given twice",
+		"get=100,put":           `"put" is not OP=PERCENT`,
+		"get=-5,put=105":        "not a whole percentage",
+		"get=50.5,put=49.5":     "not a whole percentage",
+		"get=90,delete=10":      "must put",
+		"":                      "not OP=PERCENT",
+	} {
+		if _, err := quick.ParseMix(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseMix(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+// The mixed mode runs the operations of its mix in its proportions, and
+// none other.
+func TestMixedRunsItsMix(t *testing.T) {
+	srv := httptest.NewServer(mock.New())
+	defer srv.Close()
+	tg, err := target.New(target.Config{Endpoints: []string{srv.URL}, AccessKey: "k", SecretKey: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix, err := quick.ParseMix("get=50,put=20,delete=10,list=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _, err := quick.Run(context.Background(), tg, quick.Options{Mode: "mixed", Ops: 4000, Concurrency: 4, Size: quick.Size{Min: 100, Max: 100},
+		Buckets: 1, BucketPrefix: "mix", Objects: 20, Mix: mix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, st := range sum.Stages {
+		if st.Name == "main" {
+			for _, op := range st.Ops {
+				got[op.OpType] = op.OpCount + op.ErrorCount
+			}
+		}
+	}
+	// Binomial spread of 4000 draws: a tenth is 400 +- 19, so 300..500 is
+	// far outside chance; deletes skipped for want of a put do not count.
+	for kind, share := range map[string]int64{"read": 2000, "write": 800, "list": 800} {
+		if n := got[kind]; n < share*3/4 || n > share*5/4 {
+			t.Errorf("%s: %d of 4000 operations, want about %d: %v", kind, n, share, got)
+		}
+	}
+	if got["delete"] == 0 || got["stat"] != 0 {
+		t.Errorf("deletes %d, stats %d: %v", got["delete"], got["stat"], got)
+	}
+}
