@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -215,6 +217,55 @@ func TestBenchMixFlag(t *testing.T) {
 		for _, op := range st.Ops {
 			if st.Name == "main" && op.OpType != "read" && op.OpType != "list" {
 				t.Errorf("main ran %s", op.OpType)
+			}
+		}
+	}
+}
+
+// Every workload example of docs/bench.md (a yaml block, or an xml block
+// holding a <workload>) runs as written against a node, its runtimes cut
+// to a second: the page cannot show a workload that fails.
+func TestDocsWorkloadExamplesRun(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/bench.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?ms)^```(yaml|xml)\n(.*?)^```").FindAllStringSubmatch(string(doc), -1)
+	var examples []string
+	for _, b := range blocks {
+		if b[1] == "yaml" && strings.Contains(b[2], "stages:") || b[1] == "xml" && strings.Contains(b[2], "<workload") {
+			examples = append(examples, b[2])
+		}
+	}
+	if len(examples) == 0 {
+		t.Fatal("no workload example in docs/bench.md")
+	}
+	srv := nodetest.Start(t, nodetest.Options{})
+	t.Setenv("OSTIUM_ROOT_ACCESS_KEY", nodetest.AccessKey)
+	t.Setenv("OSTIUM_ROOT_SECRET_KEY", nodetest.SecretKey)
+	short := regexp.MustCompile(`(runtime(?:: |="))\d+`)
+	for i, ex := range examples {
+		ext := ".yaml"
+		if strings.Contains(ex, "<workload") {
+			ext = ".xml"
+		}
+		file := filepath.Join(t.TempDir(), fmt.Sprintf("example-%d%s", i, ext))
+		if err := os.WriteFile(file, []byte(short.ReplaceAllString(ex, "${1}1")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		if err := execute([]string{"bench", "run", file, "--endpoint", srv.URL, "--no-ceiling", "--out", out}); err != nil {
+			t.Fatalf("example %d of docs/bench.md:\n%s\n%v", i+1, ex, err)
+		}
+		sum, err := report.ReadSummary(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range sum.Stages {
+			for _, op := range st.Ops {
+				if op.OpCount == 0 || op.ErrorCount > 0 {
+					t.Errorf("example %d, stage %s: %d %s, %d failed: %s", i+1, st.Name, op.OpCount, op.OpType, op.ErrorCount, op.LastError)
+				}
 			}
 		}
 	}

@@ -71,3 +71,21 @@ def test_readme_form_and_failures(ostium_bin, server, tmp_path):
                         "--out", str(tmp_path / "bad")], capture_output=True, text=True, timeout=120,
                        env={**os.environ, "OSTIUM_ROOT_ACCESS_KEY": "AKNOSUCHKEY", "OSTIUM_ROOT_SECRET_KEY": "x"})
     assert p.returncode != 0 and "403 InvalidAccessKeyId" in p.stderr, p.stderr
+
+
+def test_docs_workload_examples(ostium_bin, server, tmp_path):
+    """Every workload example of docs/bench.md runs as written with the
+    real binary (runtimes cut to a second), and fails nothing."""
+    import re
+    with open(os.path.join(REPO, "docs", "bench.md")) as f:
+        doc = f.read()
+    examples = [body for lang, body in re.findall(r"(?ms)^```(yaml|xml)\n(.*?)^```", doc)
+                if (lang == "yaml" and "stages:" in body) or (lang == "xml" and "<workload" in body)]
+    assert examples, "no workload example in docs/bench.md"
+    for i, body in enumerate(examples):
+        path = tmp_path / f"example-{i}.{'xml' if '<workload' in body else 'yaml'}"
+        path.write_text(re.sub(r'(runtime(?:: |="))\d+', r"\g<1>1", body))
+        out = str(tmp_path / f"out-{i}")
+        bench(ostium_bin, server, "run", str(path), "--endpoint", server.endpoint, "--no-ceiling", "--out", out)
+        for (stage, op), s in summary(out).items():
+            assert s["op_count"] > 0 and s["error_count"] == 0, (i, stage, op, s.get("last_error"))

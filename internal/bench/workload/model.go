@@ -318,6 +318,21 @@ func (w *Workload) validate() error {
 			at := func(line int, format string, args ...any) error {
 				return fmt.Errorf("line %d: stage %q work %q: %s", line, st.Name, wk.Name, fmt.Sprintf(format, args...))
 			}
+			// The container names are checked once the rest of the work
+			// is known to be right.
+			type named struct {
+				line int
+				n    naming
+			}
+			var containers []named
+			names := func(line int, cfg map[string]string, need ...string) error {
+				n, err := parseNaming(cfg, need...)
+				if err != nil {
+					return at(line, "%v", err)
+				}
+				containers = append(containers, named{line, n})
+				return nil
+			}
 			switch wk.Type {
 			case "", "normal":
 				if wk.Runtime <= 0 && wk.TotalOps <= 0 && wk.TotalBytes <= 0 {
@@ -336,24 +351,24 @@ func (w *Workload) validate() error {
 					default:
 						return at(op.Line, "unknown operation %q", op.Type)
 					}
-					if _, err := parseNaming(merge(wk.Config, op.Config), need...); err != nil {
-						return at(op.Line, "%v", err)
+					if err := names(op.Line, merge(wk.Config, op.Config), need...); err != nil {
+						return err
 					}
 				}
 				if sum != 100 {
 					return at(wk.Line, "operation ratios add up to %d, not 100", sum)
 				}
 			case "init", "dispose":
-				if _, err := parseNaming(wk.Config, "containers"); err != nil {
-					return at(wk.Line, "%v", err)
+				if err := names(wk.Line, wk.Config, "containers"); err != nil {
+					return err
 				}
 			case "prepare", "cleanup":
 				need := []string{"containers", "objects"}
 				if wk.Type == "prepare" {
 					need = append(need, "sizes")
 				}
-				if _, err := parseNaming(wk.Config, need...); err != nil {
-					return at(wk.Line, "%v", err)
+				if err := names(wk.Line, wk.Config, need...); err != nil {
+					return err
 				}
 			case "delay":
 			default:
@@ -366,6 +381,16 @@ func (w *Workload) validate() error {
 			case "", "none", "container", "object":
 			default:
 				return at(wk.Line, "unknown division %q", wk.Division)
+			}
+			// An S3 endpoint refuses what its naming rules do not allow,
+			// at the init stage or the first write; the in-process mock
+			// takes any name.
+			if typ := storageOf(w, &st, &wk).Type; typ == "s3" || typ == "" {
+				for _, c := range containers {
+					if err := checkContainers(c.n); err != nil {
+						return at(c.line, "%v", err)
+					}
+				}
 			}
 		}
 	}

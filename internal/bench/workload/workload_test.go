@@ -191,3 +191,41 @@ func TestStorageKeys(t *testing.T) {
 		t.Fatalf("through a closed proxy: %v", err)
 	}
 }
+
+// Container names an S3 endpoint would refuse (at the init stage, or at
+// the first write into a bucket that does not exist) are refused before
+// anything runs, by S3's rules; the in-process mock takes any name.
+func TestContainerNamesFollowS3Rules(t *testing.T) {
+	dir := t.TempDir()
+	yml := func(storage, cfg string) string {
+		return "name: x\nstorage: {type: " + storage + "}\nstages:\n  - name: init\n    works:\n      - {type: init, workers: 1, config: {" + cfg + "}}\n"
+	}
+	for name, c := range map[string]struct{ text, want string }{
+		"short.yml":    {yml("s3", `cprefix: y, containers: "r(1,2)"`), `line 6: stage "init" work "": container "y1" (cprefix "y", csuffix "") is not a valid S3 bucket name: 2 characters, S3 wants 3 to 63`},
+		"default.yml":  {yml("s3", `containers: "r(1,2)"`), `container "mycontainers_1" (cprefix "mycontainers_", csuffix "") is not a valid S3 bucket name: '_'`},
+		"upper.yml":    {yml("s3", `cprefix: Bench-, containers: "c(1)"`), `'B': only lower-case letters`},
+		"long.yml":     {yml("s3", `cprefix: "`+strings.Repeat("a", 62)+`", containers: "r(9,10)"`), `container "` + strings.Repeat("a", 62) + `10" (cprefix "` + strings.Repeat("a", 62) + `", csuffix "") is not a valid S3 bucket name: 64 characters`},
+		"hyphen.yml":   {yml("s3", `cprefix: b, csuffix: "-", containers: "c(1)"`), "begin and end with a letter or digit"},
+		"ip.yml":       {yml("s3", `cprefix: "10.0.0.", containers: "c(1)"`), "IP address"},
+		"read.yml":     {"name: x\nstages:\n  - name: s\n    works:\n      - name: w\n        workers: 1\n        runtime: 1\n        operations:\n          - {type: read, ratio: 100, config: {cprefix: a_b, containers: c(1), objects: c(1)}}\n", `line 9: stage "s" work "w": container "a_b1"`},
+		"cosbench.xml": {`<workload name="x"><storage type="s3"/><workflow><workstage name="s">` + "\n" + `<work type="prepare" workers="1" config="cprefix=x;containers=r(1,2);objects=r(1,2);sizes=c(1)KB"/></workstage></workflow></workload>`, `line 2: stage "s" work "": container "x1"`},
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(c.text), 0o644)
+		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", name, err, c.want)
+		}
+	}
+	for name, text := range map[string]string{
+		"good.yml": yml("s3", `cprefix: bench-yaml-, containers: "r(1,2)"`),
+		"dots.yml": yml("s3", `cprefix: bench.yaml., containers: "r(1,2)"`),
+		"mock.yml": yml("mock", `cprefix: y, containers: "r(1,2)"`),
+		"max.yml":  yml("s3", `cprefix: "`+strings.Repeat("a", 61)+`", containers: "r(1,99)"`),
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		if _, err := Load(p); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
