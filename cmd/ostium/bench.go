@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -158,13 +159,18 @@ func benchQuick(mode string, tc target.Config, o quick.Options, endpoints listFl
 	fmt.Println()
 	var ceiling *report.Ceiling
 	if !noCeiling {
-		if ceiling, err = quick.MeasureCeiling(ctx, o.Concurrency, o.Size, o.Verify); err != nil {
+		fmt.Printf("measuring the generator ceiling: the run's own operations against an in-process target, %s\n", quick.CeilingTime)
+		if ceiling, err = quick.MeasureCeiling(ctx, o); err != nil {
 			return err
 		}
 		fmt.Println(ceiling)
 	}
+	cpu := startCPU()
 	sum, results, runErr := quick.Run(ctx, t, o)
-	sum.Ceiling = ceiling
+	sum.ClientCPU = cpu()
+	if ceiling != nil {
+		sum.Ceiling, sum.Ceilings = ceiling, []report.Ceiling{*ceiling}
+	}
 	return finish(sum, results, runErr, out, mode, maxErr)
 }
 
@@ -172,6 +178,7 @@ func benchQuick(mode string, tc target.Config, o quick.Options, endpoints listFl
 // run: one that failed, or whose operations failed too often, is an error
 // whatever it measured.
 func finish(sum report.Summary, results []*engine.Result, runErr error, out, name string, maxErrorRatio float64) error {
+	report.Headroom(&sum)
 	for _, st := range sum.Stages {
 		report.WriteText(os.Stdout, st)
 	}
@@ -182,6 +189,13 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 		}
 	} else if sum.Ceiling != nil {
 		fmt.Printf("\nMeasured with a %s.\n", sum.Ceiling)
+	}
+	for _, b := range sum.Bounds {
+		fmt.Printf("Headroom: %s.\n", b)
+	}
+	if sum.ClientCPU != nil {
+		fmt.Printf("The bench process used %.1f CPU seconds over %.1f s on %d cores (%.0f%%).\n", sum.ClientCPU.Seconds,
+			sum.ClientCPU.Wall, sum.ClientCPU.Cores, 100*sum.ClientCPU.Share())
 	}
 	if sum.Verified != nil {
 		fmt.Printf("Contents: %s.\n", sum.Verified)
@@ -205,6 +219,23 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 		return fmt.Errorf("the run failed: %w", err)
 	}
 	return nil
+}
+
+// startCPU starts counting the CPU this process uses; the function it
+// returns says how much it used since, and over what time.
+func startCPU() func() *report.ClientCPU {
+	t0, c0 := time.Now(), cpuSeconds()
+	return func() *report.ClientCPU {
+		return &report.ClientCPU{Seconds: cpuSeconds() - c0, Wall: time.Since(t0).Seconds(), Cores: runtime.NumCPU()}
+	}
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // resultsDir is the default results directory: named by the run's start,
@@ -306,15 +337,15 @@ func benchRun(file string, o workload.Options, endpoints, drivers listFlag, out 
 	fmt.Printf("ostium bench run %s: workload %q, %d stages, credentials from %s\n", file, w.Name, len(w.Stages), credsFrom)
 	var ceilings []report.Ceiling
 	if !noCeiling && len(drivers) == 0 {
-		for _, sz := range workload.Sizes(w, 64, 8) {
-			c, err := quick.Ceiling(ctx, max(sz.Workers, 1), sz.Sizes, sz.Verify, "GET of sizes "+sz.Spec)
-			if err != nil {
-				return err
-			}
-			fmt.Println(c)
-			ceilings = append(ceilings, *c)
+		fmt.Printf("measuring the generator ceilings: each measured stage against an in-process target, %s each\n", workload.CeilingTime)
+		if ceilings, err = workload.Ceilings(ctx, w, 16); err != nil {
+			return err
+		}
+		for _, c := range ceilings {
+			fmt.Println(&c)
 		}
 	}
+	cpu := startCPU()
 	var sum report.Summary
 	var results []*engine.Result
 	var runErr error
@@ -326,6 +357,9 @@ func benchRun(file string, o workload.Options, endpoints, drivers listFlag, out 
 		sum, results, runErr = c.Run(ctx, w, o)
 	} else {
 		sum, results, runErr = workload.Run(ctx, w, o)
+	}
+	if len(drivers) == 0 { // else the load ran elsewhere
+		sum.ClientCPU = cpu()
 	}
 	if len(ceilings) > 0 {
 		sum.Ceiling, sum.Ceilings = &ceilings[0], ceilings

@@ -270,3 +270,49 @@ func TestDocsWorkloadExamplesRun(t *testing.T) {
 		}
 	}
 }
+
+// Every measured stage is set against the ceiling of its own operations
+// (here reads that verify every byte, against the in-process target the
+// ceiling also uses), in the text and in summary.json, with the CPU the
+// bench process used; the ratio is never over 1. Whether a stage was bound
+// by the client is decided by report.Headroom (TestHeadroom): on a shared
+// machine a run and its two-second ceiling are too noisy to assert it here.
+func TestBenchSetsEachStageAgainstItsCeiling(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mock.yaml")
+	os.WriteFile(file, []byte(`name: at-the-ceiling
+storage: {type: mock}
+stages:
+  - name: init
+    works:
+      - {type: init, workers: 1, config: {cprefix: ceil-, containers: "r(1,1)"}}
+  - name: prepare
+    works:
+      - {type: prepare, workers: 4, config: {cprefix: ceil-, containers: "r(1,1)", objects: "r(1,32)", sizes: "c(1)MB"}}
+  - name: main
+    works:
+      - name: verify
+        workers: 8
+        runtime: 3
+        operations:
+          - {type: read, ratio: 100, config: {cprefix: ceil-, containers: "c(1)", objects: "u(1,32)", hashCheck: "true"}}
+`), 0o644)
+	out := filepath.Join(t.TempDir(), "r")
+	text, err := runCLI(t, "bench", "run", file, "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"generator ceiling of main/verify (in-process mock, read 100%, verifying, 8 workers)",
+		"Headroom: stage main/verify: ", "of its generator ceiling", "The bench process used "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in\n%s", want, text)
+		}
+	}
+	sum, err := report.ReadSummary(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Bounds) != 1 || sum.Bounds[0].Stage != "main/verify" || sum.Bounds[0].Ratio <= 0 || sum.Bounds[0].Ratio > 1 ||
+		sum.ClientCPU == nil || sum.ClientCPU.Seconds <= 0 {
+		t.Fatalf("summary.json: bounds %+v, client CPU %+v", sum.Bounds, sum.ClientCPU)
+	}
+}

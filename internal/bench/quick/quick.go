@@ -32,7 +32,7 @@ type Options struct {
 	Objects      int // prepared for the modes that read
 	Verify       bool
 	Mix          []Share // the mixed mode's operations (default DefaultMix)
-	Keep         bool // leave objects and buckets behind
+	Keep         bool    // leave objects and buckets behind
 	Interval     time.Duration
 	// Progress receives the live lines; Terminal rewrites one line.
 	Progress io.Writer

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ostiumio/ostium/internal/bench/mock"
 	"github.com/ostiumio/ostium/internal/bench/quick"
+	"github.com/ostiumio/ostium/internal/bench/report"
 	"github.com/ostiumio/ostium/internal/bench/target"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
@@ -102,18 +103,25 @@ func TestMockByDuration(t *testing.T) {
 	}
 }
 
-// The ceiling reads objects of the run's own sizes: large objects give
-// bandwidth, and an op rate even when few reads finish in its two seconds.
-func TestCeilingUsesTheRunsSizes(t *testing.T) {
-	small, err := quick.MeasureCeiling(context.Background(), 4, quick.Size{Min: 4096, Max: 4096}, false)
-	if err != nil {
-		t.Fatal(err)
+// The ceiling runs the mode's own operations with the run's sizes and
+// says which: large objects give bandwidth, and an op rate even when few
+// reads finish in its two seconds; a PUT run's ceiling is one of PUTs.
+func TestCeilingUsesTheRunsOperationsAndSizes(t *testing.T) {
+	ceiling := func(o quick.Options) *report.Ceiling {
+		t.Helper()
+		o.Concurrency, o.Buckets, o.BucketPrefix, o.Objects = 4, 1, "c", 100
+		if o.Size.Min == 0 {
+			o.Size = quick.Size{Min: 4096, Max: 4096}
+		}
+		c, err := quick.MeasureCeiling(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
 	}
-	big, err := quick.MeasureCeiling(context.Background(), 4, quick.Size{Min: 64 << 20, Max: 64 << 20}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(small.What, "GET of 4 KiB, 4 workers") || !strings.Contains(big.What, "GET of 64 MiB, 4 workers, verifying") {
+	small := ceiling(quick.Options{Mode: "get"})
+	big := ceiling(quick.Options{Mode: "get", Size: quick.Size{Min: 64 << 20, Max: 64 << 20}, Verify: true})
+	if !strings.Contains(small.What, "GET of 4 KiB, 4 workers") || !strings.Contains(big.What, "GET of 64 MiB, verifying, 4 workers") {
 		t.Fatalf("what: %q, %q", small.What, big.What)
 	}
 	if big.BandwidthMBps <= 0 || big.ThroughputOps <= 0 || big.ThroughputOps >= small.ThroughputOps {
@@ -122,6 +130,26 @@ func TestCeilingUsesTheRunsSizes(t *testing.T) {
 	// The op rate of large objects is their bandwidth over their size.
 	if r := big.BandwidthMBps * 1e6 / (64 << 20) / big.ThroughputOps; r < 0.5 || r > 2 {
 		t.Fatalf("64 MiB: %.1f op/s at %.1f MB/s", big.ThroughputOps, big.BandwidthMBps)
+	}
+	for mode, want := range map[string]string{
+		"put":       "PUT of 4 KiB, 4 workers",
+		"stat":      "HEAD of objects of 4 KiB, 4 workers",
+		"delete":    "DELETE, 4 workers",
+		"list":      "LIST (ListObjectsV2), 4 workers",
+		"multipart": "multipart PUT of 4 KiB in 5 MiB parts, 4 workers",
+		"mixed":     "mixed get=45,stat=30,put=15,delete=10 of 4 KiB, 4 workers",
+	} {
+		c := ceiling(quick.Options{Mode: mode})
+		if !strings.Contains(c.What, want) || c.Stage != "main" || c.ThroughputOps <= 0 {
+			t.Errorf("%s: %v, want %q", mode, c, want)
+		}
+		if strings.Contains(c.What, "GET") {
+			t.Errorf("%s: a ceiling of GETs: %v", mode, c)
+		}
+		// The bytes a PUT sends count as a GET's read do.
+		if mode == "put" && (c.BandwidthMBps <= 0 || c.BandwidthMBps*1e6/4096/c.ThroughputOps < 0.5) {
+			t.Errorf("put: %v", c)
+		}
 	}
 }
 

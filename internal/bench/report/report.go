@@ -72,6 +72,10 @@ type Summary struct {
 	// Verified is what the reads that check contents checked, when any
 	// did.
 	Verified *Verified `json:"verified,omitempty"`
+	// ClientCPU is the CPU the bench process used, Bounds how near each
+	// measured stage came to what the bench process can do (Headroom).
+	ClientCPU *ClientCPU `json:"client_cpu,omitempty"`
+	Bounds    []Bound    `json:"bounds,omitempty"`
 }
 
 // Verified counts the reads whose every byte was checked.
@@ -148,13 +152,19 @@ func Check(s Summary, maxErrorRatio float64) error {
 
 // Ceiling is a measured generator ceiling.
 type Ceiling struct {
+	// Stage is the measured stage (work) it is the ceiling of.
+	Stage         string  `json:"stage,omitempty"`
 	What          string  `json:"what"`
 	ThroughputOps float64 `json:"throughput_ops"`
 	BandwidthMBps float64 `json:"bandwidth_mbps"`
 }
 
 func (c *Ceiling) String() string {
-	return fmt.Sprintf("generator ceiling (%s): %.0f op/s, %.2f MB/s", c.What, c.ThroughputOps, c.BandwidthMBps)
+	of := ""
+	if c.Stage != "" {
+		of = " of " + c.Stage
+	}
+	return fmt.Sprintf("generator ceiling%s (%s): %.0f op/s, %.2f MB/s", of, c.What, c.ThroughputOps, c.BandwidthMBps)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

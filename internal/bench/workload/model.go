@@ -325,6 +325,17 @@ func (w *Workload) validate() error {
 				n    naming
 			}
 			var containers []named
+			// A set-up work walks its ids once, as COSBench's: a selector
+			// that draws (c, u) would never end it.
+			walks := func(line int, n naming, keys ...string) error {
+				for _, k := range keys {
+					sel := map[string]Selector{"containers": n.containers, "objects": n.objects}[k]
+					if sel.Kind != 'r' {
+						return at(line, "a %s work walks a range: %s wants r(LO,HI), not %c(...)", wk.Type, k, sel.Kind)
+					}
+				}
+				return nil
+			}
 			names := func(line int, cfg map[string]string, need ...string) error {
 				n, err := parseNaming(cfg, need...)
 				if err != nil {
@@ -362,12 +373,18 @@ func (w *Workload) validate() error {
 				if err := names(wk.Line, wk.Config, "containers"); err != nil {
 					return err
 				}
+				if err := walks(wk.Line, containers[len(containers)-1].n, "containers"); err != nil {
+					return err
+				}
 			case "prepare", "cleanup":
 				need := []string{"containers", "objects"}
 				if wk.Type == "prepare" {
 					need = append(need, "sizes")
 				}
 				if err := names(wk.Line, wk.Config, need...); err != nil {
+					return err
+				}
+				if err := walks(wk.Line, containers[len(containers)-1].n, "containers", "objects"); err != nil {
 					return err
 				}
 			case "delay":
