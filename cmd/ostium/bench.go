@@ -338,11 +338,8 @@ func benchRun(file string, o workload.Options, endpoints, drivers listFlag, out 
 	var ceilings []report.Ceiling
 	if !noCeiling && len(drivers) == 0 {
 		fmt.Printf("measuring the generator ceilings: each measured stage against an in-process target, %s each\n", workload.CeilingTime)
-		if ceilings, err = workload.Ceilings(ctx, w, 16); err != nil {
+		if ceilings, err = workload.Ceilings(ctx, w, 16, func(c report.Ceiling) { fmt.Println(&c) }); err != nil {
 			return err
-		}
-		for _, c := range ceilings {
-			fmt.Println(&c)
 		}
 	}
 	cpu := startCPU()

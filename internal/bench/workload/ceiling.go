@@ -29,8 +29,9 @@ const fillLimit = 100_000
 // container that a prepare or a write fills, of a size drawn from that
 // work's sizes, so nothing is prepared. Each work gets its ceiling, named
 // as its results are: a run's figures are compared with the same
-// operations, never with another operation's or size's rate.
-func Ceilings(ctx context.Context, w *Workload, limit int) ([]report.Ceiling, error) {
+// operations, never with another operation's or size's rate. each, if set,
+// is told of every ceiling as it is measured.
+func Ceilings(ctx context.Context, w *Workload, limit int, each func(report.Ceiling)) ([]report.Ceiling, error) {
 	m := mock.New()
 	fill := fillSizes(w)
 	m.Fill = func(bucket, key string) (int64, bool) {
@@ -102,6 +103,9 @@ func Ceilings(ctx context.Context, w *Workload, limit int) ([]report.Ceiling, er
 				c.ThroughputOps = float64(flowed) / (float64(bytes) / float64(finished)) / secs
 			}
 			out = append(out, c)
+			if each != nil {
+				each(c)
+			}
 		}
 	}
 	return out, nil

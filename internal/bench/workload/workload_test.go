@@ -240,7 +240,7 @@ func TestCeilingsOfEachMeasuredWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := Ceilings(context.Background(), w, 8)
+	cs, err := Ceilings(context.Background(), w, 8, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestCeilingsOfEachMeasuredWork(t *testing.T) {
 	}
 	// One container, an object prefix a size: each read stage reads its
 	// own size.
-	cs, err = Ceilings(context.Background(), sweep, 16)
+	cs, err = Ceilings(context.Background(), sweep, 16, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
