@@ -302,7 +302,7 @@ stages:
 		t.Fatal(err)
 	}
 	for _, want := range []string{"generator ceiling of main/verify (in-process mock, read 100%, verifying, 8 workers)",
-		"Headroom: stage main/verify: ", "of its generator ceiling", "The bench process used "} {
+		"Headroom: stage main/verify: ", "its generator ceiling", "The bench process used "} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in\n%s", want, text)
 		}
