@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -165,9 +164,7 @@ func benchQuick(mode string, tc target.Config, o quick.Options, endpoints listFl
 		}
 		fmt.Println(ceiling)
 	}
-	cpu := startCPU()
 	sum, results, runErr := quick.Run(ctx, t, o)
-	sum.ClientCPU = cpu()
 	if ceiling != nil {
 		sum.Ceiling, sum.Ceilings = ceiling, []report.Ceiling{*ceiling}
 	}
@@ -194,7 +191,7 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 		fmt.Printf("Headroom: %s.\n", b)
 	}
 	if sum.ClientCPU != nil {
-		fmt.Printf("The bench process used %.1f CPU seconds over %.1f s on %d cores (%.0f%%).\n", sum.ClientCPU.Seconds,
+		fmt.Printf("The bench process used %.1f CPU seconds over the %.1f s of the measured stages on %d cores (%.0f%%).\n", sum.ClientCPU.Seconds,
 			sum.ClientCPU.Wall, sum.ClientCPU.Cores, 100*sum.ClientCPU.Share())
 	}
 	if sum.Verified != nil {
@@ -219,23 +216,6 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 		return fmt.Errorf("the run failed: %w", err)
 	}
 	return nil
-}
-
-// startCPU starts counting the CPU this process uses; the function it
-// returns says how much it used since, and over what time.
-func startCPU() func() *report.ClientCPU {
-	t0, c0 := time.Now(), cpuSeconds()
-	return func() *report.ClientCPU {
-		return &report.ClientCPU{Seconds: cpuSeconds() - c0, Wall: time.Since(t0).Seconds(), Cores: runtime.NumCPU()}
-	}
-}
-
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // resultsDir is the default results directory: named by the run's start,
@@ -342,7 +322,6 @@ func benchRun(file string, o workload.Options, endpoints, drivers listFlag, out 
 			return err
 		}
 	}
-	cpu := startCPU()
 	var sum report.Summary
 	var results []*engine.Result
 	var runErr error
@@ -354,9 +333,6 @@ func benchRun(file string, o workload.Options, endpoints, drivers listFlag, out 
 		sum, results, runErr = c.Run(ctx, w, o)
 	} else {
 		sum, results, runErr = workload.Run(ctx, w, o)
-	}
-	if len(drivers) == 0 { // else the load ran elsewhere
-		sum.ClientCPU = cpu()
 	}
 	if len(ceilings) > 0 {
 		sum.Ceiling, sum.Ceilings = &ceilings[0], ceilings

@@ -126,7 +126,10 @@ func Run(ctx context.Context, t *target.Target, o Options) (report.Summary, []*e
 	if o.Mode == "delete" && (main.TotalOps == 0 || main.TotalOps > r.prepared) {
 		main.TotalOps = r.prepared
 	}
+	sum.ClientCPU = &report.ClientCPU{}
+	done := sum.ClientCPU.Measure()
 	runErr := stage(main)
+	done()
 	if o.Verify {
 		v := t.Verified()
 		sum.Verified = &report.Verified{Objects: v.Objects, Bytes: v.Bytes, Mismatches: v.Mismatches}

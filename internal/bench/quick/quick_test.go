@@ -212,6 +212,11 @@ func TestMixedRunsItsMix(t *testing.T) {
 			t.Errorf("%s: %d of 4000 operations, want about %d: %v", kind, n, share, got)
 		}
 	}
+	// The CPU of the bench process is counted over the main stage only,
+	// not over the prepare and the cleanup.
+	if c := sum.ClientCPU; c == nil || c.Cores <= 0 || c.Wall <= 0 || c.Wall > sum.Stages[1].DurationS+0.5 {
+		t.Errorf("client CPU %+v over a main stage of %.2f s", c, sum.Stages[1].DurationS)
+	}
 	if got["delete"] == 0 || got["stat"] != 0 {
 		t.Errorf("deletes %d, stats %d: %v", got["delete"], got["stat"], got)
 	}

@@ -2,7 +2,10 @@ package report
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // ClientBoundAt is the share of its ceiling above which a stage measured
@@ -29,11 +32,31 @@ type Bound struct {
 	Why string `json:"why,omitempty"`
 }
 
-// ClientCPU is the CPU the bench process used over the run.
+// ClientCPU is the CPU the bench process used over the measured stages
+// (set-up and cleanup stages left out).
 type ClientCPU struct {
 	Seconds float64 `json:"seconds"` // CPU seconds, user and system
 	Wall    float64 `json:"wall_s"`
 	Cores   int     `json:"cores"`
+}
+
+// Measure starts counting the CPU this process uses; the function it
+// returns adds what it used since, and the time, to c.
+func (c *ClientCPU) Measure() func() {
+	t0, c0 := time.Now(), cpuSeconds()
+	return func() {
+		c.Seconds += cpuSeconds() - c0
+		c.Wall += time.Since(t0).Seconds()
+		c.Cores = runtime.NumCPU()
+	}
+}
+
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // Share is the part of the machine's cores the bench process kept busy.

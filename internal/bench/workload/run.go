@@ -87,7 +87,17 @@ func Run(ctx context.Context, w *Workload, o Options) (report.Summary, []*engine
 	}
 	var all []*engine.Result
 	for si := range w.Stages {
+		var done func()
+		if measured(&w.Stages[si]) {
+			if sum.ClientCPU == nil {
+				sum.ClientCPU = &report.ClientCPU{}
+			}
+			done = sum.ClientCPU.Measure()
+		}
 		results, err := RunStage(ctx, w, si, o)
+		if done != nil {
+			done()
+		}
 		for _, res := range results {
 			if res != nil {
 				all = append(all, res)
@@ -104,6 +114,16 @@ func Run(ctx context.Context, w *Workload, o Options) (report.Summary, []*engine
 		}
 	}
 	return sum, all, nil
+}
+
+// measured: the stage has a normal work, one the report measures.
+func measured(st *Stage) bool {
+	for _, wk := range st.Works {
+		if wk.Type == "" || wk.Type == "normal" {
+			return true
+		}
+	}
+	return false
 }
 
 // storageOf is the storage a work uses: its own, its stage's or the
