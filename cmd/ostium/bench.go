@@ -30,7 +30,7 @@ var quickModeShort = map[string]string{
 	"delete":    "delete objects (prepared first)",
 	"stat":      "HEAD objects (prepared first)",
 	"list":      "list objects (prepared first)",
-	"mixed":     "a mix of reads, writes, deletes and listings",
+	"mixed":     "a mix of reads, writes, deletes, stats and listings (--mix)",
 	"multipart": "multipart uploads of --part-size parts",
 }
 
@@ -88,11 +88,22 @@ func newBenchQuickCmd(mode string) *cobra.Command {
 	fs.StringVar(&o.BucketPrefix, "bucket-prefix", "ostium-bench", "bucket names are PREFIX-N")
 	fs.IntVar(&o.Objects, "objects", 1000, "objects prepared for the modes that read")
 	fs.BoolVar(&o.Verify, "verify", false, "check every byte read")
-	fs.BoolVar(&o.Keep, "keep", false, "leave the objects and buckets behind")
+	fs.BoolVar(&o.Keep, "no-cleanup", false, "leave the objects and buckets behind (no cleanup stage)")
+	fs.BoolVar(&o.Keep, "keep", false, "the same as --no-cleanup")
+	var mix string
+	if mode == "mixed" {
+		fs.StringVar(&mix, "mix", quick.DefaultMix, "the operations of the mix in percent, adding up to 100: get, put, delete, stat, list")
+	}
 	out := fs.String("out", "", "results directory (default bench-results/MODE-TIME)")
 	noCeiling := fs.Bool("no-ceiling", false, "skip measuring the generator's own ceiling first")
 	maxErr := fs.Float64("max-error-ratio", 0.01, "fail the run when more than this share of its operations failed")
 	cmd.RunE = func(*cobra.Command, []string) error {
+		if mode == "mixed" {
+			var err error
+			if o.Mix, err = quick.ParseMix(mix); err != nil {
+				return err
+			}
+		}
 		return benchQuick(mode, tc, o, endpoints, bytesLimit, size, partSize, *out, *noCeiling, *maxErr)
 	}
 	return cmd
@@ -140,16 +151,23 @@ func benchQuick(mode string, tc target.Config, o quick.Options, endpoints listFl
 	defer t.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Printf("ostium bench %s: %s, %d workers, objects of %s, %d bucket(s)\n", mode, strings.Join(tc.Endpoints, " "), o.Concurrency, o.Size, o.Buckets)
+	fmt.Printf("ostium bench %s: %s, %d workers, objects of %s, %d bucket(s)", mode, strings.Join(tc.Endpoints, " "), o.Concurrency, o.Size, o.Buckets)
+	if len(o.Mix) > 0 {
+		fmt.Printf(", mix %s", quick.MixString(o.Mix))
+	}
+	fmt.Println()
 	var ceiling *report.Ceiling
 	if !noCeiling {
-		if ceiling, err = quick.MeasureCeiling(ctx, o.Concurrency, o.Size, o.Verify); err != nil {
+		fmt.Printf("measuring the generator ceiling: the run's own operations against an in-process target, %s\n", quick.CeilingTime)
+		if ceiling, err = quick.MeasureCeiling(ctx, o); err != nil {
 			return err
 		}
 		fmt.Println(ceiling)
 	}
 	sum, results, runErr := quick.Run(ctx, t, o)
-	sum.Ceiling = ceiling
+	if ceiling != nil {
+		sum.Ceiling, sum.Ceilings = ceiling, []report.Ceiling{*ceiling}
+	}
 	return finish(sum, results, runErr, out, mode, maxErr)
 }
 
@@ -157,6 +175,7 @@ func benchQuick(mode string, tc target.Config, o quick.Options, endpoints listFl
 // run: one that failed, or whose operations failed too often, is an error
 // whatever it measured.
 func finish(sum report.Summary, results []*engine.Result, runErr error, out, name string, maxErrorRatio float64) error {
+	report.Headroom(&sum)
 	for _, st := range sum.Stages {
 		report.WriteText(os.Stdout, st)
 	}
@@ -168,11 +187,21 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 	} else if sum.Ceiling != nil {
 		fmt.Printf("\nMeasured with a %s.\n", sum.Ceiling)
 	}
+	for _, b := range sum.Bounds {
+		fmt.Printf("Headroom: %s.\n", b)
+	}
+	if sum.ClientCPU != nil {
+		fmt.Printf("The bench process used %.1f CPU seconds over the %.1f s of the measured stages on %d cores (%.0f%%).\n", sum.ClientCPU.Seconds,
+			sum.ClientCPU.Wall, sum.ClientCPU.Cores, 100*sum.ClientCPU.Share())
+	}
 	if sum.Verified != nil {
 		fmt.Printf("Contents: %s.\n", sum.Verified)
 	}
+	if took := sum.Took(); took != "" {
+		fmt.Printf("The run %s.\n", took)
+	}
 	if out == "" {
-		out = filepath.Join("bench-results", name+"-"+time.Now().Format("20060102-150405"))
+		out = resultsDir(name, sum.Started)
 	}
 	if len(results) > 0 {
 		if err := report.WriteDir(out, sum, results); err != nil {
@@ -187,6 +216,15 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 		return fmt.Errorf("the run failed: %w", err)
 	}
 	return nil
+}
+
+// resultsDir is the default results directory: named by the run's start,
+// the time its report shows, so that the two are found from each other.
+func resultsDir(name string, started time.Time) string {
+	if started.IsZero() { // stopped before it began
+		started = time.Now()
+	}
+	return filepath.Join("bench-results", name+"-"+started.Format("20060102-150405"))
 }
 
 func isTerminal() bool {
@@ -279,13 +317,9 @@ func benchRun(file string, o workload.Options, endpoints, drivers listFlag, out 
 	fmt.Printf("ostium bench run %s: workload %q, %d stages, credentials from %s\n", file, w.Name, len(w.Stages), credsFrom)
 	var ceilings []report.Ceiling
 	if !noCeiling && len(drivers) == 0 {
-		for _, sz := range workload.Sizes(w, 64, 8) {
-			c, err := quick.Ceiling(ctx, max(sz.Workers, 1), sz.Sizes, sz.Verify, "GET of sizes "+sz.Spec)
-			if err != nil {
-				return err
-			}
-			fmt.Println(c)
-			ceilings = append(ceilings, *c)
+		fmt.Printf("measuring the generator ceilings: each measured stage against an in-process target, %s each\n", workload.CeilingTime)
+		if ceilings, err = workload.Ceilings(ctx, w, 16, func(c report.Ceiling) { fmt.Println(&c) }); err != nil {
+			return err
 		}
 	}
 	var sum report.Summary

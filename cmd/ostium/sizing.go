@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -106,24 +107,61 @@ func newSizingWorkersCmd() *cobra.Command {
 	fs := cmd.Flags()
 	target := fs.Float64("target-ops", 10000, "operations per second wanted")
 	from := fs.String("from", "", "results directory (or summary.json) of a measured run")
-	stage := fs.String("stage", "main", "stage of that run")
+	stage := fs.String("stage", "", "stage of that run (default the one stage with --op operations)")
 	op := fs.String("op", "read", "operation type of that stage")
 	cmd.RunE = func(*cobra.Command, []string) error {
 		s, err := report.ReadSummary(*from)
 		if err != nil {
 			return err
 		}
-		for _, st := range s.Stages {
-			for _, o := range st.Ops {
-				if st.Name == *stage && o.OpType == *op && o.OpCount > 0 {
-					n := sizing.Workers(*target, o.AvgResTimeMs/1000)
-					fmt.Printf("%.0f %s op/s at the measured %.2f ms mean: %d workers (the run had %d for %.0f op/s)\n",
-						*target, *op, o.AvgResTimeMs, n, st.Workers, o.ThroughputOps)
-					return nil
-				}
-			}
+		o, st, err := sizingOp(s, *stage, *op)
+		if err != nil {
+			return fmt.Errorf("sizing: %s: %w", *from, err)
 		}
-		return fmt.Errorf("sizing: no %s operations in stage %q of %s", *op, *stage, *from)
+		n := sizing.Workers(*target, o.AvgResTimeMs/1000)
+		fmt.Printf("%.0f %s op/s at the measured %.2f ms mean of stage %s: %d workers (the run had %d for %.0f op/s)\n",
+			*target, *op, o.AvgResTimeMs, st.Name, n, st.Workers, o.ThroughputOps)
+		return nil
 	}
 	return cmd
+}
+
+// sizingOp finds the measured operation sizing works from: op in the stage
+// named, or in the one stage that has it. When that is not one stage, the
+// error lists the stages the run has, so that the next try names one.
+func sizingOp(s report.Summary, stage, op string) (report.Op, report.Stage, error) {
+	var names, with []string
+	var found []report.Stage
+	for _, st := range s.Stages {
+		names = append(names, st.Name)
+		for _, o := range st.Ops {
+			if o.OpType == op && o.OpCount > 0 {
+				if st.Name == stage {
+					return o, st, nil
+				}
+				with = append(with, st.Name)
+				found = append(found, st)
+			}
+		}
+	}
+	list := func(ns []string) string {
+		if len(ns) == 0 {
+			return "none"
+		}
+		return strings.Join(ns, ", ")
+	}
+	switch {
+	case stage != "":
+		return report.Op{}, report.Stage{}, fmt.Errorf("no %s operations in stage %q; stages: %s; stages with %s operations: %s",
+			op, stage, list(names), op, list(with))
+	case len(found) == 1:
+		for _, o := range found[0].Ops {
+			if o.OpType == op {
+				return o, found[0], nil
+			}
+		}
+	case len(found) > 1:
+		return report.Op{}, report.Stage{}, fmt.Errorf("%d stages have %s operations, name one with --stage: %s", len(found), op, list(with))
+	}
+	return report.Op{}, report.Stage{}, fmt.Errorf("no stage has %s operations; stages: %s", op, list(names))
 }

@@ -71,3 +71,43 @@ def test_readme_form_and_failures(ostium_bin, server, tmp_path):
                         "--out", str(tmp_path / "bad")], capture_output=True, text=True, timeout=120,
                        env={**os.environ, "OSTIUM_ROOT_ACCESS_KEY": "AKNOSUCHKEY", "OSTIUM_ROOT_SECRET_KEY": "x"})
     assert p.returncode != 0 and "403 InvalidAccessKeyId" in p.stderr, p.stderr
+
+
+def test_docs_workload_examples(ostium_bin, server, tmp_path):
+    """Every workload example of docs/bench.md runs as written with the
+    real binary (runtimes cut to a second), and fails nothing."""
+    import re
+    with open(os.path.join(REPO, "docs", "bench.md")) as f:
+        doc = f.read()
+    examples = [body for lang, body in re.findall(r"(?ms)^```(yaml|xml)\n(.*?)^```", doc)
+                if (lang == "yaml" and "stages:" in body) or (lang == "xml" and "<workload" in body)]
+    assert examples, "no workload example in docs/bench.md"
+    for i, body in enumerate(examples):
+        path = tmp_path / f"example-{i}.{'xml' if '<workload' in body else 'yaml'}"
+        path.write_text(re.sub(r'(runtime(?:: |="))\d+', r"\g<1>1", body))
+        out = str(tmp_path / f"out-{i}")
+        bench(ostium_bin, server, "run", str(path), "--endpoint", server.endpoint, "--no-ceiling", "--out", out)
+        for (stage, op), s in summary(out).items():
+            assert s["op_count"] > 0 and s["error_count"] == 0, (i, stage, op, s.get("last_error"))
+
+
+def test_ceilings_compare_like_with_like(ostium_bin, server, tmp_path):
+    """The hybrid workload and a PUT run, ceilings measured: each measured
+    work has the ceiling of its own operations, named by it, the headroom
+    is never above 1, and the report says how long the run took."""
+    out = str(tmp_path / "hybrid")
+    text = bench(ostium_bin, server, "run", EXAMPLE, "--endpoint", server.endpoint, "--out", out)
+    with open(os.path.join(out, "summary.json")) as f:
+        s = json.load(f)
+    assert [c["stage"] for c in s["generator_ceilings"]] == ["main/mixed"], s["generator_ceilings"]
+    assert "read 60%, list 10%, write 16% of c(64)KB, delete 14%, verifying, 16 workers" in s["generator_ceilings"][0]["what"]
+    assert [b["stage"] for b in s["bounds"]] == ["main/mixed"] and 0 < s["bounds"][0]["ceiling_ratio"] <= 1, s["bounds"]
+    assert "Headroom: stage main/mixed" in text and "The run took" in text
+    out = str(tmp_path / "put")
+    text = bench(ostium_bin, server, "put", "--endpoint", server.endpoint, "--duration", "2s", "--bucket-prefix", "e2e-put",
+                 "--out", out)
+    with open(os.path.join(out, "summary.json")) as f:
+        s = json.load(f)
+    assert "PUT of 4 KiB" in s["generator_ceiling"]["what"] and "GET" not in s["generator_ceiling"]["what"]
+    assert 0 < s["bounds"][0]["ceiling_ratio"] <= 1
+    assert "cleanup: deleting the" in text and "The run took" in text and ", cleanup " in text

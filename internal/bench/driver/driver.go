@@ -38,7 +38,9 @@ type Request struct {
 // (null for a delay).
 type Response struct {
 	Results []*engine.Result `json:"results"`
-	Error   string           `json:"error,omitempty"`
+	// Verified is what this driver's reads with hashCheck checked.
+	Verified *report.Verified `json:"verified,omitempty"`
+	Error    string           `json:"error,omitempty"`
 }
 
 const stagePath = "/v1/stage"
@@ -63,8 +65,9 @@ func Handler() http.Handler {
 		req.Options.Progress = func(work string) func(engine.Progress) {
 			return func(p engine.Progress) { slog.Info("progress", "line", report.ProgressLine(work, p)) }
 		}
+		req.Options.Verified = &workload.Verified{}
 		results, err := workload.RunStage(r.Context(), req.Workload, req.Stage, req.Options)
-		resp := Response{Results: results}
+		resp := Response{Results: results, Verified: req.Options.Verified.Report()}
 		if err != nil {
 			resp.Error = err.Error()
 		}
@@ -121,6 +124,11 @@ func (c *Controller) Run(ctx context.Context, w *workload.Workload, o workload.O
 			}()
 		}
 		wg.Wait()
+		// What the drivers checked adds up as a single process's count
+		// would, failed stages included.
+		for _, p := range parts {
+			sum.Verified = addVerified(sum.Verified, p.Verified)
+		}
 		if err := errors.Join(errs...); err != nil {
 			return sum, all, err
 		}
@@ -147,8 +155,20 @@ func (c *Controller) Run(ctx context.Context, w *workload.Workload, o workload.O
 			return sum, all, err
 		}
 		c.logf("stage %s: done in %.1f s\n", st.Name, time.Since(start).Seconds())
+		sum.Ended = time.Now()
 	}
 	return sum, all, nil
+}
+
+func addVerified(a, b *report.Verified) *report.Verified {
+	if b == nil {
+		return a
+	}
+	if a == nil {
+		a = &report.Verified{}
+	}
+	a.Objects, a.Bytes, a.Mismatches = a.Objects+b.Objects, a.Bytes+b.Bytes, a.Mismatches+b.Mismatches
+	return a
 }
 
 func (c *Controller) post(ctx context.Context, client *http.Client, d string, req Request) (Response, error) {

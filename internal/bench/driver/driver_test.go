@@ -42,6 +42,12 @@ func TestThreeDrivers(t *testing.T) {
 	if got["init:init"] != 4 || got["prepare:write"] != 800 || got["cleanup:delete"] != 1600 || got["dispose:dispose"] != 4 {
 		t.Fatalf("totals %v", got)
 	}
+	// The reads of main check contents (hashCheck=true): the merged
+	// summary says what all drivers checked, as one process's would.
+	if sum.Verified == nil || sum.Verified.Objects != got["main/mixed:read"] || sum.Verified.Objects == 0 ||
+		sum.Verified.Bytes == 0 || sum.Verified.Mismatches != 0 {
+		t.Fatalf("verified %+v, want the %d reads of main", sum.Verified, got["main/mixed:read"])
+	}
 	for _, r := range results {
 		for _, s := range r.Stats {
 			if s.Latency.Count() != uint64(s.Ops()) {

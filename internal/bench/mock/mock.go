@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/bench/payload"
@@ -22,6 +23,13 @@ type Server struct {
 	// Delay holds every response back this long before its headers, as a
 	// target of known latency.
 	Delay time.Duration
+	// Fill, if set, gives the size of an object never written: the
+	// generator ceiling reads what a run would read without writing it
+	// first.
+	Fill func(bucket, key string) (int64, bool)
+	// uploads are the multipart uploads in progress: id -> bytes so far.
+	uploads sync.Map
+	nextID  atomic.Int64
 }
 
 // New returns an empty mock.
@@ -43,12 +51,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}{Name: bucket})
 	case key == "":
 		io.Copy(io.Discard, r.Body)
+	case r.Method == http.MethodPost && r.URL.Query().Has("uploads"):
+		id := strconv.FormatInt(s.nextID.Add(1), 10)
+		s.uploads.Store(id, new(atomic.Int64))
+		w.Header().Set("Content-Type", "application/xml")
+		xml.NewEncoder(w).Encode(struct {
+			XMLName  xml.Name `xml:"InitiateMultipartUploadResult"`
+			UploadID string   `xml:"UploadId"`
+		}{UploadID: id})
+	case r.URL.Query().Has("uploadId"):
+		s.multipart(w, r, name)
 	case r.Method == http.MethodPut:
 		n, _ := io.Copy(io.Discard, r.Body)
 		s.sizes.Store(name, n)
 		w.Header().Set("ETag", `"00000000000000000000000000000000"`)
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 		v, ok := s.sizes.Load(name)
+		if !ok && s.Fill != nil {
+			v, ok = s.Fill(bucket, key)
+		}
 		if !ok {
 			http.Error(w, "<Error><Code>NoSuchKey</Code></Error>", http.StatusNotFound)
 			return
@@ -60,6 +81,35 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case r.Method == http.MethodDelete:
 		s.sizes.Delete(name)
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	}
+}
+
+// multipart serves an upload's parts, completion and abort: the object
+// completed has the size of its parts together.
+func (s *Server) multipart(w http.ResponseWriter, r *http.Request, name string) {
+	id := r.URL.Query().Get("uploadId")
+	v, ok := s.uploads.Load(id)
+	if !ok {
+		http.Error(w, "<Error><Code>NoSuchUpload</Code></Error>", http.StatusNotFound)
+		return
+	}
+	size := v.(*atomic.Int64)
+	switch r.Method {
+	case http.MethodPut:
+		n, _ := io.Copy(io.Discard, r.Body)
+		size.Add(n)
+		w.Header().Set("ETag", `"00000000000000000000000000000000"`)
+	case http.MethodPost:
+		io.Copy(io.Discard, r.Body)
+		s.uploads.Delete(id)
+		s.sizes.Store(name, size.Load())
+		w.Header().Set("Content-Type", "application/xml")
+		io.WriteString(w, "<CompleteMultipartUploadResult></CompleteMultipartUploadResult>")
+	case http.MethodDelete:
+		s.uploads.Delete(id)
 		w.WriteHeader(http.StatusNoContent)
 	default:
 		w.WriteHeader(http.StatusMethodNotAllowed)
@@ -148,4 +198,39 @@ func serve(w http.ResponseWriter, r *payload.Reader, size int64) {
 		}
 		size -= int64(n)
 	}
+}
+
+// Counting is a transport that counts the payload bytes through it as they
+// flow, request bodies sent and response bodies read: a rate known to the
+// byte even when few requests finish.
+type Counting struct {
+	RT   http.RoundTripper
+	sent atomic.Int64
+	read atomic.Int64
+}
+
+// Bytes is what went through so far, both ways.
+func (c *Counting) Bytes() int64 { return c.sent.Load() + c.read.Load() }
+
+func (c *Counting) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Body != http.NoBody {
+		req = req.Clone(req.Context())
+		req.Body = countReader{req.Body, &c.sent}
+	}
+	resp, err := c.RT.RoundTrip(req)
+	if err == nil && resp.Body != nil {
+		resp.Body = countReader{resp.Body, &c.read}
+	}
+	return resp, err
+}
+
+type countReader struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (r countReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	r.n.Add(int64(n))
+	return n, err
 }

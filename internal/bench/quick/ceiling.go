@@ -4,105 +4,101 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/bench/engine"
 	"github.com/ostiumio/ostium/internal/bench/mock"
-	"github.com/ostiumio/ostium/internal/bench/payload"
 	"github.com/ostiumio/ostium/internal/bench/report"
 	"github.com/ostiumio/ostium/internal/bench/target"
 )
 
-// ceilingObjects is how many objects the ceiling reads among: enough that
-// workers do not all read one, few enough to seed at once.
-const ceilingObjects = 64
+// CeilingTime is how long a generator ceiling runs.
+const CeilingTime = 2 * time.Second
 
-// MeasureCeiling runs the generator for a moment against a mock in this
-// process (no network, no storage) reading objects of the run's own sizes,
-// with its workers, verifying as it verifies: the rate no target can be
-// measured above.
-func MeasureCeiling(ctx context.Context, concurrency int, size Size, verify bool) (*report.Ceiling, error) {
-	sizes := make([]int64, ceilingObjects)
-	for i := range sizes {
-		sizes[i] = size.Of(target.ContentName("ceiling", objName(int64(i))))
-	}
-	return Ceiling(ctx, concurrency, sizes, verify, "GET of "+size.String())
-}
-
-// Ceiling measures GETs of objects of these sizes by concurrency workers
-// against the in-process mock, for about two seconds. Rates come from the
-// bytes read as they flow, not only from finished reads: with large objects
-// and many workers, few reads finish in two seconds, yet the generator's
-// bandwidth is known to the byte.
-func Ceiling(ctx context.Context, concurrency int, sizes []int64, verify bool, what string) (*report.Ceiling, error) {
-	if concurrency <= 0 || len(sizes) == 0 {
-		return nil, errors.New("quick: generator ceiling: no workers or no sizes")
+// MeasureCeiling runs the mode's own main stage (its operations in its
+// mix, its workers, object and part sizes, its verification) for a moment
+// against a mock in this process, no network, no storage: the rate no
+// target can be measured above, for the very operations the run measures,
+// so that the two compare like with like. The mock answers a read of any
+// object with the size the run gives that name, so nothing is prepared.
+func MeasureCeiling(ctx context.Context, o Options) (*report.Ceiling, error) {
+	if o.Concurrency <= 0 || o.Buckets <= 0 {
+		return nil, errors.New("quick: generator ceiling: concurrency and buckets must be positive")
 	}
 	m := mock.New()
-	var mean float64
-	for i, sz := range sizes {
-		m.Seed("ceiling", objName(int64(i)), sz)
-		mean += float64(sz) / float64(len(sizes))
-	}
-	t, err := target.New(target.Config{Endpoints: []string{"http://mock"}, Transport: m})
+	m.Fill = func(bucket, key string) (int64, bool) { return o.Size.Of(target.ContentName(bucket, key)), true }
+	ct := &mock.Counting{RT: m}
+	t, err := target.New(target.Config{Endpoints: []string{"http://mock"}, Transport: ct})
 	if err != nil {
 		return nil, err
 	}
 	defer t.Close()
-	var read, finished atomic.Int64
-	op := engine.Op{Kind: "read", Ratio: 100, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
-		i := w.Rand.Int64N(int64(len(sizes)))
-		resp, done, err := t.Do(ctx, target.Request{Method: http.MethodGet, Bucket: "ceiling", Key: objName(i)})
-		if err != nil {
-			return engine.Outcome{}, err
-		}
-		defer done()
-		defer resp.Body.Close()
-		var sink io.Writer = io.Discard
-		var v *payload.Verifier
-		if verify {
-			v = payload.NewVerifier(target.ContentName("ceiling", objName(i)), sizes[i])
-			sink = v
-		}
-		n, err := io.Copy(counter{sink, &read}, resp.Body)
-		if err == nil && v != nil {
-			err = v.Check()
-		}
-		if err == nil {
-			finished.Add(1)
-		}
-		return engine.Outcome{Bytes: n}, err
-	}}
-	const d = 2 * time.Second
-	start := time.Now()
-	if _, err := engine.Run(ctx, engine.Work{Name: "ceiling", Workers: concurrency, Ops: []engine.Op{op}, Runtime: d}); err != nil {
+	r := &run{o: o, t: t, prepared: int64(max(o.Objects, 1)), mixPut: make([]atomic.Int64, o.Concurrency), mixDel: make([]atomic.Int64, o.Concurrency)}
+	ops, err := r.mainOps()
+	if err != nil {
+		return nil, err
+	}
+	res, err := engine.Run(ctx, engine.Work{Name: "ceiling", Workers: o.Concurrency, Ops: ops, Runtime: CeilingTime})
+	if err != nil {
 		return nil, fmt.Errorf("quick: generator ceiling: %w", err)
 	}
-	secs := time.Since(start).Seconds()
-	c := &report.Ceiling{What: fmt.Sprintf("in-process mock, %s, %d workers", what, concurrency),
-		BandwidthMBps: float64(read.Load()) / 1e6 / secs, ThroughputOps: float64(finished.Load()) / secs}
-	if mean > 0 && finished.Load() < int64(concurrency) {
-		// Not even a read per worker finished: the op rate is the
-		// bandwidth over the mean size.
-		c.ThroughputOps = float64(read.Load()) / mean / secs
+	var finished, failed int64
+	last := ""
+	for _, s := range res.Stats {
+		finished += s.Ops()
+		failed += s.Errors()
+		if e := s.LastError(); e != "" {
+			last = s.Kind + ": " + e
+		}
 	}
-	if verify {
-		c.What += ", verifying"
+	if failed > 0 {
+		return nil, fmt.Errorf("quick: generator ceiling of %s: %d of its operations failed against the in-process mock; last: %s", o.Mode, failed, last)
+	}
+	secs := res.End.Sub(res.Start).Seconds()
+	c := &report.Ceiling{Stage: "main", What: fmt.Sprintf("in-process mock, %s, %d workers", o.what(), o.Concurrency),
+		BandwidthMBps: float64(ct.Bytes()) / 1e6 / secs, ThroughputOps: float64(finished) / secs}
+	if mean := float64(o.Size.Min+o.Size.Max) / 2; o.payloadOnly() && mean > 0 && finished < int64(o.Concurrency) {
+		// Not even an operation a worker finished: every operation
+		// carries an object, so the rate is the bandwidth over the mean
+		// size.
+		c.ThroughputOps = float64(ct.Bytes()) / mean / secs
 	}
 	return c, nil
 }
 
-// counter counts the bytes written through it.
-type counter struct {
-	w io.Writer
-	n *atomic.Int64
+// payloadOnly: every operation of the mode carries a whole object.
+func (o Options) payloadOnly() bool {
+	return o.Mode == "put" || o.Mode == "get" || o.Mode == "multipart"
 }
 
-func (c counter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n.Add(int64(n))
-	return n, err
+// what names the operations a quick run measures, as its ceiling says.
+func (o Options) what() string {
+	var s string
+	switch o.Mode {
+	case "put":
+		s = "PUT of " + o.Size.String()
+	case "get":
+		s = "GET of " + o.Size.String()
+	case "stat":
+		s = "HEAD of objects of " + o.Size.String()
+	case "delete":
+		s = "DELETE"
+	case "list":
+		s = "LIST (ListObjectsV2)"
+	case "multipart":
+		s = fmt.Sprintf("multipart PUT of %s in %s parts", o.Size, Human(max(o.PartSize, 5<<20)))
+	case "mixed":
+		mix := o.Mix
+		if len(mix) == 0 {
+			mix, _ = ParseMix(DefaultMix)
+		}
+		s = "mixed " + MixString(mix) + " of " + o.Size.String()
+	default:
+		s = o.Mode
+	}
+	if o.Verify && (o.Mode == "get" || o.Mode == "mixed") {
+		s += ", verifying"
+	}
+	return s
 }

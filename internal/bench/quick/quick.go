@@ -31,7 +31,8 @@ type Options struct {
 	BucketPrefix string
 	Objects      int // prepared for the modes that read
 	Verify       bool
-	Keep         bool // leave objects and buckets behind
+	Mix          []Share // the mixed mode's operations (default DefaultMix)
+	Keep         bool    // leave objects and buckets behind
 	Interval     time.Duration
 	// Progress receives the live lines; Terminal rewrites one line.
 	Progress io.Writer
@@ -125,7 +126,10 @@ func Run(ctx context.Context, t *target.Target, o Options) (report.Summary, []*e
 	if o.Mode == "delete" && (main.TotalOps == 0 || main.TotalOps > r.prepared) {
 		main.TotalOps = r.prepared
 	}
+	sum.ClientCPU = &report.ClientCPU{}
+	done := sum.ClientCPU.Measure()
 	runErr := stage(main)
+	done()
 	if o.Verify {
 		v := t.Verified()
 		sum.Verified = &report.Verified{Objects: v.Objects, Bytes: v.Bytes, Mismatches: v.Mismatches}
@@ -135,6 +139,7 @@ func Run(ctx context.Context, t *target.Target, o Options) (report.Summary, []*e
 			runErr = err
 		}
 	}
+	sum.Ended = time.Now()
 	return sum, results, runErr
 }
 
@@ -182,14 +187,17 @@ func (r *run) mainOps() ([]engine.Op, error) {
 			return outcome(r.t.List(ctx, r.bucket(int64(w.Index)), "obj-"))
 		}}}, nil
 	case "mixed":
-		// As warp's mixed mode: reads and stats of the prepared objects;
-		// each worker writes its own objects and deletes its oldest.
-		get.Ratio, stat.Ratio = 45, 30
-		put := engine.Op{Kind: "write", Ratio: 15, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+		// Reads, stats and listings of the prepared objects; each worker
+		// writes its own objects and deletes its oldest.
+		mix := r.o.Mix
+		if len(mix) == 0 {
+			mix, _ = ParseMix(DefaultMix)
+		}
+		put := engine.Op{Kind: "write", Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
 			n := r.mixPut[w.Index].Add(1) - 1
 			return r.put(ctx, r.bucket(n), mixName(w.Index, n))
 		}}
-		del := engine.Op{Kind: "delete", Ratio: 10, Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+		del := engine.Op{Kind: "delete", Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
 			n := r.mixDel[w.Index].Load()
 			if n >= r.mixPut[w.Index].Load() {
 				return engine.Outcome{Skipped: true}, nil // nothing of its own to delete yet
@@ -200,7 +208,20 @@ func (r *run) mainOps() ([]engine.Op, error) {
 			}
 			return out, err
 		}}
-		return []engine.Op{get, stat, put, del}, nil
+		list := engine.Op{Kind: "list", Do: func(ctx context.Context, w *engine.Worker) (engine.Outcome, error) {
+			return outcome(r.t.List(ctx, r.bucket(int64(w.Index)), "obj-"))
+		}}
+		byName := map[string]engine.Op{"get": get, "stat": stat, "put": put, "delete": del, "list": list}
+		var ops []engine.Op
+		for _, m := range mix {
+			op, ok := byName[m.Op]
+			if !ok {
+				return nil, fmt.Errorf("quick: unknown operation %q in the mix", m.Op)
+			}
+			op.Ratio = m.Ratio
+			ops = append(ops, op)
+		}
+		return ops, nil
 	}
 	return nil, fmt.Errorf("quick: unknown mode %q (want one of %v)", r.o.Mode, Modes)
 }
@@ -234,6 +255,10 @@ func (r *run) cleanup(ctx context.Context, stage func(engine.Work) error) error 
 	var total int64
 	for _, c := range counts {
 		total += c
+	}
+	if r.o.Progress != nil {
+		// A cleanup can take as long as the run: say what it is doing.
+		fmt.Fprintf(r.o.Progress, "cleanup: deleting the %d objects and %d bucket(s) the run wrote (--no-cleanup keeps them)\n", total, r.o.Buckets)
 	}
 	if total > 0 {
 		var next atomic.Int64

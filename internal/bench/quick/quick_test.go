@@ -13,6 +13,7 @@ import (
 
 	"github.com/ostiumio/ostium/internal/bench/mock"
 	"github.com/ostiumio/ostium/internal/bench/quick"
+	"github.com/ostiumio/ostium/internal/bench/report"
 	"github.com/ostiumio/ostium/internal/bench/target"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
@@ -102,18 +103,25 @@ func TestMockByDuration(t *testing.T) {
 	}
 }
 
-// The ceiling reads objects of the run's own sizes: large objects give
-// bandwidth, and an op rate even when few reads finish in its two seconds.
-func TestCeilingUsesTheRunsSizes(t *testing.T) {
-	small, err := quick.MeasureCeiling(context.Background(), 4, quick.Size{Min: 4096, Max: 4096}, false)
-	if err != nil {
-		t.Fatal(err)
+// The ceiling runs the mode's own operations with the run's sizes and
+// says which: large objects give bandwidth, and an op rate even when few
+// reads finish in its two seconds; a PUT run's ceiling is one of PUTs.
+func TestCeilingUsesTheRunsOperationsAndSizes(t *testing.T) {
+	ceiling := func(o quick.Options) *report.Ceiling {
+		t.Helper()
+		o.Concurrency, o.Buckets, o.BucketPrefix, o.Objects = 4, 1, "c", 100
+		if o.Size.Min == 0 {
+			o.Size = quick.Size{Min: 4096, Max: 4096}
+		}
+		c, err := quick.MeasureCeiling(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
 	}
-	big, err := quick.MeasureCeiling(context.Background(), 4, quick.Size{Min: 64 << 20, Max: 64 << 20}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(small.What, "GET of 4 KiB, 4 workers") || !strings.Contains(big.What, "GET of 64 MiB, 4 workers, verifying") {
+	small := ceiling(quick.Options{Mode: "get"})
+	big := ceiling(quick.Options{Mode: "get", Size: quick.Size{Min: 64 << 20, Max: 64 << 20}, Verify: true})
+	if !strings.Contains(small.What, "GET of 4 KiB, 4 workers") || !strings.Contains(big.What, "GET of 64 MiB, verifying, 4 workers") {
 		t.Fatalf("what: %q, %q", small.What, big.What)
 	}
 	if big.BandwidthMBps <= 0 || big.ThroughputOps <= 0 || big.ThroughputOps >= small.ThroughputOps {
@@ -122,5 +130,94 @@ func TestCeilingUsesTheRunsSizes(t *testing.T) {
 	// The op rate of large objects is their bandwidth over their size.
 	if r := big.BandwidthMBps * 1e6 / (64 << 20) / big.ThroughputOps; r < 0.5 || r > 2 {
 		t.Fatalf("64 MiB: %.1f op/s at %.1f MB/s", big.ThroughputOps, big.BandwidthMBps)
+	}
+	for mode, want := range map[string]string{
+		"put":       "PUT of 4 KiB, 4 workers",
+		"stat":      "HEAD of objects of 4 KiB, 4 workers",
+		"delete":    "DELETE, 4 workers",
+		"list":      "LIST (ListObjectsV2), 4 workers",
+		"multipart": "multipart PUT of 4 KiB in 5 MiB parts, 4 workers",
+		"mixed":     "mixed get=45,stat=30,put=15,delete=10 of 4 KiB, 4 workers",
+	} {
+		c := ceiling(quick.Options{Mode: mode})
+		if !strings.Contains(c.What, want) || c.Stage != "main" || c.ThroughputOps <= 0 {
+			t.Errorf("%s: %v, want %q", mode, c, want)
+		}
+		if strings.Contains(c.What, "GET") {
+			t.Errorf("%s: a ceiling of GETs: %v", mode, c)
+		}
+		// The bytes a PUT sends count as a GET's read do.
+		if mode == "put" && (c.BandwidthMBps <= 0 || c.BandwidthMBps*1e6/4096/c.ThroughputOps < 0.5) {
+			t.Errorf("put: %v", c)
+		}
+	}
+}
+
+// --mix takes each operation once, in whole percentages adding up to 100,
+// and refuses a mix whose deletes would have nothing to delete.
+func TestParseMix(t *testing.T) {
+	mix, err := quick.ParseMix(" get=60, put=30,DELETE=5,list=5,stat=0")
+	if err != nil || quick.MixString(mix) != "get=60,put=30,delete=5,list=5" {
+		t.Fatalf("ParseMix: %v, %v", mix, err)
+	}
+	if _, err := quick.ParseMix(quick.DefaultMix); err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"get=60,put=30":         "add up to 90, not 100",
+		"get=60,put=30,copy=10": `unknown operation "copy"`,
+		"get=50,get=50":         "get given twice",
+		"get=100,put":           `"put" is not OP=PERCENT`,
+		"get=-5,put=105":        "not a whole percentage",
+		"get=50.5,put=49.5":     "not a whole percentage",
+		"get=90,delete=10":      "must put",
+		"":                      "not OP=PERCENT",
+	} {
+		if _, err := quick.ParseMix(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseMix(%q) = %v, want %q", in, err, want)
+		}
+	}
+}
+
+// The mixed mode runs the operations of its mix in its proportions, and
+// none other.
+func TestMixedRunsItsMix(t *testing.T) {
+	srv := httptest.NewServer(mock.New())
+	defer srv.Close()
+	tg, err := target.New(target.Config{Endpoints: []string{srv.URL}, AccessKey: "k", SecretKey: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix, err := quick.ParseMix("get=50,put=20,delete=10,list=20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, _, err := quick.Run(context.Background(), tg, quick.Options{Mode: "mixed", Ops: 4000, Concurrency: 4, Size: quick.Size{Min: 100, Max: 100},
+		Buckets: 1, BucketPrefix: "mix", Objects: 20, Mix: mix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, st := range sum.Stages {
+		if st.Name == "main" {
+			for _, op := range st.Ops {
+				got[op.OpType] = op.OpCount + op.ErrorCount
+			}
+		}
+	}
+	// Binomial spread of 4000 draws: a tenth is 400 +- 19, so 300..500 is
+	// far outside chance; deletes skipped for want of a put do not count.
+	for kind, share := range map[string]int64{"read": 2000, "write": 800, "list": 800} {
+		if n := got[kind]; n < share*3/4 || n > share*5/4 {
+			t.Errorf("%s: %d of 4000 operations, want about %d: %v", kind, n, share, got)
+		}
+	}
+	// The CPU of the bench process is counted over the main stage only,
+	// not over the prepare and the cleanup.
+	if c := sum.ClientCPU; c == nil || c.Cores <= 0 || c.Wall <= 0 || c.Wall > sum.Stages[1].DurationS+0.5 {
+		t.Errorf("client CPU %+v over a main stage of %.2f s", c, sum.Stages[1].DurationS)
+	}
+	if got["delete"] == 0 || got["stat"] != 0 {
+		t.Errorf("deletes %d, stats %d: %v", got["delete"], got["stat"], got)
 	}
 }

@@ -36,6 +36,13 @@ td:first-child,th:first-child{text-align:left} .note{color:#555} .err{color:#b00
 	case s.Ceiling != nil:
 		fmt.Fprintf(&b, "<p>Measured with a %s.</p>", html.EscapeString(s.Ceiling.String()))
 	}
+	for _, bd := range s.Bounds {
+		class := "note"
+		if bd.ClientBound {
+			class = "err"
+		}
+		fmt.Fprintf(&b, "<p class=%q>Headroom: %s.</p>", class, html.EscapeString(bd.String()))
+	}
 	if s.Verified != nil {
 		fmt.Fprintf(&b, "<p>Contents: %s.</p>", html.EscapeString(s.Verified.String()))
 	}

@@ -45,6 +45,9 @@ func TestProgressLine(t *testing.T) {
 		// The nearest limit wins.
 		{engine.Progress{Elapsed: 10 * time.Second, Runtime: 20 * time.Second, TotalOps: 1000, Ops: 100}, "ETA 10s"},
 		{engine.Progress{Elapsed: 10 * time.Second, Ops: 100, OpsPerSecond: 10, Final: true}, "done (mean rates)"},
+		// Of how many: a cleanup says what it deleted of what it has to.
+		{engine.Progress{Elapsed: 10 * time.Second, TotalOps: 37565, Ops: 35473}, "ops 35473/37565"},
+		{engine.Progress{Elapsed: 10 * time.Second, Expect: 800, Ops: 200}, "ops 200/800"},
 	} {
 		if got := ProgressLine("main", c.p); !strings.Contains(got, c.want) {
 			t.Errorf("%+v: %q lacks %q", c.p, got, c.want)

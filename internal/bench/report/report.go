@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -58,7 +59,9 @@ type Stage struct {
 // Summary is summary.json.
 type Summary struct {
 	Started time.Time `json:"started"`
-	Stages  []Stage   `json:"stages"`
+	// Ended is when the run ended, its cleanup included.
+	Ended  time.Time `json:"ended,omitzero"`
+	Stages []Stage   `json:"stages"`
 	// Ceiling is what the generator reached against a target that does
 	// nothing, in the same process, just before the run: the headroom the
 	// figures above it were measured with.
@@ -69,6 +72,10 @@ type Summary struct {
 	// Verified is what the reads that check contents checked, when any
 	// did.
 	Verified *Verified `json:"verified,omitempty"`
+	// ClientCPU is the CPU the bench process used, Bounds how near each
+	// measured stage came to what the bench process can do (Headroom).
+	ClientCPU *ClientCPU `json:"client_cpu,omitempty"`
+	Bounds    []Bound    `json:"bounds,omitempty"`
 }
 
 // Verified counts the reads whose every byte was checked.
@@ -84,6 +91,20 @@ func (v *Verified) String() string {
 		unit, div = "GB", 1e9
 	}
 	return fmt.Sprintf("verified %d objects, %d bytes (%.2f %s): %d mismatches", v.Objects, v.Bytes, float64(v.Bytes)/div, unit, v.Mismatches)
+}
+
+// Took says how long the run took in all and stage by stage, set-up and
+// cleanup included: where the time went that the measured stages do not
+// account for.
+func (s *Summary) Took() string {
+	if s.Ended.IsZero() || len(s.Stages) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, st := range s.Stages {
+		parts = append(parts, fmt.Sprintf("%s %.1f s", st.Name, st.DurationS))
+	}
+	return fmt.Sprintf("took %.1f s: %s", s.Ended.Sub(s.Started).Seconds(), strings.Join(parts, ", "))
 }
 
 // setup reports whether a stage only sets up or tears down.
@@ -131,13 +152,19 @@ func Check(s Summary, maxErrorRatio float64) error {
 
 // Ceiling is a measured generator ceiling.
 type Ceiling struct {
+	// Stage is the measured stage (work) it is the ceiling of.
+	Stage         string  `json:"stage,omitempty"`
 	What          string  `json:"what"`
 	ThroughputOps float64 `json:"throughput_ops"`
 	BandwidthMBps float64 `json:"bandwidth_mbps"`
 }
 
 func (c *Ceiling) String() string {
-	return fmt.Sprintf("generator ceiling (%s): %.0f op/s, %.2f MB/s", c.What, c.ThroughputOps, c.BandwidthMBps)
+	of := ""
+	if c.Stage != "" {
+		of = " of " + c.Stage
+	}
+	return fmt.Sprintf("generator ceiling%s (%s): %.0f op/s, %.2f MB/s", of, c.What, c.ThroughputOps, c.BandwidthMBps)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -209,9 +236,14 @@ func WriteText(w io.Writer, st Stage) {
 // the last interval, totals, errors and, when a limit allows, an estimate
 // of the time left.
 func ProgressLine(name string, p engine.Progress) string {
+	// Of how many, when the work knows: a cleanup's deleted of to delete.
+	ops := strconv.FormatInt(p.Ops, 10)
+	if total := max(p.TotalOps, p.Expect); total > 0 {
+		ops += "/" + strconv.FormatInt(total, 10)
+	}
 	if p.Final {
-		return fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %d  errors %d  done (mean rates)",
-			name, p.Elapsed.Seconds(), p.OpsPerSecond, p.BytesPerSec/1e6, p.Ops, p.Errors)
+		return fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %s  errors %d  done (mean rates)",
+			name, p.Elapsed.Seconds(), p.OpsPerSecond, p.BytesPerSec/1e6, ops, p.Errors)
 	}
 	// The time left is the least of what each limit allows; a count limit
 	// is estimated at the mean rate so far, which a slow interval does not
@@ -239,8 +271,8 @@ func ProgressLine(name string, p engine.Progress) string {
 	if left >= 0 {
 		eta = "  ETA " + left.Round(time.Second).String()
 	}
-	return fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %d  errors %d%s",
-		name, p.Elapsed.Seconds(), p.OpsPerSecond, p.BytesPerSec/1e6, p.Ops, p.Errors, eta)
+	return fmt.Sprintf("[%s] %6.1fs  %9.0f ops/s  %9.2f MB/s  ops %s  errors %d%s",
+		name, p.Elapsed.Seconds(), p.OpsPerSecond, p.BytesPerSec/1e6, ops, p.Errors, eta)
 }
 
 // WriteDir writes summary.json, summary.csv, timeseries.csv,

@@ -318,6 +318,32 @@ func (w *Workload) validate() error {
 			at := func(line int, format string, args ...any) error {
 				return fmt.Errorf("line %d: stage %q work %q: %s", line, st.Name, wk.Name, fmt.Sprintf(format, args...))
 			}
+			// The container names are checked once the rest of the work
+			// is known to be right.
+			type named struct {
+				line int
+				n    naming
+			}
+			var containers []named
+			// A set-up work walks its ids once, as COSBench's: a selector
+			// that draws (c, u) would never end it.
+			walks := func(line int, n naming, keys ...string) error {
+				for _, k := range keys {
+					sel := map[string]Selector{"containers": n.containers, "objects": n.objects}[k]
+					if sel.Kind != 'r' {
+						return at(line, "a %s work walks a range: %s wants r(LO,HI), not %c(...)", wk.Type, k, sel.Kind)
+					}
+				}
+				return nil
+			}
+			names := func(line int, cfg map[string]string, need ...string) error {
+				n, err := parseNaming(cfg, need...)
+				if err != nil {
+					return at(line, "%v", err)
+				}
+				containers = append(containers, named{line, n})
+				return nil
+			}
 			switch wk.Type {
 			case "", "normal":
 				if wk.Runtime <= 0 && wk.TotalOps <= 0 && wk.TotalBytes <= 0 {
@@ -336,24 +362,30 @@ func (w *Workload) validate() error {
 					default:
 						return at(op.Line, "unknown operation %q", op.Type)
 					}
-					if _, err := parseNaming(merge(wk.Config, op.Config), need...); err != nil {
-						return at(op.Line, "%v", err)
+					if err := names(op.Line, merge(wk.Config, op.Config), need...); err != nil {
+						return err
 					}
 				}
 				if sum != 100 {
 					return at(wk.Line, "operation ratios add up to %d, not 100", sum)
 				}
 			case "init", "dispose":
-				if _, err := parseNaming(wk.Config, "containers"); err != nil {
-					return at(wk.Line, "%v", err)
+				if err := names(wk.Line, wk.Config, "containers"); err != nil {
+					return err
+				}
+				if err := walks(wk.Line, containers[len(containers)-1].n, "containers"); err != nil {
+					return err
 				}
 			case "prepare", "cleanup":
 				need := []string{"containers", "objects"}
 				if wk.Type == "prepare" {
 					need = append(need, "sizes")
 				}
-				if _, err := parseNaming(wk.Config, need...); err != nil {
-					return at(wk.Line, "%v", err)
+				if err := names(wk.Line, wk.Config, need...); err != nil {
+					return err
+				}
+				if err := walks(wk.Line, containers[len(containers)-1].n, "containers", "objects"); err != nil {
+					return err
 				}
 			case "delay":
 			default:
@@ -366,6 +398,16 @@ func (w *Workload) validate() error {
 			case "", "none", "container", "object":
 			default:
 				return at(wk.Line, "unknown division %q", wk.Division)
+			}
+			// An S3 endpoint refuses what its naming rules do not allow,
+			// at the init stage or the first write; the in-process mock
+			// takes any name.
+			if typ := storageOf(w, &st, &wk).Type; typ == "s3" || typ == "" {
+				for _, c := range containers {
+					if err := checkContainers(c.n); err != nil {
+						return at(c.line, "%v", err)
+					}
+				}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"sync"
@@ -28,6 +29,9 @@ type Options struct {
 	Progress func(name string) func(engine.Progress) `json:"-"`
 	// Verified, if set, adds up what the reads with hashCheck checked.
 	Verified *Verified `json:"-"`
+	// Transport, if set, carries the requests of a work (by its name)
+	// whose storage is the in-process mock: the generator ceiling's own.
+	Transport func(work string) http.RoundTripper `json:"-"`
 }
 
 // Verified adds up the verification counts of a run's targets.
@@ -83,7 +87,17 @@ func Run(ctx context.Context, w *Workload, o Options) (report.Summary, []*engine
 	}
 	var all []*engine.Result
 	for si := range w.Stages {
+		var done func()
+		if measured(&w.Stages[si]) {
+			if sum.ClientCPU == nil {
+				sum.ClientCPU = &report.ClientCPU{}
+			}
+			done = sum.ClientCPU.Measure()
+		}
 		results, err := RunStage(ctx, w, si, o)
+		if done != nil {
+			done()
+		}
 		for _, res := range results {
 			if res != nil {
 				all = append(all, res)
@@ -94,11 +108,22 @@ func Run(ctx context.Context, w *Workload, o Options) (report.Summary, []*engine
 			err = AfterStage(ctx, w, si, results, o)
 		}
 		sum.Verified = o.Verified.Report()
+		sum.Ended = time.Now()
 		if err != nil {
 			return sum, all, err
 		}
 	}
 	return sum, all, nil
+}
+
+// measured: the stage has a normal work, one the report measures.
+func measured(st *Stage) bool {
+	for _, wk := range st.Works {
+		if wk.Type == "" || wk.Type == "normal" {
+			return true
+		}
+	}
+	return false
 }
 
 // storageOf is the storage a work uses: its own, its stage's or the
@@ -130,7 +155,7 @@ func RunStage(ctx context.Context, w *Workload, si int, o Options) ([]*engine.Re
 	var wg sync.WaitGroup
 	for wi := range st.Works {
 		wk := &st.Works[wi]
-		t, err := newTarget(storageOf(w, st, wk), o)
+		t, err := newTarget(storageOf(w, st, wk), o, workName(st, wk))
 		if err != nil {
 			return results, err
 		}
@@ -162,7 +187,7 @@ func AfterStage(ctx context.Context, w *Workload, si int, results []*engine.Resu
 			continue
 		}
 		if wk.Type == "cleanup" && wk.Config["deleteContainer"] == "true" {
-			t, err := newTarget(storageOf(w, st, wk), o)
+			t, err := newTarget(storageOf(w, st, wk), o, res.Name)
 			if err != nil {
 				return err
 			}
@@ -201,12 +226,15 @@ var inProcess = sync.OnceValue(mock.New)
 
 // newTarget makes the target a storage element describes; command-line
 // options override its endpoint and keys.
-func newTarget(s *Storage, o Options) (*target.Target, error) {
+func newTarget(s *Storage, o Options, work string) (*target.Target, error) {
 	c := target.Config{Endpoints: []string{s.Config["endpoint"]}, AccessKey: s.Config["accesskey"], SecretKey: s.Config["secretkey"],
 		SSE: s.Config["sse"]}
 	switch s.Type {
 	case "mock", "none":
 		c.Transport, c.Endpoints = inProcess(), []string{"http://mock"}
+		if o.Transport != nil {
+			c.Transport = o.Transport(work)
+		}
 	case "s3", "":
 		// COSBench's default is virtual-hosted style.
 		c.VirtualHost = s.Config["path_style_access"] != "true"

@@ -177,7 +177,7 @@ func TestStorageKeys(t *testing.T) {
 	m.Delay = 200 * time.Millisecond
 	srv := httptest.NewServer(m)
 	defer srv.Close()
-	tg, err := newTarget(&Storage{Type: "s3", Config: map[string]string{"endpoint": srv.URL, "path_style_access": "true", "timeout": "20"}}, Options{})
+	tg, err := newTarget(&Storage{Type: "s3", Config: map[string]string{"endpoint": srv.URL, "path_style_access": "true", "timeout": "20"}}, Options{}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,8 +186,93 @@ func TestStorageKeys(t *testing.T) {
 	}
 	// Through a proxy that is not there, nothing reaches the target.
 	tg, _ = newTarget(&Storage{Type: "s3", Config: map[string]string{"endpoint": srv.URL, "path_style_access": "true",
-		"proxyhost": "127.0.0.1", "proxyport": "1"}}, Options{})
+		"proxyhost": "127.0.0.1", "proxyport": "1"}}, Options{}, "")
 	if _, err := tg.Head(context.Background(), "b", "k"); err == nil || !strings.Contains(err.Error(), "proxy") {
 		t.Fatalf("through a closed proxy: %v", err)
+	}
+}
+
+// Container names an S3 endpoint would refuse (at the init stage, or at
+// the first write into a bucket that does not exist) are refused before
+// anything runs, by S3's rules; the in-process mock takes any name.
+func TestContainerNamesFollowS3Rules(t *testing.T) {
+	dir := t.TempDir()
+	yml := func(storage, cfg string) string {
+		return "name: x\nstorage: {type: " + storage + "}\nstages:\n  - name: init\n    works:\n      - {type: init, workers: 1, config: {" + cfg + "}}\n"
+	}
+	for name, c := range map[string]struct{ text, want string }{
+		"short.yml":    {yml("s3", `cprefix: y, containers: "r(1,2)"`), `line 6: stage "init" work "": container "y1" (cprefix "y", csuffix "") is not a valid S3 bucket name: 2 characters, S3 wants 3 to 63`},
+		"default.yml":  {yml("s3", `containers: "r(1,2)"`), `container "mycontainers_1" (cprefix "mycontainers_", csuffix "") is not a valid S3 bucket name: '_'`},
+		"upper.yml":    {yml("s3", `cprefix: Bench-, containers: "r(1,1)"`), `'B': only lower-case letters`},
+		"long.yml":     {yml("s3", `cprefix: "`+strings.Repeat("a", 62)+`", containers: "r(9,10)"`), `container "` + strings.Repeat("a", 62) + `10" (cprefix "` + strings.Repeat("a", 62) + `", csuffix "") is not a valid S3 bucket name: 64 characters`},
+		"hyphen.yml":   {yml("s3", `cprefix: b, csuffix: "-", containers: "r(1,1)"`), "begin and end with a letter or digit"},
+		"walk.yml":     {yml("s3", `cprefix: bench-, containers: "c(1)"`), `line 6: stage "init" work "": a init work walks a range: containers wants r(LO,HI), not c(...)`},
+		"ip.yml":       {yml("s3", `cprefix: "10.0.0.", containers: "r(1,1)"`), "IP address"},
+		"read.yml":     {"name: x\nstages:\n  - name: s\n    works:\n      - name: w\n        workers: 1\n        runtime: 1\n        operations:\n          - {type: read, ratio: 100, config: {cprefix: a_b, containers: c(1), objects: c(1)}}\n", `line 9: stage "s" work "w": container "a_b1"`},
+		"cosbench.xml": {`<workload name="x"><storage type="s3"/><workflow><workstage name="s">` + "\n" + `<work type="prepare" workers="1" config="cprefix=x;containers=r(1,2);objects=r(1,2);sizes=c(1)KB"/></workstage></workflow></workload>`, `line 2: stage "s" work "": container "x1"`},
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(c.text), 0o644)
+		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", name, err, c.want)
+		}
+	}
+	for name, text := range map[string]string{
+		"good.yml": yml("s3", `cprefix: bench-yaml-, containers: "r(1,2)"`),
+		"dots.yml": yml("s3", `cprefix: bench.yaml., containers: "r(1,2)"`),
+		"mock.yml": yml("mock", `cprefix: y, containers: "r(1,2)"`),
+		"max.yml":  yml("s3", `cprefix: "`+strings.Repeat("a", 61)+`", containers: "r(1,99)"`),
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		if _, err := Load(p); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// Each measured work gets a ceiling of its own operations, ratios, sizes,
+// workers and verification (reads find what the prepare would have
+// written), named as its results are: a hybrid stage is never compared
+// with a ceiling of GETs only, at another stage's worker count.
+func TestCeilingsOfEachMeasuredWork(t *testing.T) {
+	w, err := Load("testdata/hybrid-small.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := Ceilings(context.Background(), w, 8, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 1 || cs[0].Stage != "main/mixed" || cs[0].ThroughputOps <= 0 || cs[0].BandwidthMBps <= 0 ||
+		!strings.Contains(cs[0].What, "read 60%, list 10%, write 16% of c(64)KB, delete 14%, verifying, 16 workers") {
+		t.Fatalf("ceilings %+v", cs)
+	}
+	sweep, err := Load("../../../bench/workloads/size-sweep.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One container, an object prefix a size: each read stage reads its
+	// own size.
+	cs, err = Ceilings(context.Background(), sweep, 16, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var reads []report.Ceiling
+	for _, c := range cs {
+		names = append(names, c.Stage)
+		if strings.HasPrefix(c.Stage, "read-") {
+			reads = append(reads, c)
+		}
+	}
+	if len(cs) != 10 || len(reads) != 5 {
+		t.Fatalf("%d ceilings for the 5 write and 5 read stages of the size sweep: %v", len(cs), names)
+	}
+	for i, c := range reads {
+		// Larger objects: fewer op/s, as the sizes grow stage by stage.
+		if i > 0 && c.ThroughputOps >= reads[i-1].ThroughputOps {
+			t.Errorf("%s: %.1f op/s, not fewer than %s's %.1f", c.Stage, c.ThroughputOps, reads[i-1].Stage, reads[i-1].ThroughputOps)
+		}
 	}
 }
