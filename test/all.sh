@@ -13,8 +13,21 @@ step "go test (catalog: SQLite)"
 go test -count=1 -timeout 20m ./...
 
 if [ -n "${OSTIUM_TEST_POSTGRES:-}" ]; then
+  # Again, the packages whose tests take their catalog from
+  # OSTIUM_TEST_CATALOG: those that start nodes (internal/node/nodetest)
+  # or call testenv.CatalogURL. The others (pure logic, the blob drivers,
+  # the SQLite driver, and the PostgreSQL driver's conformance suite,
+  # which the pass above ran on PostgreSQL already) would repeat it.
   step "go test (catalog: PostgreSQL)"
-  OSTIUM_TEST_CATALOG=postgres go test -count=1 -timeout 20m ./...
+  mod=$(go list -m)
+  pg=$( {
+    go list -test -f '{{.ImportPath}}|{{join .Deps " "}}' ./... |
+      awk -F'|' -v n="$mod/internal/node/nodetest" '$1 ~ /\.test$/ && (" " $2 " ") ~ (" " n " ") { sub(/\.test$/, "", $1); print $1 }'
+    go list -f '{{.ImportPath}} {{.Dir}}' ./... | while read -r pkg dir; do
+      if grep -qs -e 'CatalogURL' -e 'OSTIUM_TEST_CATALOG' "$dir"/*_test.go; then echo "$pkg"; fi
+    done
+  } | sort -u)
+  OSTIUM_TEST_CATALOG=postgres go test -count=1 -timeout 20m $pg
 else
   echo "OSTIUM_TEST_POSTGRES is not set: skipping the PostgreSQL run (.ci/run sets it up)"
 fi

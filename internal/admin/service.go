@@ -92,6 +92,9 @@ type Service struct {
 	audit     *audit.Log // nil: none kept
 	rootMu    sync.Mutex
 	kms       kms.Manager // nil: no key service (SetKMS)
+	// meterEvery is how often usage counters reach the catalog
+	// (SetMeterInterval; 0: DefaultMeterInterval).
+	meterEvery time.Duration
 }
 
 // Platforms are the node's storage platforms (*platform.Set).

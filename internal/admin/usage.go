@@ -18,6 +18,39 @@ type Usage struct {
 	To     time.Time          `json:"to"`
 	Now    catalog.Usage      `json:"stored_now"`
 	Rows   []catalog.UsageRow `json:"rows"`
+	// BucketsNow is each bucket's live totals, as Now is the tenant's:
+	// the running totals quotas are enforced against, which the hourly
+	// rows only sample (at most usageBucketsMax buckets, by name).
+	BucketsNow map[string]catalog.Usage `json:"buckets_now"`
+	// Rows of hours before ClosedUntil are final. The hour that starts
+	// there is still counted and is final at Closes: its end, plus the
+	// interval at which nodes add their counters to the catalog.
+	ClosedUntil time.Time `json:"closed_until"`
+	Closes      time.Time `json:"closes"`
+}
+
+// usageBucketsMax bounds the buckets whose live totals a report reads.
+const usageBucketsMax = 1000
+
+// DefaultMeterInterval is how often nodes add their usage counters to the
+// catalog unless SetMeterInterval says otherwise.
+const DefaultMeterInterval = 10 * time.Second
+
+// SetMeterInterval tells the service how often nodes add their usage
+// counters to the catalog, which is when an hour's figures are final.
+func (s *Service) SetMeterInterval(d time.Duration) { s.meterEvery = d }
+
+// openHour is the first hour whose figures are not final at now, and when
+// they will be.
+func openHour(now time.Time, every time.Duration) (hour, closes time.Time) {
+	if every <= 0 {
+		every = DefaultMeterInterval
+	}
+	hour = now.UTC().Truncate(time.Hour)
+	if now.Before(hour.Add(every)) {
+		hour = hour.Add(-time.Hour) // the last flush of the hour just ended may be to come
+	}
+	return hour, hour.Add(time.Hour + every)
 }
 
 // Usage reports a tenant's usage; from and to default to the last 24
@@ -73,6 +106,17 @@ func (s *Service) Usage(ctx context.Context, id *iam.Identity, tenant string, fr
 	if u.Now, err = s.cat.TenantUsage(ctx, owner); err != nil {
 		return u, apiErr(err)
 	}
+	bs, err := s.cat.ListBuckets(ctx, catalog.BucketFilter{Tenant: tenant})
+	if err != nil {
+		return u, apiErr(err)
+	}
+	u.BucketsNow = make(map[string]catalog.Usage, min(len(bs), usageBucketsMax))
+	for _, b := range bs[:min(len(bs), usageBucketsMax)] {
+		if u.BucketsNow[b.Name], err = s.cat.BucketUsage(ctx, b.Name); err != nil {
+			return u, apiErr(err)
+		}
+	}
+	u.ClosedUntil, u.Closes = openHour(now, s.meterEvery)
 	return u, nil
 }
 

@@ -390,6 +390,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule(), Keys: n.KMS})
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
+	n.Admin.SetMeterInterval(or(cfg.MeterInterval, admin.DefaultMeterInterval))
 	n.Admin.SetKMS(n.KMS)
 	n.Meter = metering.New(n.Catalog)
 	n.AccessLog = accesslog.New(n.Catalog, accesslog.Options{Buffer: cfg.AccessLogBuffer, Queue: cfg.AccessLogQueue})

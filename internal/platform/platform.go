@@ -64,6 +64,7 @@ type Set struct {
 
 type member struct {
 	name      string
+	where     string // endpoint or directory, for errors and logs
 	store     blob.Store
 	inlineMax int64
 	mu        sync.Mutex
@@ -102,7 +103,7 @@ func Open(specs map[string]Spec, def string, m *metrics.Platforms) (*Set, error)
 			s.Close()
 			return nil, err
 		}
-		s.members[name] = &member{name: name, store: st, inlineMax: DefaultInlineMax}
+		s.members[name] = &member{name: name, where: where(spec), store: st, inlineMax: DefaultInlineMax}
 		if spec.InlineMax != nil {
 			s.members[name].inlineMax = *spec.InlineMax
 		}
@@ -199,6 +200,35 @@ func open(name string, spec Spec) (blob.Store, error) {
 	return nil, fmt.Errorf("platforms.%s.type: %q is neither fs nor s3", name, spec.Type)
 }
 
+// where is the endpoint of an s3 platform or the directory of an fs one.
+func where(spec Spec) string {
+	switch {
+	case spec.Type == TypeFS:
+		return spec.Path
+	case spec.S3.Endpoint != "":
+		return spec.S3.Endpoint
+	}
+	return "AWS S3 " + or(spec.S3.Region, "us-east-1")
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// fail names the platform in a failure of its driver ("platform ceph
+// (http://10.0.0.5:7480): s3blob: get ...: connection refused"), which
+// is what the request log and the operator see. Answers that are no
+// failure (not found, taken, cancelled) pass as they are.
+func (m *member) fail(err error) error {
+	if err == nil || errors.Is(err, blob.ErrNotFound) || errors.Is(err, blob.ErrExists) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("platform %s (%s): %w", m.name, m.where, err)
+}
+
 // Default is the platform blobs go to when neither bucket nor tenant
 // names one.
 func (s *Set) Default() string { return s.def }
@@ -249,7 +279,7 @@ func (s *Set) Prepare(ctx context.Context, platform, ns string) error {
 		return err
 	}
 	if p, ok := m.store.(preparer); ok {
-		return p.Prepare(ctx, ns)
+		return m.fail(p.Prepare(ctx, ns))
 	}
 	return nil
 }
@@ -265,7 +295,7 @@ func (s *Set) route(id string) (*member, string, error) {
 		return nil, "", err
 	}
 	if err := m.healthy(); err != nil {
-		return nil, "", err
+		return nil, "", m.fail(err)
 	}
 	return m, rest, nil
 }
@@ -290,7 +320,8 @@ func (s *Set) Put(ctx context.Context, id string, r io.Reader, size int64) (n in
 		return 0, err
 	}
 	defer func(start time.Time) { s.metrics.Request(m.name, "put", start, err) }(time.Now())
-	return m.store.Put(ctx, rest, r, size)
+	n, err = m.store.Put(ctx, rest, r, size)
+	return n, m.fail(err)
 }
 
 func (s *Set) Get(ctx context.Context, id string, off, length int64) (rc io.ReadCloser, err error) {
@@ -299,7 +330,8 @@ func (s *Set) Get(ctx context.Context, id string, off, length int64) (rc io.Read
 		return nil, err
 	}
 	defer func(start time.Time) { s.metrics.Request(m.name, "get", start, err) }(time.Now())
-	return m.store.Get(ctx, rest, off, length)
+	rc, err = m.store.Get(ctx, rest, off, length)
+	return rc, m.fail(err)
 }
 
 func (s *Set) Delete(ctx context.Context, id string) (err error) {
@@ -308,7 +340,7 @@ func (s *Set) Delete(ctx context.Context, id string) (err error) {
 		return err
 	}
 	defer func(start time.Time) { s.metrics.Request(m.name, "delete", start, err) }(time.Now())
-	return m.store.Delete(ctx, rest)
+	return m.fail(m.store.Delete(ctx, rest))
 }
 
 // ReportsMD5 tells whether the platform of id reports the MD5 of a blob
@@ -332,7 +364,8 @@ func (s *Set) PutMD5(ctx context.Context, id string, r io.Reader, size int64) (n
 		return 0, nil, fmt.Errorf("platform: %s does not report MD5s", id)
 	}
 	defer func(start time.Time) { s.metrics.Request(m.name, "put", start, err) }(time.Now())
-	return mr.PutMD5(ctx, rest, r, size)
+	n, sum, err = mr.PutMD5(ctx, rest, r, size)
+	return n, sum, m.fail(err)
 }
 
 // Walk visits the blobs of every healthy platform with their full ids;
@@ -396,9 +429,9 @@ func (s *Set) CheckOnce(ctx context.Context) {
 			m.mu.Unlock()
 			switch {
 			case err != nil && was == nil:
-				slog.Warn("platform unavailable", "platform", name, "err", err)
+				slog.Warn("platform unavailable", "platform", name, "endpoint", m.where, "err", err)
 			case err == nil && was != nil:
-				slog.Info("platform available again", "platform", name)
+				slog.Info("platform available again", "platform", name, "endpoint", m.where)
 			}
 		}()
 	}

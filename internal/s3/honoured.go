@@ -13,8 +13,8 @@ import (
 // what Ostium does with it. A request that asks for something Ostium
 // does not do gets AWS's answer for an unavailable feature before any
 // handler runs and before a byte of its body is read, so nothing is
-// stored; only what AWS itself ignores is ignored. A feature issue moves
-// its rows from refused to honoured (and implements them).
+// stored; only what AWS itself ignores is ignored. Implementing a feature
+// moves its rows from refused to honoured.
 //
 // A row is refused only if no current AWS SDK sends it by default:
 // docs/s3-compatibility.md lists what the SDKs' default flows send, and

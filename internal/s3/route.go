@@ -136,7 +136,7 @@ func (r Route) Resource() string {
 	return "/" + r.Bucket + "/" + r.Key
 }
 
-// unimplemented lists sub-resources of S3 features later issues add; asking
+// unimplemented lists sub-resources of S3 features not implemented yet; asking
 // for one gets NotImplemented rather than being mistaken for a plain
 // object or bucket request.
 var unimplemented = []string{

@@ -254,7 +254,7 @@ func TestIsolationBucketList(t *testing.T) {
 // 200 with per-key errors, even to a caller who may delete nothing). An
 // anonymous caller no policy lets delete is refused with 403 before its
 // body is read: anonymous clients may not make the node read documents
-// they cannot send (the hardening issue's item 3).
+// they cannot send.
 // beta-shared's policy lets acme's cy delete under public/ only and
 // denies deletion under keep/ to everyone, its owner carl included.
 func TestIsolationDeleteObjects(t *testing.T) {

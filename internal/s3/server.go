@@ -373,7 +373,7 @@ func (s *Server) serve(w *meteredWriter, r *http.Request, c *call) (err error) {
 
 // authenticate verifies the request's signature and swaps in the verifying
 // body. Anonymous requests go on with no identity: the object service
-// refuses them (the access issue opens some through ACLs and policies).
+// refuses them unless an ACL or a bucket policy opens the resource.
 func (s *Server) authenticate(r *http.Request, c *call) error {
 	// Signature V2 signs "/bucket/key", whatever the path it travels under.
 	resource := strings.TrimPrefix(r.URL.EscapedPath(), c.Root)

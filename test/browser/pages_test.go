@@ -28,7 +28,7 @@ import (
 //	go test ./test/browser -run TestConsolePages -args -screenshots ../../docs/console
 var screenshots = flag.String("screenshots", "", "write the console's screenshots (PNG) into this directory")
 
-// widths are the two the issue asks for: a laptop's, and a phone's.
+// widths are the two that matter: a laptop's, and a phone's.
 var widths = []struct {
 	name          string
 	width, height int

@@ -163,7 +163,6 @@ def test_s3_sync_roundtrip(aws, s3, cli_bucket, tmp_path):
     assert out.strip() == ""
 
     # One file changed (size differs), one added, one removed locally.
-    time.sleep(1.1)
     write(src / "dir1/b.txt", b"bravo changed\n")
     write(src / "dir2/new.txt", b"new file\n")
     (src / "a.txt").unlink()
@@ -171,9 +170,11 @@ def test_s3_sync_roundtrip(aws, s3, cli_bucket, tmp_path):
     assert transferred(out, "upload") == [f"{b}/tree/dir1/b.txt", f"{b}/tree/dir2/new.txt"]
     assert transferred(out, "delete") == [f"{b}/tree/a.txt"]
 
-    # Same size, newer mtime: sync uploads it too.
-    time.sleep(1.1)
+    # Same size, newer mtime: sync uploads it too. The mtime is set past
+    # the object's Last-Modified (whole seconds) rather than waited for.
     write(src / "dir2/d with space.txt", b"DELTA\n")
+    later = time.time() + 2
+    os.utime(src / "dir2/d with space.txt", (later, later))
     out = aws("s3", "sync", src, f"{b}/tree").stdout
     assert transferred(out, "upload") == [f"{b}/tree/dir2/d with space.txt"]
 

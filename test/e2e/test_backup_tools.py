@@ -1,5 +1,5 @@
-"""Backup tools against a real ostium server, the proof of the
-data-protection issue: restic (Debian's package) against a versioned
+"""Backup tools against a real ostium server, the proof that backups
+are protected: restic (Debian's package) against a versioned
 bucket, kopia (built by .ci/run from its Go module into the CI cache)
 with a COMPLIANCE retention against an object-lock bucket.
 

@@ -18,7 +18,7 @@ import (
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
-// Data at rest is its owner's alone (issue 12, item 8): under umask 0, in
+// Data at rest is its owner's alone: under umask 0, in
 // a data directory someone made world-readable, with a left-over
 // world-readable catalog file, a node makes the directory 0700 and every
 // file it holds 0600: the SQLite catalog with its -wal and -shm, the

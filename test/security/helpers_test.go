@@ -1,4 +1,4 @@
-// Package security_test sends the attacks of the hardening issue to a real
+// Package security_test sends the attacks of test/security/README.md to a real
 // node over real sockets and asserts each refusal. Each file holds one
 // family of attacks; this one holds what they share.
 package security_test

@@ -26,8 +26,8 @@ import (
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
-// What is not signed is not honoured (issue 12, item 2) and a trailer
-// must be what was declared (item 10): each attack below is refused, and
+// What is not signed is not honoured and a trailer
+// must be what was declared: each attack below is refused, and
 // the refused write stored nothing.
 
 // signingNode starts a node with tenant acme's admin and its bucket.

@@ -23,7 +23,7 @@ import (
 	"github.com/ostiumio/ostium/internal/platform"
 )
 
-// Item 3 of the hardening issue: an anonymous client, or one tenant,
+// Request slots: an anonymous client, or one tenant,
 // cannot take the request slots others need; a slow client cannot hold a
 // connection or a slot by sending nothing; a saturated node says so to
 // the balancer. Item 4: no request waits forever.

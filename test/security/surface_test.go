@@ -24,7 +24,7 @@ import (
 
 // The request surface: what a client may ask for in headers, parameters
 // and documents, and how the endpoint answers what it does not do or
-// what is malformed (issue 12, items 3, 6 and 10).
+// what is malformed.
 
 // surfaceNode starts a node with bucket "sec" holding "obj".
 func surfaceNode(t *testing.T) *nodetest.Server {

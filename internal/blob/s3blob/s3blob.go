@@ -26,6 +26,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -58,8 +59,10 @@ type Config struct {
 	// the transfer of a body); 0 = 30 s.
 	Timeout  time.Duration `yaml:"timeout,omitempty"`
 	MaxConns int           `yaml:"max_connections,omitempty"` // connections to the platform; 0 = 1000
-	// Retries on throttling, 5xx and network errors, with exponential
-	// backoff and jitter; 0 = 5, <0 = none.
+	// Retries on throttling, 5xx and network errors such as a reset
+	// connection, with exponential backoff and jitter; 0 = 5, <0 = none.
+	// A platform that cannot be reached (connection refused, DNS, no
+	// route) or that did not answer within Timeout is not retried.
 	Retries int `yaml:"retries,omitempty"`
 	// Blobs of MultipartThreshold bytes or more are written in parts of
 	// PartSize; 0 = 1 GiB each.
@@ -132,6 +135,8 @@ func Open(cfg Config) (*Store, error) {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
 				o.MaxAttempts = max(cfg.Retries, 0) + 1
 				o.MaxBackoff = 20 * time.Second
+				// First: a platform that cannot be reached is not retried.
+				o.Retryables = append([]retry.IsErrorRetryable{retry.IsErrorRetryableFunc(noRetryUnreachable)}, o.Retryables...)
 			})
 		},
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
@@ -546,11 +551,73 @@ func (s *Store) notFoundOr(what string, err error) error {
 	return s.wrap(what, err)
 }
 
+// unreachable tells, in a few words, a failure that will not heal within
+// a request: nothing listens at the endpoint, its name does not resolve,
+// there is no route to it, or it did not answer within the timeout
+// (timeout true). The SDK's retryer would try again with backoff (half a
+// minute with the default 5 retries, and each timeout over again); the
+// request fails at once instead and its client, answered 503 with
+// Retry-After, tries again when the platform may be back. A request
+// cancelled or out of time on the caller's side is not the platform's
+// failure ("").
+func unreachable(err error) (cause string, timeout bool) {
+	var dns *net.DNSError
+	// The transport's own timeouts (dialing, TLS, response headers) count
+	// as context.DeadlineExceeded too; the caller's is that error itself,
+	// at the end of the chain.
+	last := err
+	for u := errors.Unwrap(last); u != nil; u = errors.Unwrap(last) {
+		last = u
+	}
+	t, isTimeout := last.(interface{ Timeout() bool })
+	switch {
+	case err == nil, errors.Is(err, context.Canceled):
+		return "", false
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused", false
+	case errors.Is(err, syscall.EHOSTUNREACH):
+		return "no route to host", false
+	case errors.Is(err, syscall.ENETUNREACH):
+		return "network is unreachable", false
+	case errors.As(err, &dns):
+		return dns.Error(), false
+	case isTimeout && t.Timeout() && last != context.DeadlineExceeded:
+		return "no answer", true
+	}
+	return "", false
+}
+
+// noRetryUnreachable is the retryer's first rule: a platform that cannot
+// be reached is not asked again.
+func noRetryUnreachable(err error) aws.Ternary {
+	if cause, _ := unreachable(err); cause != "" {
+		return aws.FalseTernary
+	}
+	return aws.UnknownTernary
+}
+
+// unreachableError is a platform that could not be reached: its message
+// is what failed ("connection refused"), not the SDK's long chain, which
+// it still wraps.
+type unreachableError struct {
+	msg string
+	err error
+}
+
+func (e *unreachableError) Error() string   { return e.msg }
+func (e *unreachableError) Unwrap() []error { return []error{blob.ErrUnavailable, e.err} }
+
 // wrap names the failing operation and marks failures the platform may
 // recover from (5xx, throttling, network) as blob.ErrUnavailable.
 func (s *Store) wrap(what string, err error) error {
 	if err == nil {
 		return nil
+	}
+	if cause, timeout := unreachable(err); cause != "" {
+		if timeout {
+			cause = fmt.Sprintf("%s within %v (timeout)", cause, s.cfg.Timeout)
+		}
+		return &unreachableError{msg: "s3blob: " + what + ": " + cause, err: err}
 	}
 	var re *smithyhttp.ResponseError
 	var ne net.Error

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/blob/blobtest"
 	"github.com/ostiumio/ostium/internal/blob/s3blob"
@@ -106,8 +108,12 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// A platform that cannot be reached is reported as unavailable, by Check
-// and by every operation, after the configured retries.
+// A platform that cannot be reached (nothing listens at its port, its
+// name does not resolve) is reported as unavailable, by Check and by
+// every operation, at the first attempt: the default 5 retries with
+// backoff would hold each request for half a minute on a failure that
+// does not heal within it. The error says what failed, not "context
+// deadline exceeded" nor the SDK's chain.
 func TestUnreachablePlatform(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -115,16 +121,69 @@ func TestUnreachablePlatform(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	s := fresh(t, platform{"http://" + addr, "k", "s"}, s3blob.LayoutShared, func(c *s3blob.Config) { c.Timeout = time.Second })
-	ctx := context.Background()
-	if err := s.(*s3blob.Store).Check(ctx); !errors.Is(err, blob.ErrUnavailable) {
-		t.Errorf("Check: %v, want ErrUnavailable", err)
+	for _, tc := range []struct{ endpoint, want string }{
+		{"http://" + addr, "connection refused"},
+		{"http://platform.invalid", "lookup platform.invalid"}, // .invalid never resolves (RFC 2606)
+	} {
+		s := fresh(t, platform{tc.endpoint, "k", "s"}, s3blob.LayoutShared, func(c *s3blob.Config) { c.Retries = 5 })
+		ctx := context.Background()
+		check := func(op string, err error) {
+			t.Helper()
+			var retried *retry.MaxAttemptsError
+			switch {
+			case !errors.Is(err, blob.ErrUnavailable):
+				t.Errorf("%s on %s: %v, want ErrUnavailable", op, tc.endpoint, err)
+			case errors.As(err, &retried):
+				t.Errorf("%s on %s: retried %d times: %v", op, tc.endpoint, retried.Attempt, err)
+			case !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "deadline") || len(err.Error()) > 200:
+				t.Errorf("%s on %s: %q, want a short message saying %q", op, tc.endpoint, err, tc.want)
+			}
+		}
+		check("Check", s.(*s3blob.Store).Check(ctx))
+		_, err := s.Put(ctx, blob.NewID(), bytes.NewReader([]byte("x")), 1)
+		check("Put", err)
+		_, err = s.Get(ctx, blob.NewID(), 0, -1)
+		check("Get", err)
 	}
-	if _, err := s.Put(ctx, blob.NewID(), bytes.NewReader([]byte("x")), 1); !errors.Is(err, blob.ErrUnavailable) {
-		t.Errorf("Put: %v, want ErrUnavailable", err)
+}
+
+// A platform that takes the connection and never answers fails a request
+// after its timeout, once: retrying would hold it for the timeout again
+// for every retry.
+func TestSilentPlatform(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := s.Get(ctx, blob.NewID(), 0, -1); !errors.Is(err, blob.ErrUnavailable) {
-		t.Errorf("Get: %v, want ErrUnavailable", err)
+	var accepted atomic.Int32
+	var conns sync.WaitGroup
+	stop := make(chan struct{})
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			conns.Add(1)
+			go func() { // read the request, answer nothing
+				defer conns.Done()
+				defer c.Close()
+				go io.Copy(io.Discard, c)
+				<-stop
+			}()
+		}
+	}()
+	t.Cleanup(func() { l.Close(); close(stop); conns.Wait() })
+	s := fresh(t, platform{"http://" + l.Addr().String(), "k", "s"}, s3blob.LayoutShared, func(c *s3blob.Config) {
+		c.Retries, c.Timeout = 5, time.Second
+	})
+	_, err = s.Get(context.Background(), blob.NewID(), 0, -1)
+	if !errors.Is(err, blob.ErrUnavailable) || !strings.Contains(err.Error(), "no answer within 1s (timeout)") {
+		t.Errorf("Get from a silent platform: %v, want ErrUnavailable saying it did not answer within 1s", err)
+	}
+	if n := accepted.Load(); n != 1 {
+		t.Errorf("the silent platform was asked %d times, want once", n)
 	}
 }
 

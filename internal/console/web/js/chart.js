@@ -12,19 +12,51 @@ function s(tag, attrs, ...kids) {
 
 const COLORS = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2'];
 
-function niceMax(v, binary) {
-  if (v <= 0) return 1;
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+
+// niceScale picks the value axis: from 0 to max in about four steps, each
+// a whole number of the unit its labels are written in, so that no tick
+// reads "0.5 B" or "1.3 MiB". Counts step by 1, 2 or 5 × 10^n; bytes by a
+// power of two of one binary unit (B, KiB, MiB…). It returns the ticks'
+// values and their labels.
+export function niceScale(v, binary) {
+  const raw = Math.max(v, 0) / 4;
+  let step;
   if (binary) {
-    // Bytes get steps that are round in KiB, MiB, GiB…
     let unit = 1;
-    while (v / unit >= 1024) unit *= 1024;
+    while (raw / unit >= 1024 && unit < 1024 ** (BYTE_UNITS.length - 1)) unit *= 1024;
     let m = 1;
-    while (m < v / unit) m *= 2;
-    return m * unit;
+    while (m < raw / unit) m *= 2;
+    step = m * unit;
+  } else {
+    const p = 10 ** Math.max(0, Math.floor(Math.log10(Math.max(raw, 1))));
+    step = [1, 2, 5, 10].map((m) => m * p).find((x) => x >= raw);
   }
-  const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 4, 8, 10]) if (m * p >= v) return m * p;
-  return 10 * p;
+  const n = Math.max(1, Math.ceil(v / step));
+  const ticks = [];
+  for (let k = 0; k <= n; k++) {
+    const val = k * step;
+    ticks.push({ v: val, label: binary ? byteLabel(val) : val.toLocaleString('en') });
+  }
+  return { max: n * step, ticks };
+}
+
+// byteLabel writes a tick in the largest unit it is a whole number of:
+// 512 KiB, 1 MiB, 1,536 B; 0 without a unit.
+function byteLabel(v) {
+  if (v === 0) return '0';
+  let i = 0;
+  while (i < BYTE_UNITS.length - 1 && v % (1024 ** (i + 1)) === 0) i += 1;
+  return (v / 1024 ** i).toLocaleString('en') + ' ' + BYTE_UNITS[i];
+}
+
+// timeTicks are whole hours (or days) between t0 and t1 (ms), at most six.
+export function timeTicks(t0, t1) {
+  const H = 3600e3;
+  const step = [1, 2, 3, 6, 12, 24, 48, 168].map((x) => x * H).find((x) => (t1 - t0) / x <= 6) || 168 * H;
+  const out = [];
+  for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) out.push(t);
+  return { step, ticks: out };
 }
 
 // lineChart draws series [{label, points: [[Date|ms, number]]}] over time.
@@ -44,25 +76,26 @@ export function lineChart(series, opts = {}) {
   const ts = all.map((p) => +new Date(p[0]));
   let t0 = Math.min(...ts);
   let t1 = Math.max(...ts);
+  // Whole hours at both ends, so that the time axis has ticks at both.
+  t0 = Math.floor(t0 / 3600e3) * 3600e3;
+  t1 = Math.ceil(t1 / 3600e3) * 3600e3;
   if (t0 === t1) { t0 -= 3600e3; t1 += 3600e3; }
-  let vmax = niceMax(Math.max(...all.map((p) => p[1])), opts.binary);
-  // Counts get whole-number ticks.
-  if (opts.integer) vmax = Math.max(4, Math.ceil(vmax / 4) * 4);
+  const scale = niceScale(Math.max(...all.map((p) => p[1])), opts.binary);
+  const vmax = scale.max;
   const x = (t) => L + ((+new Date(t) - t0) / (t1 - t0)) * (W - L - R);
   const y = (v) => T + (1 - v / vmax) * (H - T - B);
   const svg = s('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': (opts.title || 'Chart') + ': ' + summary(series, fmt) });
-  for (let i = 0; i <= 4; i++) {
-    const v = (vmax * i) / 4;
-    svg.appendChild(s('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'grid' }));
-    svg.appendChild(s('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'axis' }, fmt(v)));
+  for (const tk of scale.ticks) {
+    svg.appendChild(s('line', { x1: L, x2: W - R, y1: y(tk.v), y2: y(tk.v), class: 'grid' }));
+    svg.appendChild(s('text', { x: L - 6, y: y(tk.v) + 4, 'text-anchor': 'end', class: 'axis axis-y' }, tk.label));
   }
-  for (let i = 0; i <= 3; i++) {
-    const t = t0 + ((t1 - t0) * i) / 3;
+  const tt = timeTicks(t0, t1);
+  for (const t of tt.ticks) {
     const d = new Date(t);
-    const label = (t1 - t0) > 2 * 86400e3
-      ? d.toISOString().slice(5, 10)
-      : d.toISOString().slice(11, 16);
-    svg.appendChild(s('text', { x: x(t), y: H - 8, 'text-anchor': i === 0 ? 'start' : i === 3 ? 'end' : 'middle', class: 'axis' }, label));
+    const label = tt.step >= 86400e3 ? d.toISOString().slice(5, 10) : d.toISOString().slice(11, 16);
+    const anchor = x(t) < L + 20 ? 'start' : x(t) > W - R - 20 ? 'end' : 'middle';
+    svg.appendChild(s('line', { x1: x(t), x2: x(t), y1: H - B, y2: H - B + 4, class: 'grid' }));
+    svg.appendChild(s('text', { x: x(t), y: H - 8, 'text-anchor': anchor, class: 'axis axis-x' }, label));
   }
   series.forEach((ser, i) => {
     const pts = [...ser.points].sort((a, b) => +new Date(a[0]) - +new Date(b[0]));

@@ -6,7 +6,7 @@ import { href, go } from '../router.js';
 import { pageHeader, formDialog, confirmDialog, toast, when, bytes, count, parseSize, loading } from '../ui.js';
 import { lineChart } from '../chart.js';
 import { usersSection } from './access.js';
-import { usageView, byHour } from './usage.js';
+import { usageView, byHour, hourlyNote } from './usage.js';
 
 async function platformNames() {
   try {
@@ -381,9 +381,16 @@ export async function providerUsagePage() {
         if (r.hour >= a.last) { a.last = r.hour; a.objects = r.objects || 0; }
         m.set(r.bucket, a);
       }
+      // Live totals, which quotas count, rather than the last hourly sample.
+      for (const a of m.values()) {
+        const now = (t.buckets_now || {})[a.bucket];
+        a.stored = now ? now.bytes : null;
+        if (now) a.objects = now.objects;
+      }
       perBucket.push(...m.values());
     }
     replace(body,
+      tenants.length ? hourlyNote(tenants[0], 'Stored now and objects now are live, as quotas count them. ') : null,
       h('div', { class: 'charts' },
         lineChart(storage, { title: 'Storage by tenant', binary: true, format: bytes, testid: 'chart-provider-storage', legend: true }),
         lineChart(reqs, { title: 'Requests per hour by tenant', integer: true, format: (v) => count(Math.round(v)), testid: 'chart-provider-requests', legend: true })),
@@ -392,7 +399,8 @@ export async function providerUsagePage() {
         { label: 'Tenant', cell: (r) => h('a', { href: href('/provider/tenants/' + enc(r.tenant), { tab: 'usage' }) }, r.tenant) },
         { label: 'Bucket', class: 'name', cell: (r) => r.bucket },
         { label: 'GiB-hours', class: 'num', cell: (r) => (r.byte_hours / 1024 ** 3).toFixed(2) },
-        { label: 'Objects', class: 'num', cell: (r) => count(r.objects) },
+        { label: 'Stored now', class: 'num', cell: (r) => bytes(r.stored) },
+        { label: 'Objects now', class: 'num', cell: (r) => count(r.objects) },
         { label: 'Requests', class: 'num', cell: (r) => count(r.requests) },
         { label: 'In', class: 'num', cell: (r) => bytes(r.bytes_in) },
         { label: 'Out', class: 'num', cell: (r) => bytes(r.bytes_out) },

@@ -56,24 +56,30 @@ export async function usageView(tenant) {
   const paint = () => {
     const b = bucketSel.value;
     const hours = byHour(usage.rows || [], b);
-    const latest = hours.length ? hours[hours.length - 1] : null;
-    const now = b ? { bytes: latest ? latest.bytes : 0, objects: latest ? latest.objects : 0 } : (usage.stored_now || { bytes: 0, objects: 0 });
+    // The live totals quotas are enforced against; the hourly rows only
+    // sample them once an hour.
+    const none = { bytes: 0, objects: 0 };
+    const now = b ? ((usage.buckets_now || {})[b] || none) : (usage.stored_now || none);
     const q = quotas.find((x) => (x.bucket || '') === b) || {};
     const pts = (f) => hours.map((x) => [x.hour, f(x)]);
+    // The stored series end at the live totals, now: the last hourly
+    // sample may predate this hour's writes.
+    const nowPts = (f, v) => (hours.length ? [...pts(f), [Date.now(), v]] : []);
     const tot = hours.reduce((a, x) => ({ requests: a.requests + x.requests, in: a.in + x.bytes_in, out: a.out + x.bytes_out }), { requests: 0, in: 0, out: 0 });
     replace(body,
       h('div', { class: 'stats' },
-        stat('Stored', bytes(now.bytes), 'usage-stored'),
-        stat('Objects', count(now.objects), 'usage-objects'),
+        stat('Stored now', bytes(now.bytes), 'usage-stored'),
+        stat('Objects now', count(now.objects), 'usage-objects'),
         stat('Requests in period', count(tot.requests), 'usage-requests'),
         stat('Uploaded / downloaded', bytes(tot.in) + ' / ' + bytes(tot.out), 'usage-bandwidth')),
       h('div', { class: 'grid2' },
         gauge(now.bytes, q.max_bytes || 0, { title: 'Storage quota' + (b ? ' of ' + b : ''), format: bytes, testid: 'quota-gauge-bytes' }),
         gauge(now.objects, q.max_objects || 0, { title: 'Object quota' + (b ? ' of ' + b : ''), format: count, testid: 'quota-gauge-objects' })),
       h('h2', null, 'Over time'),
+      hourlyNote(usage),
       h('div', { class: 'charts' },
-        lineChart([{ label: 'Stored', points: pts((x) => x.bytes) }], { title: 'Storage', binary: true, format: bytes, testid: 'chart-storage' }),
-        lineChart([{ label: 'Objects', points: pts((x) => x.objects) }], { title: 'Objects', integer: true, format: (v) => count(Math.round(v)), testid: 'chart-objects' }),
+        lineChart([{ label: 'Stored', points: nowPts((x) => x.bytes, now.bytes) }], { title: 'Storage', binary: true, format: bytes, testid: 'chart-storage' }),
+        lineChart([{ label: 'Objects', points: nowPts((x) => x.objects, now.objects) }], { title: 'Objects', integer: true, format: (v) => count(Math.round(v)), testid: 'chart-objects' }),
         lineChart([
           { label: 'GET', points: pts((x) => x.get) }, { label: 'PUT', points: pts((x) => x.put) },
           { label: 'LIST', points: pts((x) => x.list) }, { label: 'DELETE', points: pts((x) => x.delete) },
@@ -110,6 +116,19 @@ export async function usageView(tenant) {
         href: '#', onclick: (e) => { e.currentTarget.href = `/console/api/tenants/${enc(tenant)}/usage${qs({ ...periodRange(period.value), format: 'csv' })}`; },
       }, 'Download CSV')),
     body);
+}
+
+// hourlyNote says which hourly figures are final and when the open hour
+// closes (its end plus the interval at which nodes report their counts).
+export function hourlyNote(usage, live = 'Stored and objects above are live, as quotas count them. ') {
+  if (!usage.closed_until || !usage.closes) return null;
+  const hm = (t) => new Date(t).toISOString().slice(11, 16);
+  const open = new Date(usage.closed_until);
+  const end = new Date(open.getTime() + 3600e3);
+  return h('p', { class: 'hint', 'data-testid': 'usage-hourly-note' },
+    live, 'The charts are hourly (storage and objects end at the live totals): figures are final up to ',
+    hm(open), ' UTC; the hour ', hm(open), '–', hm(end), ' is still being counted and closes at ',
+    new Date(usage.closes).toISOString().slice(11, 19), ' UTC. Storage is sampled at the start of each hour.');
 }
 
 function stat(label, value, testid) {
