@@ -61,7 +61,7 @@ func (s *Service) ReadComputed(ctx context.Context, id *iam.Identity, in GetInpu
 	sum := md5.Sum(c.Body)
 	obj := catalog.Object{Bucket: b.Name, Key: in.Key, VersionID: catalog.NullVersion, IsLatest: true,
 		Size: int64(len(c.Body)), ETag: `"` + hex.EncodeToString(sum[:]) + `"`,
-		LastModified: time.Now().UTC().Truncate(time.Second), StorageClass: "STANDARD"}
+		LastModified: time.Now().UTC().Truncate(time.Second), StorageClass: "STANDARD", Owner: b.Owner}
 	obj.Meta.ContentType = c.ContentType
 	if err := in.Cond.check(obj, true); err != nil {
 		return &Reader{Object: obj}, err

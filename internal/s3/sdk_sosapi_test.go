@@ -290,9 +290,10 @@ func TestSOSAPIRefusesWrites(t *testing.T) {
 	// any other.
 	put(t, ten.clients["bob"], "acme-bob", strings.TrimSuffix(sosapi.Folder, "/"), []byte("x"))
 	put(t, ten.clients["bob"], "acme-bob", "x/"+sosapi.SystemKey, []byte("x"))
-	// Nothing was stored under the folder.
+	// Nothing was stored under the folder: it lists only the document
+	// served there (no quota, so no capacity.xml).
 	l, err := ten.clients["bob"].ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: bkt, Prefix: aws.String(sosapi.Folder)})
-	if err != nil || len(l.Contents) != 0 {
+	if err != nil || len(l.Contents) != 1 || aws.ToString(l.Contents[0].Key) != sosapi.SystemKey {
 		t.Fatalf("objects under the folder: %+v, %v", l, err)
 	}
 }
@@ -317,4 +318,63 @@ func TestSOSAPIKeepsStoredObjects(t *testing.T) {
 	if got := get(t, bob, "veeam", sosapi.SystemKey); !bytes.Equal(got, stored) {
 		t.Fatalf("with SOSAPI off, system.xml is %q", got)
 	}
+
+	// A listing of the folder shows the documents in place of what is
+	// stored under their keys, with the folder's other objects, a page
+	// at a time; one of the bucket shows what is stored.
+	put(t, bob, "veeam", sosapi.Folder+"other", []byte("x"))
+	list := func(c *s3.Client, prefix string, max int32, token *string) *s3.ListObjectsV2Output {
+		t.Helper()
+		out, err := c.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("veeam"), Prefix: aws.String(prefix), MaxKeys: aws.Int32(max), ContinuationToken: token})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	keys := func(out *s3.ListObjectsV2Output) (ks []string) {
+		for _, o := range out.Contents {
+			ks = append(ks, strings.TrimPrefix(aws.ToString(o.Key), sosapi.Folder))
+		}
+		return ks
+	}
+	generated := int64(len(sosapiDoc(t, onc, "veeam", sosapi.SystemKey)))
+	l := list(onc, sosapi.Folder, 1000, nil)
+	if got := strings.Join(keys(l), ","); got != "other,system.xml" || aws.ToInt64(l.Contents[1].Size) != generated || aws.ToBool(l.IsTruncated) {
+		t.Fatalf("listing of the folder with SOSAPI on: %s (%+v)", got, l.Contents)
+	}
+	l = list(onc, sosapi.Folder, 1, nil)
+	if got := strings.Join(keys(l), ","); got != "other" || !aws.ToBool(l.IsTruncated) {
+		t.Fatalf("first page of one key: %s, truncated %v", got, aws.ToBool(l.IsTruncated))
+	}
+	l = list(onc, sosapi.Folder, 1, l.NextContinuationToken)
+	if got := strings.Join(keys(l), ","); got != "system.xml" || aws.ToBool(l.IsTruncated) {
+		t.Fatalf("second page of one key: %s, truncated %v", got, aws.ToBool(l.IsTruncated))
+	}
+	if l := list(bob, sosapi.Folder, 1000, nil); strings.Join(keys(l), ",") != "other,system.xml" || aws.ToInt64(l.Contents[1].Size) != int64(len(stored)) {
+		t.Fatalf("listing with SOSAPI off: %+v", l.Contents)
+	}
+}
+
+// With a quota both documents are listed, capacity.xml first.
+func TestSOSAPIListsBothUnderAQuota(t *testing.T) {
+	ten := newTenancy(t)
+	bob := ten.clients["bob"]
+	setQuota(t, ten, admin.Quota{Tenant: "acme", MaxBytes: 1 << 30})
+	out, err := bob.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String("acme-bob"), Prefix: aws.String(sosapi.Folder)})
+	if err != nil || len(out.Contents) != 2 || aws.ToString(out.Contents[0].Key) != sosapi.CapacityKey || aws.ToString(out.Contents[1].Key) != sosapi.SystemKey {
+		t.Fatalf("listing of the folder: %+v, %v", out, err)
+	}
+	for _, o := range out.Contents {
+		if body := sosapiDoc(t, bob, "acme-bob", aws.ToString(o.Key)); aws.ToInt64(o.Size) != int64(len(body)) {
+			t.Fatalf("%s listed with size %d, read with %d bytes", aws.ToString(o.Key), aws.ToInt64(o.Size), len(body))
+		}
+	}
+	// Not in a listing of the bucket: nothing is stored there.
+	all, err := bob.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String("acme-bob")})
+	if err != nil || len(all.Contents) != 1 {
+		t.Fatalf("listing of the bucket: %+v, %v", all, err)
+	}
+	// Another tenant lists nothing of it.
+	_, err = ten.clients["carl"].ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String("acme-bob"), Prefix: aws.String(sosapi.Folder)})
+	wantCode(t, err, "AccessDenied")
 }
