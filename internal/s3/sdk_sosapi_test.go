@@ -378,3 +378,26 @@ func TestSOSAPIListsBothUnderAQuota(t *testing.T) {
 	_, err = ten.clients["carl"].ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String("acme-bob"), Prefix: aws.String(sosapi.Folder)})
 	wantCode(t, err, "AccessDenied")
 }
+
+// A browser form upload cannot name a key under the folder either, not
+// even through ${filename}; the same form elsewhere stores its file.
+func TestSOSAPIRefusesFormUploads(t *testing.T) {
+	c, bucket, srv := setup(t)
+	for _, tc := range []struct {
+		key, filename string
+		status        int
+	}{
+		{sosapi.Folder + "${filename}", "system.xml", 403},
+		{sosapi.SystemKey, "x", 403},
+		{"uploads/${filename}", "system.xml", 204},
+	} {
+		fields := append(signedV4([]any{"starts-with", "$key", ""}), field{"key", tc.key})
+		resp, body := postForm(t, srv, srv.URL+"/"+bucket, fields, tc.filename, strings.NewReader("<SystemInfo/>"))
+		if code, _ := errCode(body); resp.StatusCode != tc.status || tc.status == 403 && code != "AccessDenied" {
+			t.Fatalf("POST key %s file %s: %d %s", tc.key, tc.filename, resp.StatusCode, body)
+		}
+	}
+	if got := sosapiDoc(t, c, bucket, sosapi.SystemKey); bytes.Contains(got, []byte("<SystemInfo/>")) {
+		t.Fatalf("a form replaced system.xml: %s", got)
+	}
+}
