@@ -336,6 +336,8 @@ func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 		if results, err = s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets, bypassGovernance(r)); err != nil {
 			return err
 		}
+	} else if _, err := s.svc.HeadBucket(r.Context(), c.id, c.Bucket); errors.Is(err, objects.ErrNoSuchBucket) {
+		return err // a batch of reserved keys only, to a bucket that is not there
 	}
 	results = append(results, reserved...)
 	type deleted struct {

@@ -286,6 +286,9 @@ func TestSOSAPIRefusesWrites(t *testing.T) {
 			}
 		}
 	}
+	_, err := ten.clients["bob"].DeleteObjects(ctx, &s3.DeleteObjectsInput{Bucket: aws.String("acme-none"),
+		Delete: &types.Delete{Objects: []types.ObjectIdentifier{{Key: aws.String(sosapi.SystemKey)}}}})
+	wantCode(t, err, "NoSuchBucket")
 	// The folder's name without its slash, and look-alikes, are keys as
 	// any other.
 	put(t, ten.clients["bob"], "acme-bob", strings.TrimSuffix(sosapi.Folder, "/"), []byte("x"))
