@@ -164,6 +164,11 @@ type Config struct {
 	// scripts as on AWS, for a provider whose console has a host name
 	// of its own (docs/s3-compatibility.md).
 	SandboxActiveObjects *bool `yaml:"sandbox_active_objects,omitempty"`
+	// SOSAPI (default true) serves Veeam's Smart Object Storage API in
+	// every bucket: system.xml and capacity.xml computed under
+	// .system-d26a9498-cb7c-4a87-a44a-8ae204f5ba6c/, whose keys no one
+	// may write (docs/veeam.md).
+	SOSAPI *bool `yaml:"sosapi,omitempty"`
 
 	// ConsoleIdleExpiry and ConsoleMaxAge end console sessions unused
 	// for that long, and that long after sign-in (0 = 30 min and 12 h).
@@ -404,7 +409,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		MinBodyRate:     int64(or(cfg.BodyMinRate, DefaultBodyMinRate)),
 		PresignV2MaxAge: cfg.PresignV2MaxAge, AccessLog: n.AccessLog, Audit: n.Audit,
 		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel(), SSECOverHTTP: cfg.SSE.COverHTTP,
-		AllowActiveObjects: cfg.SandboxActiveObjects != nil && !*cfg.SandboxActiveObjects})
+		AllowActiveObjects: cfg.SandboxActiveObjects != nil && !*cfg.SandboxActiveObjects,
+		SOSAPI:             cfg.SOSAPI == nil || *cfg.SOSAPI})
 	consoleh, err := n.openConsole()
 	if err != nil {
 		return fail(err)

@@ -274,6 +274,9 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, c *call) error
 		}
 		defer s.docs.release(mem)
 	}
+	if c.serveWith != nil {
+		return c.serveWith(s, w, r, c)
+	}
 	return handlers[c.Op](s, w, r, c)
 }
 

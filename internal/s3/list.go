@@ -112,6 +112,9 @@ func listObjectsV1(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 	if err != nil {
 		return err
 	}
+	if err := s.sosapiList(r, c, in, &out); err != nil {
+		return err
+	}
 	var res struct {
 		XMLName xml.Name `xml:"ListBucketResult"`
 		listing
@@ -144,6 +147,9 @@ func listObjectsV2(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 	}
 	out, err := s.svc.ListObjects(r.Context(), c.id, in)
 	if err != nil {
+		return err
+	}
+	if err := s.sosapiList(r, c, in, &out); err != nil {
 		return err
 	}
 	var res struct {

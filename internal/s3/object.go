@@ -317,17 +317,29 @@ func deleteObjects(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 	if err := readXML(r, c, &req); err != nil {
 		return err
 	}
-	targets := make([]objects.DeleteTarget, len(req.Object))
-	for i, o := range req.Object {
+	targets := make([]objects.DeleteTarget, 0, len(req.Object))
+	var reserved []objects.DeleteResult // keys SOSAPI keeps (sosapi.go)
+	for _, o := range req.Object {
 		if o.ETag != nil || o.LastModifiedTime != nil || o.Size != nil {
 			return errConditionalDelete
 		}
-		targets[i] = objects.DeleteTarget{Key: o.Key, VersionID: o.VersionID}
+		t := objects.DeleteTarget{Key: o.Key, VersionID: o.VersionID}
+		if s.sosapiRefusesKey(o.Key) && len(req.Object) <= objects.MaxDeleteKeys {
+			reserved = append(reserved, objects.DeleteResult{DeleteTarget: t, Err: errSOSAPIReserved})
+			continue
+		}
+		targets = append(targets, t)
 	}
-	results, err := s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets, bypassGovernance(r))
-	if err != nil {
-		return err
+	var results []objects.DeleteResult
+	if len(targets) > 0 || len(reserved) == 0 {
+		var err error
+		if results, err = s.svc.DeleteObjects(r.Context(), c.id, c.Bucket, targets, bypassGovernance(r)); err != nil {
+			return err
+		}
+	} else if _, err := s.svc.HeadBucket(r.Context(), c.id, c.Bucket); errors.Is(err, objects.ErrNoSuchBucket) {
+		return err // a batch of reserved keys only, to a bucket that is not there
 	}
+	results = append(results, reserved...)
 	type deleted struct {
 		Key                   string
 		VersionID             string `xml:"VersionId,omitempty"`

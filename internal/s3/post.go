@@ -210,6 +210,9 @@ func postObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	}
 	c.id = id
 	s.corsHeaders(w, r, c, false)
+	if s.sosapiRefusesKey(c.Key) {
+		return errSOSAPIReserved
+	}
 	in, err := postInput(r, c, fields)
 	if err != nil {
 		return err

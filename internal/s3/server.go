@@ -22,6 +22,7 @@ import (
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/s3/sigv4"
+	"github.com/ostiumio/ostium/internal/sosapi"
 )
 
 // Server is the S3 endpoint as an http.Handler.
@@ -49,6 +50,8 @@ type Server struct {
 	sseCOverHTTP bool
 	// allowActive: Options.AllowActiveObjects (sandbox.go).
 	allowActive bool
+	// sosapi is what system.xml recommends; nil: SOSAPI is off (sosapi.go).
+	sosapi *sosapi.Recommendations
 }
 
 // Options tune the endpoint.
@@ -92,6 +95,9 @@ type Options struct {
 	// SVG, ...) run their scripts, as AWS does; the default sandboxes
 	// them (sandbox.go). Only for a console on a host name of its own.
 	AllowActiveObjects bool
+	// SOSAPI serves Veeam's Smart Object Storage API documents in every
+	// bucket and reserves their keys (sosapi.go).
+	SOSAPI bool
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -137,7 +143,12 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 	case rate < 0:
 		rate = 0
 	}
-	return &Server{svc: svc, keys: keys, meter: meter, domains: ds, proxies: o.TrustedProxies,
+	var rec *sosapi.Recommendations
+	if o.SOSAPI {
+		r := sosapi.Recommend(tenant)
+		rec = &r
+	}
+	return &Server{sosapi: rec, svc: svc, keys: keys, meter: meter, domains: ds, proxies: o.TrustedProxies,
 		v2MaxAge: o.PresignV2MaxAge,
 		coldKeys: newColdKeys(anon),
 		slots:    newShares(int64(total), int64(anon), int64(tenant)),
@@ -214,6 +225,9 @@ type call struct {
 	// refused is the error code of the first key a DeleteObjects answered
 	// 200 for refused, for the audit log's outcome.
 	refused string
+	// serveWith, when set, serves the request instead of its Op's
+	// handler (a SOSAPI document: sosapiRoute).
+	serveWith handler
 }
 
 // handler serves one operation; it writes a success response itself and
@@ -357,6 +371,9 @@ func (s *Server) serve(w *meteredWriter, r *http.Request, c *call) (err error) {
 		return s.dispatch(w, r, c)
 	}
 	if err := s.authenticate(r, c); err != nil {
+		return err
+	}
+	if err := s.sosapiRoute(c); err != nil {
 		return err
 	}
 	// What the request asks for and whether it may be asked are decided
