@@ -133,6 +133,9 @@ func (x *Indexer) Index(ctx context.Context, p catalog.Publication) (bool, error
 	owned := err == nil && bk.Tenant == p.Tenant
 	start := ""
 	for first := true; owned; first = false {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
 		if !first && x.pause > 0 {
 			select {
 			case <-ctx.Done():
@@ -150,7 +153,8 @@ func (x *Indexer) Index(ctx context.Context, p catalog.Publication) (bool, error
 		for _, o := range objs {
 			b.add(o)
 		}
-		if len(objs) < listPage {
+		// Past the bounds the rest of the bucket can add nothing.
+		if len(objs) < listPage || b.files >= MaxLibraryFiles || len(b.items) >= MaxItems {
 			break
 		}
 		start = objs[len(objs)-1].Key
@@ -162,7 +166,7 @@ func (x *Indexer) Index(ctx context.Context, p catalog.Publication) (bool, error
 	}
 	if b.skipped > 0 {
 		slog.Warn("content library too large: items or files left out", "tenant", p.Tenant, "library", p.Name,
-			"left_out", b.skipped, "max_items", MaxItems, "max_files", MaxFiles)
+			"left_out_at_least", b.skipped, "max_items", MaxItems, "max_files", MaxFiles)
 	}
 	docs, err := x.documents(ctx, p, b.items)
 	if err != nil {
