@@ -320,6 +320,11 @@ func TestSubscriberWalk(t *testing.T) {
 	for k, v := range objs {
 		acme.put(t, "media", k, v)
 	}
+	// Encrypted at rest (SSE-S3): served decrypted, as S3 serves it.
+	sealed := random(2000)
+	_, err := acme.s3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("media"), Key: aws.String("lib/misc/sealed.bin"),
+		Body: bytes.NewReader(sealed), ServerSideEncryption: "AES256"})
+	must(t, err)
 	c := acme.publish(t, "isos", admin.CatalogInput{Bucket: "media", Prefix: "lib/", Description: "golden images"})
 	if c.URL != "/catalogs/acme/isos/lib.json" || c.Protected || c.Version != 0 || c.Indexed != nil || !urnUUID.MatchString(c.LibraryID) {
 		t.Fatalf("published %+v", c)
@@ -345,8 +350,8 @@ func TestSubscriberWalk(t *testing.T) {
 	if n := len(items["photon"].Files); n != 3 {
 		t.Fatalf("photon has %d files, want its .ovf, .vmdk and .mf", n)
 	}
-	if !bytes.Equal(files["tools%202/tools.iso"], objs["lib/tools 2/tools.iso"]) {
-		t.Fatal("tools.iso's bytes are not the object's")
+	if !bytes.Equal(files["tools%202/tools.iso"], objs["lib/tools 2/tools.iso"]) || !bytes.Equal(files["misc/sealed.bin"], sealed) {
+		t.Fatal("a file's bytes are not the object's")
 	}
 	var got admin.Catalog
 	must(t, acme.adm.Do(ctx, "GET", "/tenants/acme/catalogs/isos", nil, &got))
@@ -389,7 +394,7 @@ func TestSubscriberWalk(t *testing.T) {
 	}
 	// Writes are refused; the bucket stays private to S3's anonymous callers.
 	req, _ := http.NewRequest("PUT", e.srv.URL+"/catalogs/acme/isos/photon/x.iso", strings.NewReader("x"))
-	resp, err := e.srv.Client().Do(req)
+	resp, err = e.srv.Client().Do(req)
 	must(t, err)
 	resp.Body.Close()
 	if resp.StatusCode != 405 {
@@ -601,6 +606,15 @@ func TestTenantsApartAndUnpublish(t *testing.T) {
 	if len(list) != 1 || list[0].Bucket != "globex-media" {
 		t.Fatalf("globex's libraries: %+v", list)
 	}
+
+	// A suspended tenant publishes nothing until resumed.
+	root := admin.NewClient(e.srv.URL, nodetest.AccessKey, nodetest.SecretKey, e.srv.Client())
+	must(t, root.Do(ctx, "POST", "/tenants/globex/suspend", nil, nil))
+	e.status("/catalogs/globex/lib/lib.json", 404)
+	e.status("/catalogs/globex/lib/item/a.iso", 404)
+	e.status("/catalogs/acme/lib/item/a.iso", 200)
+	must(t, root.Do(ctx, "POST", "/tenants/globex/resume", nil, nil))
+	e.status("/catalogs/globex/lib/item/a.iso", 200)
 
 	// Unpublishing ends access to the documents and the files.
 	must(t, acme.adm.Do(ctx, "DELETE", "/tenants/acme/catalogs/lib", nil, nil))
