@@ -11,7 +11,8 @@ import (
 // testPublications checks published content libraries: settings change
 // without losing the library's identity or documents, the index is
 // replaced whole and only over the settings it was made from, tenants
-// are apart, and unpublishing takes the documents with it.
+// are apart, and unpublishing (or deleting the tenant) takes the
+// documents with it.
 func testPublications(t *testing.T, s catalog.Store) {
 	c, ok := s.(catalog.Publications)
 	if !ok {
@@ -87,4 +88,16 @@ func testPublications(t *testing.T, s catalog.Store) {
 	if _, err := c.PublicationDoc(ctx, "acme", "isos", "lib.json"); err == nil {
 		t.Fatal("documents outlived their publication")
 	}
+
+	// A tenant's publications go with it: a tenant made again under its
+	// name publishes nothing of the old one's.
+	tenant(t, s, "gone")
+	must(t, c.PutPublication(ctx, catalog.Publication{Tenant: "gone", Name: "lib", Bucket: "b", LibraryID: "urn:uuid:4", Created: created}))
+	must(t, c.SetPublicationIndex(ctx, "gone", "lib", "", 1, "d", at, []catalog.PublicationDoc{{Path: "lib.json", Body: []byte("{}")}}))
+	must(t, s.DeleteTenant(ctx, "gone"))
+	tenant(t, s, "gone")
+	_, err = c.GetPublication(ctx, "gone", "lib")
+	wantErr(t, err, catalog.ErrNoSuchPublication)
+	_, err = c.PublicationDoc(ctx, "gone", "lib", "lib.json")
+	wantErr(t, err, catalog.ErrNoSuchObject)
 }
