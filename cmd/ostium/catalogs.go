@@ -14,12 +14,12 @@ func init() {
 	adminCmds["catalog publish"] = adminCmd{args: []string{"TENANT", "NAME"},
 		short: "publish a bucket (or a prefix of it) as a content library; again, to change it (with --auth-user, the password is read from the terminal or stdin)",
 		example: "  ostium admin catalog publish acme golden --bucket images --prefix templates/ --description \"Golden images\"\n" +
-			"  printf '%s\\n' \"$PW\" | ostium admin catalog publish acme golden --bucket images --auth-user subscriber",
+			"  printf '%s\\n' \"$PW\" | ostium admin catalog publish acme golden --bucket images --auth-user vcsp",
 		flags: func(fs *pflag.FlagSet, f *adminFlags) {
 			fs.StringVar(&f.bucket, "bucket", "", "the tenant's bucket to publish")
 			fs.StringVar(&f.prefix, "prefix", "", "the library's folder in the bucket, ending in / (default: the whole bucket)")
 			fs.StringVar(&f.description, "description", "", "what the library holds")
-			fs.StringVar(&f.authUser, "auth-user", "", "protect the library with this user name and a password (basic auth)")
+			fs.StringVar(&f.authUser, "auth-user", "", "protect the library with this user name (vcsp: the one the vSphere Client sends) and a password (basic auth)")
 		},
 		run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 			in := admin.CatalogInput{Bucket: f.bucket, Prefix: f.prefix, Description: f.description, User: f.authUser}

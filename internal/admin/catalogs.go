@@ -39,8 +39,10 @@ type Catalog struct {
 	Created time.Time  `json:"created"`
 }
 
-// CatalogInput publishes a catalog. User and Password protect it with
-// basic auth: both or neither.
+// CatalogInput publishes a catalog. A password protects it with basic
+// auth, for User, by default DefaultCatalogUser: the user name the
+// vSphere Client sends (it asks for the password alone), as vCenter's
+// own published libraries have it.
 type CatalogInput struct {
 	Bucket      string `json:"bucket"`
 	Prefix      string `json:"prefix"`
@@ -56,6 +58,10 @@ var (
 )
 
 const maxCatalogText = 1024
+
+// DefaultCatalogUser is a protected catalog's user name unless another
+// is given.
+const DefaultCatalogUser = "vcsp"
 
 func init() {
 	routes = append(routes,
@@ -100,6 +106,9 @@ func (s *Service) PublishCatalog(ctx context.Context, id *iam.Identity, tenant, 
 	if err != nil {
 		return Catalog{}, err
 	}
+	if in.Password != "" && in.User == "" {
+		in.User = DefaultCatalogUser
+	}
 	if err := validCatalog(name, in); err != nil {
 		return Catalog{}, err
 	}
@@ -143,8 +152,6 @@ func validCatalog(name string, in CatalogInput) error {
 		return bad("A prefix is a key's folder: at most %d bytes of UTF-8, not starting with '/'", maxCatalogText)
 	case len(in.Description) > maxCatalogText || !utf8.ValidString(in.Description):
 		return bad("A description is at most %d bytes of UTF-8", maxCatalogText)
-	case in.User == "" && in.Password != "":
-		return bad("A password needs a user name")
 	case in.User != "" && !catalogUser.MatchString(in.User):
 		return bad("A user name is 1 to 64 letters, digits or '_.@+-'")
 	}

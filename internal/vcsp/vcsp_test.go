@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -537,7 +538,7 @@ func TestBasicAuth(t *testing.T) {
 
 	// Bad input from the tenant is refused as such.
 	for _, in := range []admin.CatalogInput{{Bucket: "media", User: user}, {Bucket: "media", User: user, Password: "short"},
-		{Bucket: "media", Password: pw}, {Bucket: "media", User: "a:b", Password: pw}, {Bucket: "media", Prefix: "no-slash"}} {
+		{Bucket: "media", User: "a:b", Password: pw}, {Bucket: "media", Prefix: "no-slash"}} {
 		err := acme.adm.Do(ctx, "PUT", "/tenants/acme/catalogs/lib", in, nil)
 		var ae *admin.Error
 		if !errors.As(err, &ae) || ae.Status != 400 {
@@ -559,6 +560,34 @@ func TestBasicAuth(t *testing.T) {
 	// password, not with the library).
 	acme.publish(t, "lib", admin.CatalogInput{Bucket: "media"})
 	e.status(c.URL, 200)
+
+	// A password alone protects it for the user name the vSphere Client
+	// sends, vcsp. From another address (this one is held off, that one
+	// is not: failures are counted per address).
+	if c := acme.publish(t, "lib", admin.CatalogInput{Bucket: "media", Password: pw}); !c.Protected || c.User != "vcsp" {
+		t.Fatalf("published with a password alone: %+v, want user vcsp", c)
+	}
+	tr := e.srv.Client().Transport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}).DialContext
+	other := &http.Client{Transport: tr}
+	for _, tc := range []struct {
+		user string
+		want int
+	}{{"", 401}, {user, 401}, {"vcsp", 200}} {
+		req, _ := http.NewRequest("GET", e.srv.URL+c.URL, nil)
+		if tc.user != "" {
+			req.SetBasicAuth(tc.user, pw)
+		}
+		resp, err := other.Do(req)
+		must(t, err)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Fatalf("from 127.0.0.2 as %q: %d, want %d", tc.user, resp.StatusCode, tc.want)
+		}
+	}
+	if resp, _ := e.get(c.URL, "vcsp", pw); resp.StatusCode != 429 {
+		t.Fatalf("the failing address with the right credentials: %d, want 429 still", resp.StatusCode)
+	}
 }
 
 // Tenants' libraries are apart: the same name in two tenants serves
