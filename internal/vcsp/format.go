@@ -21,6 +21,7 @@ package vcsp
 
 import (
 	"crypto/sha1"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"path"
@@ -73,22 +74,49 @@ type Item struct {
 	Files          []File            `json:"files"`
 	ID             string            `json:"id"`
 	Name           string            `json:"name"`
-	Metadata       []any             `json:"metadata"`
+	Metadata       []Metadata        `json:"metadata"`
 	Properties     map[string]string `json:"properties"`
 	SelfHref       string            `json:"selfHref"`
 	Type           string            `json:"type"`
 	ContentVersion string            `json:"contentVersion"`
 }
 
+// Metadata is an item's metadata entry. An OVF template carries one,
+// type-metadata, as make_vcsp writes it: a JSON document (as a string)
+// naming the item, its version and its library.
+type Metadata struct {
+	Key        string `json:"key"`
+	Value      string `json:"value"`
+	Type       string `json:"type"`
+	Domain     string `json:"domain"`
+	Visibility string `json:"visibility"`
+}
+
+// typeMetadata is an OVF template's type-metadata entry. Templates are
+// told as single VMs (isVappTemplate false): the index is made from the
+// listing and reads no .ovf.
+func typeMetadata(itemID, version, libraryID string) Metadata {
+	v, _ := json.Marshal(struct {
+		ID                  string   `json:"id"`
+		Version             string   `json:"version"`
+		LibraryIDParent     string   `json:"libraryIdParent"`
+		IsVappTemplate      string   `json:"isVappTemplate"`
+		VMTemplate          any      `json:"vmTemplate"`
+		VappTemplate        any      `json:"vappTemplate"`
+		Networks            []string `json:"networks"`
+		StoragePolicyGroups any      `json:"storagePolicyGroups"`
+	}{ID: itemID, Version: version, LibraryIDParent: libraryID, IsVappTemplate: "false", Networks: []string{}})
+	return Metadata{Key: "type-metadata", Value: string(v), Type: "String", Domain: "SYSTEM", Visibility: "READONLY"}
+}
+
 // File is one file of an item: its size and etag (the object's S3 ETag,
 // unquoted: the MD5 of a single-part upload) tell a subscriber whether
 // it changed; hrefs resolve from the library's root.
 type File struct {
-	Name       string   `json:"name"`
-	Size       int64    `json:"size"`
-	Etag       string   `json:"etag"`
-	Generation *string  `json:"generation"`
-	Hrefs      []string `json:"hrefs"`
+	Name  string   `json:"name"`
+	Size  int64    `json:"size"`
+	Etag  string   `json:"etag"`
+	Hrefs []string `json:"hrefs"`
 }
 
 // href is a path under the library's root as a relative URL, each

@@ -227,7 +227,7 @@ func (x *Indexer) documents(ctx context.Context, p catalog.Publication, items []
 		it.ID = itemID(p.LibraryID, folder)
 		it.Type = itemType(it.Files)
 		it.SelfHref = href(folder, itemDoc)
-		it.Metadata, it.Properties, it.ContentVersion = []any{}, map[string]string{}, "1"
+		it.Metadata, it.Properties, it.ContentVersion = []Metadata{}, map[string]string{}, "1"
 		it.Version, it.Created = "1", now
 		if prev, err := x.cat.PublicationDoc(ctx, p.Tenant, p.Name, folder+"/"+itemDoc); err == nil {
 			var old Item
@@ -241,6 +241,9 @@ func (x *Indexer) documents(ctx context.Context, p catalog.Publication, items []
 			}
 		} else if !errors.Is(err, catalog.ErrNoSuchObject) {
 			return nil, fmt.Errorf("vcsp: read %s/%s: %w", folder, itemDoc, err)
+		}
+		if it.Type == TypeOVF {
+			it.Metadata = []Metadata{typeMetadata(it.ID, it.Version, p.LibraryID)}
 		}
 		body, err := json.Marshal(it)
 		if err != nil {

@@ -165,17 +165,22 @@ type itemJSON struct {
 	Version        string            `json:"version"`
 	ID             string            `json:"id"`
 	Name           string            `json:"name"`
-	Metadata       []any             `json:"metadata"`
+	Metadata       []struct {
+		Key        string `json:"key"`
+		Value      string `json:"value"`
+		Type       string `json:"type"`
+		Domain     string `json:"domain"`
+		Visibility string `json:"visibility"`
+	} `json:"metadata"`
 	Properties     map[string]string `json:"properties"`
 	SelfHref       string            `json:"selfHref"`
 	Type           string            `json:"type"`
 	ContentVersion string            `json:"contentVersion"`
 	Files          []struct {
-		Name       string   `json:"name"`
-		Size       *int64   `json:"size"`
-		Etag       string   `json:"etag"`
-		Generation any      `json:"generation"`
-		Hrefs      []string `json:"hrefs"`
+		Name  string   `json:"name"`
+		Size  *int64   `json:"size"`
+		Etag  string   `json:"etag"`
+		Hrefs []string `json:"hrefs"`
 	} `json:"files"`
 }
 
@@ -204,8 +209,23 @@ func strict(t *testing.T, what string, body []byte, v any) {
 	}
 }
 
-func checkItem(t *testing.T, it itemJSON) {
+func checkItem(t *testing.T, it itemJSON, libID string) {
 	t.Helper()
+	// An OVF template's type-metadata names it, its version and its
+	// library, as make_vcsp writes it; other items have none.
+	if it.Type == vcsp.TypeOVF {
+		if len(it.Metadata) != 1 || it.Metadata[0].Key != "type-metadata" || it.Metadata[0].Type != "String" ||
+			it.Metadata[0].Domain != "SYSTEM" || it.Metadata[0].Visibility != "READONLY" {
+			t.Fatalf("OVF item %s metadata %+v", it.Name, it.Metadata)
+		}
+		var tm map[string]any
+		if err := json.Unmarshal([]byte(it.Metadata[0].Value), &tm); err != nil || tm["id"] != it.ID || tm["version"] != it.Version ||
+			tm["libraryIdParent"] != libID || tm["isVappTemplate"] != "false" {
+			t.Fatalf("OVF item %s type-metadata %s (%v)", it.Name, it.Metadata[0].Value, err)
+		}
+	} else if len(it.Metadata) != 0 {
+		t.Fatalf("item %s (%s) metadata %+v", it.Name, it.Type, it.Metadata)
+	}
 	if !urnUUID.MatchString(it.ID) || !stamp.MatchString(it.Created) || it.ContentVersion != "1" || it.SelfHref != url.PathEscape(it.Name)+"/item.json" ||
 		it.Metadata == nil || it.Properties == nil || it.Description == nil || len(it.Files) == 0 {
 		t.Fatalf("item %+v is not as the format has it", it)
@@ -249,7 +269,7 @@ func (e *env) subscribe(libURL string, auth ...string) (libJSON, map[string]item
 	for _, r := range raw.Items {
 		var it itemJSON
 		strict(t, "an items.json entry", r, &it)
-		checkItem(t, it)
+		checkItem(t, it, lib.ID)
 		// item.json is the items.json entry.
 		var self itemJSON
 		body := e.status(resolve(it.SelfHref), 200, auth...)
