@@ -160,12 +160,12 @@ type libJSON struct {
 }
 
 type itemJSON struct {
-	Created        string            `json:"created"`
-	Description    *string           `json:"description"`
-	Version        string            `json:"version"`
-	ID             string            `json:"id"`
-	Name           string            `json:"name"`
-	Metadata       []struct {
+	Created     string  `json:"created"`
+	Description *string `json:"description"`
+	Version     string  `json:"version"`
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Metadata    []struct {
 		Key        string `json:"key"`
 		Value      string `json:"value"`
 		Type       string `json:"type"`
