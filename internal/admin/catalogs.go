@@ -63,6 +63,10 @@ const maxCatalogText = 1024
 // is given.
 const DefaultCatalogUser = "vcsp"
 
+// MaxCatalogs bounds a tenant's catalogs, and so the indexer's work (it
+// walks each every interval).
+const MaxCatalogs = 100
+
 func init() {
 	routes = append(routes,
 		route{"GET", "/tenants/{tenant}/catalogs", "ListCatalogs", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
@@ -121,6 +125,15 @@ func (s *Service) PublishCatalog(ctx context.Context, id *iam.Identity, tenant, 
 		return Catalog{}, newErr(http.StatusNotFound, "NoSuchBucket", "The bucket does not exist")
 	}
 	if err != nil {
+		return Catalog{}, apiErr(err)
+	}
+	if _, err := pubs.GetPublication(ctx, tenant, name); errors.Is(err, catalog.ErrNoSuchPublication) {
+		if mine, err := pubs.ListPublications(ctx, tenant); err != nil {
+			return Catalog{}, apiErr(err)
+		} else if len(mine) >= MaxCatalogs {
+			return Catalog{}, newErr(http.StatusBadRequest, "TooManyCatalogs", "A tenant publishes at most %d catalogs", MaxCatalogs)
+		}
+	} else if err != nil {
 		return Catalog{}, apiErr(err)
 	}
 	p := catalog.Publication{Tenant: tenant, Name: name, Bucket: in.Bucket, Prefix: in.Prefix, Description: in.Description,

@@ -655,6 +655,18 @@ func TestTenantsApartAndUnpublish(t *testing.T) {
 	if len(list) != 1 || list[0].Bucket != "globex-media" {
 		t.Fatalf("globex's libraries: %+v", list)
 	}
+	// A tenant's libraries are bounded (the indexer walks each).
+	for i := 1; i < admin.MaxCatalogs; i++ {
+		must(t, globex.adm.Do(ctx, "PUT", fmt.Sprintf("/tenants/globex/catalogs/more-%d", i), admin.CatalogInput{Bucket: "globex-media"}, nil))
+	}
+	err = globex.adm.Do(ctx, "PUT", "/tenants/globex/catalogs/one-too-many", admin.CatalogInput{Bucket: "globex-media"}, nil)
+	if !errors.As(err, &ae) || ae.Status != 400 || ae.Code != "TooManyCatalogs" {
+		t.Fatalf("library %d: %v, want 400 TooManyCatalogs", admin.MaxCatalogs+1, err)
+	}
+	must(t, globex.adm.Do(ctx, "PUT", "/tenants/globex/catalogs/lib", admin.CatalogInput{Bucket: "globex-media", Description: "changed"}, nil))
+	for i := 1; i < admin.MaxCatalogs; i++ {
+		must(t, globex.adm.Do(ctx, "DELETE", fmt.Sprintf("/tenants/globex/catalogs/more-%d", i), nil, nil))
+	}
 
 	// A suspended tenant publishes nothing until resumed.
 	root := admin.NewClient(e.srv.URL, nodetest.AccessKey, nodetest.SecretKey, e.srv.Client())
