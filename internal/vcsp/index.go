@@ -220,6 +220,18 @@ func (b *builder) flush() {
 // one counts a version more, a new one starts at 1.
 func (x *Indexer) documents(ctx context.Context, p catalog.Publication, items []Item) ([]catalog.PublicationDoc, error) {
 	now := stamp(x.now())
+	// The previous index, read once: its items by folder.
+	prev := map[string]Item{}
+	if body, err := x.cat.PublicationDoc(ctx, p.Tenant, p.Name, itemsDoc); err == nil {
+		var old Items
+		if json.Unmarshal(body, &old) == nil {
+			for _, it := range old.Items {
+				prev[it.Name] = it
+			}
+		}
+	} else if !errors.Is(err, catalog.ErrNoSuchObject) {
+		return nil, fmt.Errorf("vcsp: read %s: %w", itemsDoc, err)
+	}
 	docs := make([]catalog.PublicationDoc, 0, len(items)+2)
 	for i := range items {
 		it := &items[i]
@@ -229,18 +241,13 @@ func (x *Indexer) documents(ctx context.Context, p catalog.Publication, items []
 		it.SelfHref = href(folder, itemDoc)
 		it.Metadata, it.Properties, it.ContentVersion = []Metadata{}, map[string]string{}, "1"
 		it.Version, it.Created = "1", now
-		if prev, err := x.cat.PublicationDoc(ctx, p.Tenant, p.Name, folder+"/"+itemDoc); err == nil {
-			var old Item
-			if json.Unmarshal(prev, &old) == nil && old.ID == it.ID {
-				it.Created = old.Created
-				it.Version = old.Version
-				if !sameFiles(old.Files, it.Files) {
-					v, _ := strconv.ParseInt(old.Version, 10, 64)
-					it.Version = strconv.FormatInt(v+1, 10)
-				}
+		if old, ok := prev[folder]; ok && old.ID == it.ID {
+			it.Created = old.Created
+			it.Version = old.Version
+			if !sameFiles(old.Files, it.Files) {
+				v, _ := strconv.ParseInt(old.Version, 10, 64)
+				it.Version = strconv.FormatInt(v+1, 10)
 			}
-		} else if !errors.Is(err, catalog.ErrNoSuchObject) {
-			return nil, fmt.Errorf("vcsp: read %s/%s: %w", folder, itemDoc, err)
 		}
 		if it.Type == TypeOVF {
 			it.Metadata = []Metadata{typeMetadata(it.ID, it.Version, p.LibraryID)}
