@@ -33,8 +33,9 @@ const (
 	DefaultPause = 20 * time.Millisecond
 	// MaxItems, MaxFiles (of an item) and MaxLibraryFiles (of all its
 	// items) bound what one library lists, and so the indexer's memory
-	// and the documents' size (some tens of MiB at most); items and files
-	// past them are left out (and logged).
+	// and the documents' size (some 25 MiB of documents and under 100 MiB
+	// of heap while indexing, at the bounds); items and files past them
+	// are left out (and logged).
 	MaxItems        = 10_000
 	MaxFiles        = 1_000
 	MaxLibraryFiles = 100_000
