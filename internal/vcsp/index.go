@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/objects"
 )
 
 // JobName is the indexer's lease.
@@ -188,6 +189,11 @@ func (b *builder) add(o catalog.Object) {
 	rel := strings.TrimPrefix(o.Key, b.p.Prefix)
 	folder, name, ok := strings.Cut(rel, "/")
 	if !ok || !validSegment(folder) || !validSegment(name) || name == itemDoc {
+		return
+	}
+	// An SSE-C object cannot be served (only its writer has the key), so
+	// it is listed in no item.
+	if e := o.Meta.Encryption; e != nil && e.Kind == objects.KindSSEC {
 		return
 	}
 	if b.cur == nil || b.cur.Name != folder {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -55,7 +56,17 @@ type tenant struct {
 // tests run the indexer themselves, ix, when they want it to have run).
 func start(t *testing.T, interval time.Duration) *env {
 	t.Helper()
-	srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.CatalogIndexInterval = interval }})
+	return startWith(t, interval, nil)
+}
+
+func startWith(t *testing.T, interval time.Duration, cfg func(*node.Config)) *env {
+	t.Helper()
+	srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) {
+		c.CatalogIndexInterval = interval
+		if cfg != nil {
+			cfg(c)
+		}
+	}})
 	return &env{t: t, srv: srv, ix: vcsp.NewIndexer(srv.Node.Catalog.(vcsp.Catalog), time.Hour)}
 }
 
@@ -323,7 +334,7 @@ func random(n int) []byte {
 // outside the prefix are no item and are never served; nor is the
 // tenant's own item.json object in place of the generated one.
 func TestSubscriberWalk(t *testing.T) {
-	e := start(t, time.Hour)
+	e := startWith(t, time.Hour, func(c *node.Config) { c.SSE.COverHTTP = true })
 	acme := e.tenant("acme")
 	acme.bucket(t, "media")
 	vmdk := random(3<<20 + 17)
@@ -346,6 +357,13 @@ func TestSubscriberWalk(t *testing.T) {
 	_, err := acme.s3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("media"), Key: aws.String("lib/misc/sealed.bin"),
 		Body: bytes.NewReader(sealed), ServerSideEncryption: "AES256"})
 	must(t, err)
+	// SSE-C: only its writer has the key, so it is in no item.
+	ck := bytes.Repeat([]byte{7}, 32)
+	ckMD5 := md5.Sum(ck)
+	_, err = acme.s3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("media"), Key: aws.String("lib/misc/customer.bin"),
+		Body: bytes.NewReader([]byte("customer-keyed")), SSECustomerAlgorithm: aws.String("AES256"),
+		SSECustomerKey: aws.String(base64.StdEncoding.EncodeToString(ck)), SSECustomerKeyMD5: aws.String(base64.StdEncoding.EncodeToString(ckMD5[:]))})
+	must(t, err)
 	c := acme.publish(t, "isos", admin.CatalogInput{Bucket: "media", Prefix: "lib/", Description: "golden images"})
 	if c.URL != "/catalogs/acme/isos/lib.json" || c.Protected || c.Version != 0 || c.Indexed != nil || !urnUUID.MatchString(c.LibraryID) {
 		t.Fatalf("published %+v", c)
@@ -366,6 +384,11 @@ func TestSubscriberWalk(t *testing.T) {
 	for name, typ := range want {
 		if items[name].Type != typ {
 			t.Errorf("item %q type %q, want %q", name, items[name].Type, typ)
+		}
+	}
+	for _, f := range items["misc"].Files {
+		if f.Name == "customer.bin" {
+			t.Fatal("an SSE-C object is listed")
 		}
 	}
 	if n := len(items["photon"].Files); n != 3 {
