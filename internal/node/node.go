@@ -532,10 +532,10 @@ func (n *Node) Close() error {
 	return errors.Join(errs...)
 }
 
-// route sends the admin API's and the health checks' paths to them and
-// everything else to S3. Path-style buckets of those names would collide,
-// so objects refuses the names; on a virtual host the path is a key. The
-// console is not here: it has a listener of its own (consoleRoute), and
+// route sends the admin API's, the health checks' and the published
+// content libraries' (/catalogs/) paths to them and everything else to
+// S3. Path-style buckets of those names would collide, so objects
+// refuses the names; on a virtual host the path is a key. The console is not here: it has a listener of its own (consoleRoute), and
 // /console/ on this one is S3's, a bucket no one can create.
 func (n *Node) route(s3h *s3.Server, adminh, catalogsh http.Handler) http.Handler {
 	domains := n.cfg.Domains
