@@ -80,6 +80,7 @@ type adminFlags struct {
 	maxBytes                                   string // with a unit: 1TB, 500GiB
 	maxObjects                                 int64
 	sseDefault, kmsKey                         string
+	prefix, description, authUser              string
 }
 
 // The flags of each subcommand; only its own show in its --help.

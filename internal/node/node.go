@@ -37,6 +37,7 @@ import (
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/platform"
 	"github.com/ostiumio/ostium/internal/s3"
+	"github.com/ostiumio/ostium/internal/vcsp"
 )
 
 // Config is a node's configuration, as `ostium serve` flags and the
@@ -103,6 +104,10 @@ type Config struct {
 	AccessLogObjectRecords int           `yaml:"access_log_object_records,omitempty"`
 	AccessLogBuffer        int           `yaml:"access_log_buffer,omitempty"`
 	AccessLogQueue         int           `yaml:"access_log_queue,omitempty"`
+	// CatalogIndexInterval is how often the leased indexer regenerates
+	// the index of published content libraries whose objects changed
+	// (0 = 1 min).
+	CatalogIndexInterval time.Duration `yaml:"catalog_index_interval,omitempty"`
 	// JobLease is how long a node's hold on a background job lasts
 	// unrenewed: how soon another node takes over when it dies (0 = 15 s).
 	JobLease time.Duration `yaml:"job_lease,omitempty"`
@@ -268,7 +273,7 @@ func (c *Config) Validate() error {
 	durations := map[string]time.Duration{"gc_interval": c.GCInterval, "sweep_interval": c.SweepInterval, "sweep_grace": c.SweepGrace, "meter_interval": c.MeterInterval, "job_lease": c.JobLease,
 		"header_timeout": c.HeaderTimeout, "body_idle_timeout": c.BodyIdleTimeout, "keepalive_timeout": c.KeepAliveTimeout, "request_timeout": c.RequestTimeout,
 		"sigv2_presign_max_age": c.PresignV2MaxAge, "audit_retention": c.AuditRetention, "access_log_flush": c.AccessLogFlush, "access_log_interval": c.AccessLogInterval,
-		"console_idle_expiry": c.ConsoleIdleExpiry, "console_max_age": c.ConsoleMaxAge}
+		"console_idle_expiry": c.ConsoleIdleExpiry, "console_max_age": c.ConsoleMaxAge, "catalog_index_interval": c.CatalogIndexInterval}
 	for _, name := range slices.Sorted(maps.Keys(durations)) {
 		if d := durations[name]; d < 0 {
 			add(fmt.Errorf("%s: %v must not be negative", name, d))
@@ -415,7 +420,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return fail(err)
 	}
-	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys))
+	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys), n.catalogsHandler())
 	n.Console = n.consoleRoute(n.S3, consoleh)
 	n.exportStores()
 	// Root credentials last: a start that fails before this point leaves
@@ -496,6 +501,9 @@ func (n *Node) startJobs() {
 	if rw := n.rewrapJob(); rw != nil {
 		runs = append(runs, leased(kms.RewrapJobName, rw.Run))
 	}
+	if ix := n.catalogIndexer(); ix != nil {
+		runs = append(runs, leased(vcsp.JobName, ix.Run))
+	}
 	prune := jobs.KeyPruner{Keys: n.Catalog, Retention: jobs.ExpiredKeyRetention, Interval: time.Hour}
 	runs = append(runs, leased("key-pruner", prune.Run))
 	if n.Audit != nil {
@@ -531,12 +539,12 @@ func (n *Node) Close() error {
 	return errors.Join(errs...)
 }
 
-// route sends the admin API's and the health checks' paths to them and
-// everything else to S3. Path-style buckets of those names would collide,
-// so objects refuses the names; on a virtual host the path is a key. The
-// console is not here: it has a listener of its own (consoleRoute), and
+// route sends the admin API's, the health checks' and the published
+// content libraries' (/catalogs/) paths to them and everything else to
+// S3. Path-style buckets of those names would collide, so objects
+// refuses the names; on a virtual host the path is a key. The console is not here: it has a listener of its own (consoleRoute), and
 // /console/ on this one is S3's, a bucket no one can create.
-func (n *Node) route(s3h *s3.Server, adminh http.Handler) http.Handler {
+func (n *Node) route(s3h *s3.Server, adminh, catalogsh http.Handler) http.Handler {
 	domains := n.cfg.Domains
 	metricsh := n.metricsHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -549,6 +557,9 @@ func (n *Node) route(s3h *s3.Server, adminh http.Handler) http.Handler {
 			return
 		case strings.HasPrefix(r.URL.Path, healthPrefix):
 			n.health(w, r)
+			return
+		case catalogsh != nil && strings.HasPrefix(r.URL.Path, vcsp.Prefix):
+			catalogsh.ServeHTTP(w, r)
 			return
 		case r.URL.Path == metricsPath:
 			if r.ContentLength != 0 { // as for health checks: no body is read

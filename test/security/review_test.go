@@ -38,6 +38,8 @@ func TestNodePathsAnswerWithoutWaitingForBody(t *testing.T) {
 		{"POST", "/admin/v1/tenants"},
 		{"GET", "/admin/v1/openapi.yaml"},
 		{"PUT", "/admin/v1/no-such-route"},
+		{"GET", "/catalogs/acme/lib/lib.json"},
+		{"PUT", "/catalogs/acme/lib/item/x.iso"},
 	} {
 		for _, n := range []int{1 << 10, 1 << 30} {
 			conn := dial(t, srv)

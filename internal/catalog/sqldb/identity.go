@@ -169,7 +169,8 @@ func (s *Store) DeleteTenant(ctx context.Context, name string) error {
 		if err := affected(res, err, catalog.ErrNoSuchTenant); err != nil {
 			return err
 		}
-		for _, q := range []string{`DELETE FROM users WHERE tenant = ?`, `DELETE FROM access_keys WHERE tenant = ?`, `DELETE FROM quotas WHERE tenant = ?`} {
+		for _, q := range []string{`DELETE FROM users WHERE tenant = ?`, `DELETE FROM access_keys WHERE tenant = ?`, `DELETE FROM quotas WHERE tenant = ?`,
+			`DELETE FROM publications WHERE tenant = ?`, `DELETE FROM publication_docs WHERE tenant = ?`} {
 			if _, err := s.exec(ctx, tx, s.q(q), name); err != nil {
 				return err
 			}
