@@ -1,0 +1,19 @@
+package node
+
+import (
+	"runtime/debug"
+
+	"github.com/ostiumio/ostium/internal/osis"
+)
+
+// openOSIS returns the OSIS API's handler, or nil when it is off.
+func (n *Node) openOSIS() *osis.Handler {
+	if !n.cfg.OSIS {
+		return nil
+	}
+	version := ""
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "(devel)" {
+		version = bi.Main.Version
+	}
+	return osis.NewHandler(n.Admin, n.Keys, osis.Options{Version: version, Region: n.cfg.Region, ConsoleURL: n.cfg.OSISConsoleURL})
+}
