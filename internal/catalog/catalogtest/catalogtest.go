@@ -61,6 +61,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Keys", testKeys},
 		{"WrappedKeys", testWrappedKeys},
 		{"Console", testConsole},
+		{"CloudDirector", testCloudDirector},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {
