@@ -2,6 +2,8 @@ package admin
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -79,4 +81,51 @@ func (s *Service) TenantBuckets(ctx context.Context, id *iam.Identity, tenant st
 // (OSIS) in the audit log, as the Handler does for its calls.
 func (s *Service) Record(ctx context.Context, id *iam.Identity, e catalog.AuditEntry) {
 	s.audit.Record(ctx, id, e)
+}
+
+// CloudDirectorIDs lists the VMware Cloud Director ids of a tenant (user
+// "") or of a user.
+func (s *Service) CloudDirectorIDs(ctx context.Context, id *iam.Identity, tenant, user string) ([]string, error) {
+	if err := allow(id, ""); err != nil {
+		return nil, err
+	}
+	ids, err := s.cat.CloudDirectorIDs(ctx, tenant, user)
+	return ids, cdErr(err)
+}
+
+// SetCloudDirectorIDs replaces the Cloud Director ids of a tenant (user
+// "") or of a user; each maps to one tenant or user.
+func (s *Service) SetCloudDirectorIDs(ctx context.Context, id *iam.Identity, tenant, user string, ids []string) error {
+	if err := allow(id, ""); err != nil {
+		return err
+	}
+	for _, c := range ids {
+		if c == "" || len(c) > 128 {
+			return newErr(http.StatusBadRequest, "InvalidArgument", "A Cloud Director id is 1 to 128 bytes")
+		}
+	}
+	if len(ids) > 64 {
+		return newErr(http.StatusBadRequest, "InvalidArgument", "At most 64 Cloud Director ids")
+	}
+	return cdErr(s.cat.SetCloudDirectorIDs(ctx, tenant, user, ids))
+}
+
+// FindCloudDirectorID returns the tenant, and the user when user is set,
+// that a Cloud Director id maps to.
+func (s *Service) FindCloudDirectorID(ctx context.Context, id *iam.Identity, user bool, cdID string) (string, string, error) {
+	if err := allow(id, ""); err != nil {
+		return "", "", err
+	}
+	tenant, name, err := s.cat.FindCloudDirectorID(ctx, user, cdID)
+	return tenant, name, cdErr(err)
+}
+
+func cdErr(err error) error {
+	switch {
+	case errors.Is(err, catalog.ErrNoSuchCloudDirectorID):
+		return newErr(http.StatusNotFound, "NoSuchCloudDirectorID", "No tenant or user has that Cloud Director id")
+	case errors.Is(err, catalog.ErrCloudDirectorIDTaken):
+		return newErr(http.StatusConflict, "CloudDirectorIDTaken", "Another tenant or user has that Cloud Director id")
+	}
+	return apiErr(err)
 }

@@ -120,28 +120,26 @@ func roleOut(r string) string {
 
 var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
-// cdIDs are the Cloud Director ids a tenant stands for: its own name,
-// when it was named after one.
-func cdIDs(name string) []string {
-	if uuidShape.MatchString(name) {
-		return []string{name}
+func tenantOut(t admin.Tenant, cdIDs []string) Tenant {
+	if cdIDs == nil {
+		cdIDs = []string{}
 	}
-	return []string{}
+	return Tenant{TenantID: t.Name, Name: t.DisplayName, Active: t.Status == catalog.TenantActive, CDTenantIDs: cdIDs}
 }
 
-func tenantOut(t admin.Tenant) Tenant {
-	return Tenant{TenantID: t.Name, Name: t.DisplayName, Active: t.Status == catalog.TenantActive, CDTenantIDs: cdIDs(t.Name)}
-}
+// cd are the Cloud Director ids a user and its credentials show: the
+// user's own and its tenant's first (Ostium's names where none is kept).
+type cd struct{ tenant, user string }
 
-func userOut(u admin.User, active bool) User {
+func userOut(u admin.User, active bool, ids cd) User {
 	return User{UserID: u.Name, CanonicalUserID: u.CanonicalID, TenantID: u.Tenant, Active: active,
-		CDUserID: u.Name, CDTenantID: u.Tenant, Username: u.Name, Email: u.Email, Role: roleOut(u.Role)}
+		CDUserID: ids.user, CDTenantID: ids.tenant, Username: u.Name, Email: u.Email, Role: roleOut(u.Role)}
 }
 
-func credOut(k admin.Key) S3Credential {
+func credOut(k admin.Key, ids cd) S3Credential {
 	return S3Credential{AccessKey: k.AccessKey, SecretKey: k.SecretKey, Active: k.Status == catalog.KeyActive,
 		CreationDate: k.Created.UTC().Format(time.RFC3339), TenantID: k.Tenant, UserID: k.User, Username: k.User,
-		CDTenantID: k.Tenant, CDUserID: k.User}
+		CDTenantID: ids.tenant, CDUserID: ids.user}
 }
 
 // tenantNameFor is the Ostium name of a tenant OSE creates: its first

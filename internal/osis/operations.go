@@ -1,6 +1,9 @@
 package osis
 
 import (
+	"context"
+	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -100,6 +103,29 @@ func (h *Handler) getS3Capabilities(*http.Request, *iam.Identity) (any, int, err
 
 // Tenants.
 
+// isNotFound tells an error that is a 404.
+func isNotFound(err error) bool { return err != nil && toError(err).Status == http.StatusNotFound }
+
+// freeCDIDs checks that no tenant (user false) or user has any of ids
+// but owner ("" = none may).
+func (h *Handler) freeCDIDs(r *http.Request, id *iam.Identity, user bool, owner string, ids []string) error {
+	for _, c := range ids {
+		t, u, err := h.svc.FindCloudDirectorID(r.Context(), id, user, c)
+		switch {
+		case isNotFound(err):
+			continue
+		case err != nil:
+			return err
+		}
+		if who := t + "/" + u; owner == "" || who != owner {
+			return newErr(http.StatusConflict, "E_CONFLICT", "The Cloud Director id %s is another's (%s)", c, strings.TrimSuffix(who, "/"))
+		}
+	}
+	return nil
+}
+
+// createTenant makes a tenant named after its first Cloud Director id
+// (see tenantNameFor) and keeps all of them.
 func (h *Handler) createTenant(r *http.Request, id *iam.Identity) (any, int, error) {
 	var in Tenant
 	if err := decode(r, &in); err != nil {
@@ -108,9 +134,19 @@ func (h *Handler) createTenant(r *http.Request, id *iam.Identity) (any, int, err
 	if in.Name == "" {
 		return nil, 0, errBadRequest("A tenant needs a name")
 	}
+	if err := h.freeCDIDs(r, id, false, "", in.CDTenantIDs); err != nil {
+		return nil, 0, err
+	}
 	name := tenantNameFor(in)
 	t, err := h.svc.CreateTenant(r.Context(), id, name, in.Name, "")
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := h.svc.SetCloudDirectorIDs(r.Context(), id, name, "", in.CDTenantIDs); err != nil {
+		// Not half made: a tenant OSE cannot find by its id is of no use.
+		if derr := h.svc.DeleteTenant(context.WithoutCancel(r.Context()), id, name, false); derr != nil {
+			slog.Error("OSIS: tenant left without its Cloud Director ids", "tenant", name, "err", derr)
+		}
 		return nil, 0, err
 	}
 	if !in.Active {
@@ -118,16 +154,26 @@ func (h *Handler) createTenant(r *http.Request, id *iam.Identity) (any, int, err
 			return nil, 0, err
 		}
 	}
-	return created(tenantOut(t), nil)
+	return created(h.tenantOut(r, id, t))
 }
 
-func (h *Handler) tenants(r *http.Request, id *iam.Identity) ([]Tenant, error) {
-	ts, err := h.svc.ListTenants(r.Context(), id)
-	out := make([]Tenant, len(ts))
-	for i, t := range ts {
-		out[i] = tenantOut(t)
+func (h *Handler) tenantOut(r *http.Request, id *iam.Identity, t admin.Tenant) (Tenant, error) {
+	ids, err := h.svc.CloudDirectorIDs(r.Context(), id, t.Name, "")
+	return tenantOut(t, ids), err
+}
+
+// tenantPage cuts a page of ts and fills in its tenants' Cloud Director
+// ids (read for the page alone).
+func (h *Handler) tenantPage(r *http.Request, id *iam.Identity, ts []admin.Tenant, p paging) (any, int, error) {
+	pg := page(ts, p)
+	out := Page[Tenant]{Items: make([]Tenant, len(pg.Items)), PageInfo: pg.PageInfo}
+	for i, t := range pg.Items {
+		var err error
+		if out.Items[i], err = h.tenantOut(r, id, t); err != nil {
+			return nil, 0, err
+		}
 	}
-	return out, err
+	return ok(out, nil)
 }
 
 func (h *Handler) listTenants(r *http.Request, id *iam.Identity) (any, int, error) {
@@ -135,8 +181,11 @@ func (h *Handler) listTenants(r *http.Request, id *iam.Identity) (any, int, erro
 	if err != nil {
 		return nil, 0, err
 	}
-	ts, err := h.tenants(r, id)
-	return ok(page(ts, p), err)
+	ts, err := h.svc.ListTenants(r.Context(), id)
+	if err != nil {
+		return nil, 0, err
+	}
+	return h.tenantPage(r, id, ts, p)
 }
 
 func (h *Handler) queryTenants(r *http.Request, id *iam.Identity) (any, int, error) {
@@ -149,33 +198,44 @@ func (h *Handler) queryTenants(r *http.Request, id *iam.Identity) (any, int, err
 	if err != nil {
 		return nil, 0, err
 	}
-	ts, err := h.tenants(r, id)
+	want, has := f["tenant_id"]
+	if c, ok := f["cd_tenant_id"]; ok {
+		t, _, err := h.svc.FindCloudDirectorID(r.Context(), id, false, c)
+		if isNotFound(err) || has && t != want {
+			return h.tenantPage(r, id, nil, p)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		want, has = t, true
+	}
+	ts, err := h.svc.ListTenants(r.Context(), id)
 	if err != nil {
 		return nil, 0, err
 	}
-	var out []Tenant
+	var out []admin.Tenant
 	for _, t := range ts {
-		if v, ok := f["tenant_id"]; ok && v != t.TenantID {
+		if has && t.Name != want {
 			continue
 		}
-		if v, ok := f["cd_tenant_id"]; ok && !slices.Contains(t.CDTenantIDs, strings.ToLower(v)) {
-			continue
-		}
-		if v, ok := f["name"]; ok && v != t.Name {
+		if v, ok := f["name"]; ok && v != t.DisplayName {
 			continue
 		}
 		out = append(out, t)
 	}
-	return ok(page(out, p), nil)
+	return h.tenantPage(r, id, out, p)
 }
 
 func (h *Handler) getTenant(r *http.Request, id *iam.Identity) (any, int, error) {
 	t, err := h.svc.GetTenant(r.Context(), id, r.PathValue("tenantId"))
-	return ok(tenantOut(t), err)
+	if err != nil {
+		return nil, 0, err
+	}
+	return ok(h.tenantOut(r, id, t))
 }
 
 // updateTenant sets what OSE changes of a tenant: active (active ↔
-// suspended). cd_tenant_ids cannot change: they are the tenant's name.
+// suspended) and its Cloud Director ids (replaced when given).
 func (h *Handler) updateTenant(r *http.Request, id *iam.Identity) (any, int, error) {
 	var in struct {
 		Active      *bool    `json:"active"`
@@ -190,10 +250,11 @@ func (h *Handler) updateTenant(r *http.Request, id *iam.Identity) (any, int, err
 		return nil, 0, err
 	}
 	if in.CDTenantIDs != nil {
-		for _, c := range in.CDTenantIDs {
-			if !slices.Contains(cdIDs(t.Name), strings.ToLower(c)) {
-				return nil, 0, errBadRequest("A tenant's Cloud Director ids cannot change: it is named after them")
-			}
+		if err := h.freeCDIDs(r, id, false, name+"/", in.CDTenantIDs); err != nil {
+			return nil, 0, err
+		}
+		if err := h.svc.SetCloudDirectorIDs(r.Context(), id, name, "", in.CDTenantIDs); err != nil {
+			return nil, 0, err
 		}
 	}
 	if in.Active != nil && *in.Active != (t.Status == catalog.TenantActive) {
@@ -201,7 +262,7 @@ func (h *Handler) updateTenant(r *http.Request, id *iam.Identity) (any, int, err
 			return nil, 0, err
 		}
 	}
-	return ok(tenantOut(t), nil)
+	return ok(h.tenantOut(r, id, t))
 }
 
 func (h *Handler) deleteTenant(r *http.Request, id *iam.Identity) (any, int, error) {
@@ -226,6 +287,23 @@ func boolParam(r *http.Request, name string, def bool) (bool, error) {
 
 // Users.
 
+// cdOf are the Cloud Director ids a tenant's user shows.
+func (h *Handler) cdOf(r *http.Request, id *iam.Identity, tenant, user string) (cd, error) {
+	out := cd{tenant: tenant, user: user}
+	ts, err := h.svc.CloudDirectorIDs(r.Context(), id, tenant, "")
+	if err != nil {
+		return out, err
+	}
+	if len(ts) > 0 {
+		out.tenant = ts[0]
+	}
+	us, err := h.svc.CloudDirectorIDs(r.Context(), id, tenant, user)
+	if len(us) > 0 {
+		out.user = us[0]
+	}
+	return out, err
+}
+
 // userActive is a user's OSIS status: Ostium users have none of their
 // own, so a user is inactive when it has keys and none is active
 // (updateUserStatus disables or enables them all).
@@ -244,9 +322,15 @@ func (h *Handler) userActive(r *http.Request, id *iam.Identity, u admin.User) (b
 
 func (h *Handler) userOut(r *http.Request, id *iam.Identity, u admin.User) (User, error) {
 	active, err := h.userActive(r, id, u)
-	return userOut(u, active), err
+	if err != nil {
+		return User{}, err
+	}
+	ids, err := h.cdOf(r, id, u.Tenant, u.Name)
+	return userOut(u, active, ids), err
 }
 
+// createUser makes a user named after its Cloud Director id (else its
+// username) and keeps that id.
 func (h *Handler) createUser(r *http.Request, id *iam.Identity) (any, int, error) {
 	var in User
 	if err := decode(r, &in); err != nil {
@@ -263,25 +347,37 @@ func (h *Handler) createUser(r *http.Request, id *iam.Identity) (any, int, error
 	if name == "" {
 		return nil, 0, errBadRequest("A user needs a cd_user_id or a username")
 	}
-	u, err := h.svc.CreateUser(r.Context(), id, r.PathValue("tenantId"), name, role, in.Email)
+	var ids []string
+	if in.CDUserID != "" {
+		ids = []string{in.CDUserID}
+	}
+	if err := h.freeCDIDs(r, id, true, "", ids); err != nil {
+		return nil, 0, err
+	}
+	tenant := r.PathValue("tenantId")
+	u, err := h.svc.CreateUser(r.Context(), id, tenant, name, role, in.Email)
 	if err != nil {
 		return nil, 0, err
 	}
-	return created(userOut(u, true), nil)
+	if err := h.svc.SetCloudDirectorIDs(r.Context(), id, tenant, name, ids); err != nil {
+		if derr := h.svc.DeleteUser(context.WithoutCancel(r.Context()), id, tenant, name); derr != nil {
+			slog.Error("OSIS: user left without its Cloud Director id", "tenant", tenant, "user", name, "err", derr)
+		}
+		return nil, 0, err
+	}
+	return created(h.userOut(r, id, u))
 }
 
-func (h *Handler) users(r *http.Request, id *iam.Identity, tenant string) ([]User, error) {
-	us, err := h.svc.ListUsers(r.Context(), id, tenant)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]User, len(us))
-	for i, u := range us {
-		if out[i], err = h.userOut(r, id, u); err != nil {
-			return nil, err
+func (h *Handler) userPage(r *http.Request, id *iam.Identity, us []admin.User, p paging) (any, int, error) {
+	pg := page(us, p)
+	out := Page[User]{Items: make([]User, len(pg.Items)), PageInfo: pg.PageInfo}
+	for i, u := range pg.Items {
+		var err error
+		if out.Items[i], err = h.userOut(r, id, u); err != nil {
+			return nil, 0, err
 		}
 	}
-	return out, nil
+	return ok(out, nil)
 }
 
 func (h *Handler) listUsers(r *http.Request, id *iam.Identity) (any, int, error) {
@@ -289,8 +385,11 @@ func (h *Handler) listUsers(r *http.Request, id *iam.Identity) (any, int, error)
 	if err != nil {
 		return nil, 0, err
 	}
-	us, err := h.users(r, id, r.PathValue("tenantId"))
-	return ok(page(us, p), err)
+	us, err := h.svc.ListUsers(r.Context(), id, r.PathValue("tenantId"))
+	if err != nil {
+		return nil, 0, err
+	}
+	return h.userPage(r, id, us, p)
 }
 
 var userKeys = []string{"tenant_id", "cd_tenant_id", "user_id", "cd_user_id", "canonical_user_id", "username"}
@@ -305,16 +404,53 @@ func (h *Handler) queryUsers(r *http.Request, id *iam.Identity) (any, int, error
 	if err != nil {
 		return nil, 0, err
 	}
-	out, err := h.matchUsers(r, id, f)
-	return ok(page(out, p), err)
+	us, err := h.matchUsers(r, id, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	return h.userPage(r, id, us, p)
 }
 
-// matchUsers lists the users f selects: those of one tenant when it
-// names one, else of every tenant.
-func (h *Handler) matchUsers(r *http.Request, id *iam.Identity, f filter) ([]User, error) {
+// matchUsers lists the users f selects. Cloud Director ids resolve to
+// Ostium's names first; a filter then names one tenant, or every tenant
+// is looked through.
+func (h *Handler) matchUsers(r *http.Request, id *iam.Identity, f filter) ([]admin.User, error) {
+	f = maps.Clone(f)
+	// agree sets key to v, or tells that the filter already wants another.
+	agree := func(key, v string) bool {
+		if old, ok := f[key]; ok && old != v {
+			return false
+		}
+		f[key] = v
+		return true
+	}
+	if c, ok := f["cd_tenant_id"]; ok {
+		t, _, err := h.svc.FindCloudDirectorID(r.Context(), id, false, c)
+		if isNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !agree("tenant_id", t) {
+			return nil, nil
+		}
+	}
+	if c, ok := f["cd_user_id"]; ok {
+		t, u, err := h.svc.FindCloudDirectorID(r.Context(), id, true, c)
+		if isNotFound(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !agree("tenant_id", t) || !agree("user_id", u) {
+			return nil, nil
+		}
+	}
 	var tenants []string
-	if t, ok := f.one("tenant_id", "cd_tenant_id"); ok {
-		tenants = []string{strings.ToLower(t)}
+	if t, ok := f["tenant_id"]; ok {
+		tenants = []string{t}
 	} else {
 		ts, err := h.svc.ListTenants(r.Context(), id)
 		if err != nil {
@@ -324,44 +460,29 @@ func (h *Handler) matchUsers(r *http.Request, id *iam.Identity, f filter) ([]Use
 			tenants = append(tenants, t.Name)
 		}
 	}
-	out := []User{}
+	var out []admin.User
 	for _, t := range tenants {
-		us, err := h.users(r, id, t)
-		if toError(err).Status == http.StatusNotFound {
+		us, err := h.svc.ListUsers(r.Context(), id, t)
+		if isNotFound(err) {
 			continue // a filter naming no tenant matches no one
 		}
 		if err != nil {
 			return nil, err
 		}
 		for _, u := range us {
-			if u.matches(f) {
-				out = append(out, u)
+			if v, ok := f["user_id"]; ok && v != u.Name {
+				continue
 			}
+			if v, ok := f["username"]; ok && v != u.Name {
+				continue
+			}
+			if v, ok := f["canonical_user_id"]; ok && v != u.CanonicalID {
+				continue
+			}
+			out = append(out, u)
 		}
 	}
 	return out, nil
-}
-
-func (u User) matches(f filter) bool {
-	for k, v := range f {
-		var have string
-		switch k {
-		case "tenant_id", "cd_tenant_id":
-			have, v = u.TenantID, strings.ToLower(v)
-		case "user_id":
-			have = u.UserID
-		case "cd_user_id":
-			have = u.CDUserID
-		case "canonical_user_id":
-			have = u.CanonicalUserID
-		case "username":
-			have = u.Username
-		}
-		if have != v {
-			return false
-		}
-	}
-	return true
 }
 
 func (h *Handler) getUserWithCanonicalID(r *http.Request, id *iam.Identity) (any, int, error) {
@@ -425,19 +546,31 @@ func (h *Handler) deleteUser(r *http.Request, id *iam.Identity) (any, int, error
 
 // S3 credentials.
 
-func (h *Handler) createCredential(r *http.Request, id *iam.Identity) (any, int, error) {
-	k, err := h.svc.CreateKey(r.Context(), id, r.PathValue("tenantId"), r.PathValue("userId"))
-	return created(credOut(k), err)
+func (h *Handler) credOut(r *http.Request, id *iam.Identity, k admin.Key) (S3Credential, error) {
+	ids, err := h.cdOf(r, id, k.Tenant, k.User)
+	return credOut(k, ids), err
 }
 
-// userKeys are a user's own access keys (application credentials and
-// share links are Ostium's, not OSIS credentials).
+func (h *Handler) createCredential(r *http.Request, id *iam.Identity) (any, int, error) {
+	k, err := h.svc.CreateKey(r.Context(), id, r.PathValue("tenantId"), r.PathValue("userId"))
+	if err != nil {
+		return nil, 0, err
+	}
+	return created(h.credOut(r, id, k))
+}
+
+// creds are a user's own access keys (application credentials and share
+// links are Ostium's, not OSIS credentials).
 func (h *Handler) creds(r *http.Request, id *iam.Identity, tenant, user string) ([]S3Credential, error) {
 	ks, err := h.svc.ListKeys(r.Context(), id, tenant, user)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := h.cdOf(r, id, tenant, user)
 	out := []S3Credential{}
 	for _, k := range ks {
 		if k.Kind == catalog.KeyUser {
-			out = append(out, credOut(k))
+			out = append(out, credOut(k, ids))
 		}
 	}
 	return out, err
@@ -462,56 +595,25 @@ func (h *Handler) queryCredentials(r *http.Request, id *iam.Identity) (any, int,
 	if err != nil {
 		return nil, 0, err
 	}
-	out := []S3Credential{}
-	if ak, has := f["access_key"]; has {
-		k, err := h.svc.FindKey(r.Context(), id, ak)
-		if toError(err).Status == http.StatusNotFound {
-			return ok(page(out, p), nil)
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		if c := credOut(k); c.matches(f) && k.Kind == catalog.KeyUser {
-			out = append(out, c)
-		}
-		return ok(page(out, p), nil)
-	}
-	uf := filter{}
-	for _, k := range []string{"tenant_id", "cd_tenant_id", "user_id", "cd_user_id"} {
-		if v, has := f[k]; has {
-			uf[k] = v
-		}
-	}
+	uf := maps.Clone(f)
+	delete(uf, "access_key")
 	us, err := h.matchUsers(r, id, uf)
 	if err != nil {
 		return nil, 0, err
 	}
+	out := []S3Credential{}
 	for _, u := range us {
-		cs, err := h.creds(r, id, u.TenantID, u.UserID)
+		cs, err := h.creds(r, id, u.Tenant, u.Name)
 		if err != nil {
 			return nil, 0, err
 		}
-		out = append(out, cs...)
+		for _, c := range cs {
+			if ak, has := f["access_key"]; !has || c.AccessKey == ak {
+				out = append(out, c)
+			}
+		}
 	}
 	return ok(page(out, p), nil)
-}
-
-func (c S3Credential) matches(f filter) bool {
-	for k, v := range f {
-		var have string
-		switch k {
-		case "tenant_id", "cd_tenant_id":
-			have, v = c.TenantID, strings.ToLower(v)
-		case "user_id", "cd_user_id":
-			have = c.UserID
-		case "access_key":
-			have = c.AccessKey
-		}
-		if have != v {
-			return false
-		}
-	}
-	return true
 }
 
 // credential finds the key of the path, checked against the tenant_id
@@ -523,7 +625,7 @@ func (h *Handler) credential(r *http.Request, id *iam.Identity, need bool) (admi
 		return admin.Key{}, errBadRequest("tenant_id and user_id are required")
 	}
 	k, err := h.svc.FindKey(r.Context(), id, r.PathValue("accessKey"))
-	if err == nil && (k.Kind != catalog.KeyUser || tenant != "" && k.Tenant != strings.ToLower(tenant) || user != "" && k.User != user) {
+	if err == nil && (k.Kind != catalog.KeyUser || tenant != "" && k.Tenant != tenant || user != "" && k.User != user) {
 		err = errNotFound("The S3 credential does not exist")
 	}
 	return k, err
@@ -531,7 +633,10 @@ func (h *Handler) credential(r *http.Request, id *iam.Identity, need bool) (admi
 
 func (h *Handler) getCredential(r *http.Request, id *iam.Identity) (any, int, error) {
 	k, err := h.credential(r, id, false)
-	return ok(credOut(k), err)
+	if err != nil {
+		return nil, 0, err
+	}
+	return ok(h.credOut(r, id, k))
 }
 
 func (h *Handler) updateCredentialStatus(r *http.Request, id *iam.Identity) (any, int, error) {
@@ -548,8 +653,10 @@ func (h *Handler) updateCredentialStatus(r *http.Request, id *iam.Identity) (any
 	if err != nil {
 		return nil, 0, err
 	}
-	k, err = h.svc.SetKeyStatus(r.Context(), id, k.Tenant, k.User, k.AccessKey, *in.Active)
-	return ok(credOut(k), err)
+	if k, err = h.svc.SetKeyStatus(r.Context(), id, k.Tenant, k.User, k.AccessKey, *in.Active); err != nil {
+		return nil, 0, err
+	}
+	return ok(h.credOut(r, id, k))
 }
 
 func (h *Handler) deleteCredential(r *http.Request, id *iam.Identity) (any, int, error) {

@@ -169,7 +169,7 @@ func TestOnboarding(t *testing.T) {
 	var ten osis.Tenant
 	a.want(201, "POST", "/api/v1/tenants", osis.Tenant{Name: "ACME Corp", Active: true, CDTenantIDs: []string{cdTenant}}, &ten)
 	tid := strings.ToLower(cdTenant)
-	if ten.TenantID != tid || ten.Name != "ACME Corp" || !ten.Active || len(ten.CDTenantIDs) != 1 || ten.CDTenantIDs[0] != tid {
+	if ten.TenantID != tid || ten.Name != "ACME Corp" || !ten.Active || len(ten.CDTenantIDs) != 1 || ten.CDTenantIDs[0] != cdTenant {
 		t.Fatalf("created tenant = %+v", ten)
 	}
 	a.want(200, "HEAD", "/api/v1/tenants/"+tid, nil, nil)
@@ -186,7 +186,8 @@ func TestOnboarding(t *testing.T) {
 	var u osis.User
 	a.want(201, "POST", "/api/v1/tenants/"+tid+"/users", osis.User{CDUserID: cdUser, CDTenantID: cdTenant, Username: "ann",
 		Email: "ann@acme.test", Role: "TENANT_ADMIN", Active: true}, &u)
-	if u.UserID != cdUser || u.TenantID != tid || u.Role != "TENANT_ADMIN" || len(u.CanonicalUserID) != 64 || !u.Active {
+	if u.UserID != cdUser || u.CDUserID != cdUser || u.TenantID != tid || u.CDTenantID != cdTenant || u.Role != "TENANT_ADMIN" ||
+		len(u.CanonicalUserID) != 64 || !u.Active {
 		t.Fatalf("created user = %+v", u)
 	}
 	var up osis.Page[osis.User]
@@ -202,7 +203,7 @@ func TestOnboarding(t *testing.T) {
 
 	var cred osis.S3Credential
 	a.want(201, "POST", "/api/v1/tenants/"+tid+"/users/"+cdUser+"/s3credentials", nil, &cred)
-	if cred.SecretKey == "" || !cred.Active || cred.UserID != cdUser {
+	if cred.SecretKey == "" || !cred.Active || cred.UserID != cdUser || cred.CDTenantID != cdTenant || cred.CDUserID != cdUser {
 		t.Fatalf("created credential = %+v", cred)
 	}
 	var got osis.S3Credential
@@ -306,6 +307,7 @@ func TestAuth(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	a := start(t)
 	a.want(201, "POST", "/api/v1/tenants", osis.Tenant{Name: "Dup", Active: true, CDTenantIDs: []string{cdTenant}}, nil)
+	a.want(201, "POST", "/api/v1/tenants", osis.Tenant{Name: "Other", Active: true}, nil)
 	tid := strings.ToLower(cdTenant)
 	for _, c := range []struct {
 		status       int
@@ -324,7 +326,8 @@ func TestBadInput(t *testing.T) {
 		{400, "E_BAD_REQUEST", "GET", "/api/v1/users/query?filter=" + url.QueryEscape("secret_key==x"), nil},
 		{400, "E_BAD_REQUEST", "POST", "/api/v1/tenants/" + tid + "/users", osis.User{Username: "x", Role: "PROVIDER_ADMIN"}},
 		{400, "E_BAD_REQUEST", "DELETE", "/api/v1/tenants/" + tid + "?purge_data=maybe", nil},
-		{400, "E_BAD_REQUEST", "PATCH", "/api/v1/tenants/" + tid, map[string]any{"cd_tenant_ids": []string{"another"}}},
+		{409, "E_CONFLICT", "PATCH", "/api/v1/tenants/other", map[string]any{"cd_tenant_ids": []string{cdTenant}}},
+		{400, "E_BAD_REQUEST", "PATCH", "/api/v1/tenants/" + tid, map[string]any{"cd_tenant_ids": []string{""}}},
 		{400, "E_BAD_REQUEST", "GET", "/api/v1/usage?user_id=x", nil},
 		{400, "E_BAD_REQUEST", "DELETE", "/api/v1/s3credentials/AKIAEXAMPLE", nil},
 		{404, "E_NOT_FOUND", "GET", "/api/v1/tenants/no-such-tenant", nil},
@@ -342,6 +345,65 @@ func TestBadInput(t *testing.T) {
 	a.want(200, "GET", "/api/info", nil, &info)
 	if strings.Join(info.NotImplemented, ",") != "getBucketLoggingId,getAnonymousUser" {
 		t.Fatalf("not_implemented = %v", info.NotImplemented)
+	}
+}
+
+// TestMapping: a tenant made before Cloud Director came (through the
+// admin API) is mapped onto an organization by updateTenant, and found by
+// its ids from then on; the ids go with the tenant.
+func TestMapping(t *testing.T) {
+	a := start(t)
+	root := admin.NewClient(a.srv.URL, nodetest.AccessKey, nodetest.SecretKey, a.srv.Client())
+	ctx := context.Background()
+	must(t, root.Do(ctx, "POST", "/tenants", map[string]string{"name": "legacy", "display_name": "Legacy Ltd"}, nil))
+	must(t, root.Do(ctx, "POST", "/tenants/legacy/users", map[string]string{"name": "lee"}, nil))
+
+	query := func(filter string) []osis.Tenant {
+		t.Helper()
+		var p osis.Page[osis.Tenant]
+		a.want(200, "GET", "/api/v1/tenants/query?filter="+url.QueryEscape(filter), nil, &p)
+		return p.Items
+	}
+	if got := query("cd_tenant_id==org-a"); len(got) != 0 {
+		t.Fatalf("unmapped: %+v", got)
+	}
+	var ten osis.Tenant
+	a.want(200, "PATCH", "/api/v1/tenants/legacy", map[string]any{"cd_tenant_ids": []string{"org-b", "org-a"}}, &ten)
+	if strings.Join(ten.CDTenantIDs, ",") != "org-a,org-b" || ten.Name != "Legacy Ltd" || !ten.Active {
+		t.Fatalf("after mapping: %+v", ten)
+	}
+	for _, f := range []string{"cd_tenant_id==org-a", "cd_tenant_id==org-b;tenant_id==legacy", "name==Legacy Ltd"} {
+		if got := query(f); len(got) != 1 || got[0].TenantID != "legacy" {
+			t.Fatalf("%s: %+v", f, got)
+		}
+	}
+	if got := query("cd_tenant_id==org-a;tenant_id==another"); len(got) != 0 {
+		t.Fatalf("contradicting filter: %+v", got)
+	}
+	var up osis.Page[osis.User]
+	a.want(200, "GET", "/api/v1/users/query?filter="+url.QueryEscape("cd_tenant_id==org-b;user_id==lee"), nil, &up)
+	if up.PageInfo.Total != 1 || up.Items[0].CDTenantID != "org-a" || up.Items[0].CDUserID != "lee" {
+		t.Fatalf("users of org-b: %+v", up)
+	}
+	// Paging: one tenant a page.
+	a.want(201, "POST", "/api/v1/tenants", osis.Tenant{Name: "Zeta", Active: false, CDTenantIDs: []string{"org-z"}}, &ten)
+	if ten.Active || ten.TenantID != "zeta" {
+		t.Fatalf("created inactive: %+v", ten)
+	}
+	var tp osis.Page[osis.Tenant]
+	a.want(200, "GET", "/api/v1/tenants?offset=1&limit=1", nil, &tp)
+	if tp.PageInfo != (osis.PageInfo{Total: 2, Offset: 1, Limit: 1}) || len(tp.Items) != 1 || tp.Items[0].TenantID != "zeta" {
+		t.Fatalf("page 2 = %+v", tp)
+	}
+	a.want(200, "GET", "/api/v1/tenants?offset=5", nil, &tp)
+	if tp.PageInfo.Total != 2 || len(tp.Items) != 0 {
+		t.Fatalf("past the end = %+v", tp)
+	}
+
+	a.want(204, "DELETE", "/api/v1/tenants/legacy", nil, nil)
+	must(t, root.Do(ctx, "POST", "/tenants", map[string]string{"name": "legacy"}, nil))
+	if got := query("cd_tenant_id==org-a"); len(got) != 0 {
+		t.Fatalf("a tenant made again under the name inherited the ids: %+v", got)
 	}
 }
 
