@@ -243,6 +243,7 @@ func (c *Config) Validate() error {
 	_, err := c.trustedProxies()
 	add(err)
 	add(c.validateConsole())
+	add(c.validateOSIS())
 	add(c.validateTLSAndKey())
 	add(c.Metrics.validate())
 	add(c.Log.validate())
