@@ -1,19 +1,25 @@
 package osis_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -262,6 +268,36 @@ func TestOnboarding(t *testing.T) {
 		t.Fatalf("GetObject with a disabled credential: %v, want 403", err)
 	}
 
+	// The capabilities' exclusions are what the endpoint refuses.
+	_, err = c.PutBucketWebsite(ctx, &s3.PutBucketWebsiteInput{Bucket: aws.String("vcd-bucket"),
+		WebsiteConfiguration: &types.WebsiteConfiguration{IndexDocument: &types.IndexDocument{Suffix: aws.String("index.html")}}})
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || ae.ErrorCode() != "NotImplemented" {
+		t.Fatalf("PutBucketWebsite, excluded: %v", err)
+	}
+
+	// A user made inactive has its keys disabled, and active again
+	// enabled; a second credential goes with deleteCredential.
+	var cred2 osis.S3Credential
+	a.want(201, "POST", "/api/v1/tenants/"+tid+"/users/"+cdUser+"/s3credentials", nil, &cred2)
+	a.want(201, "PATCH", "/api/v1/tenants/"+tid+"/users/"+cdUser, map[string]bool{"active": true}, &u)
+	a.want(201, "PATCH", "/api/v1/tenants/"+tid+"/users/"+cdUser, map[string]bool{"active": false}, &u)
+	if u.Active {
+		t.Fatalf("after updateUserStatus inactive: %+v", u)
+	}
+	a.want(200, "GET", "/api/v1/tenants/"+tid+"/users/"+cdUser+"/s3credentials", nil, &cp)
+	if cp.PageInfo.Total != 2 || cp.Items[0].Active || cp.Items[1].Active || cp.Items[0].SecretKey != "" {
+		t.Fatalf("credentials of an inactive user: %+v", cp)
+	}
+	a.want(201, "PATCH", "/api/v1/tenants/"+tid+"/users/"+cdUser, map[string]bool{"active": true}, &u)
+	if !u.Active {
+		t.Fatalf("after updateUserStatus active: %+v", u)
+	}
+	a.wantErr(400, "E_BAD_REQUEST", "DELETE", "/api/v1/s3credentials/"+cred2.AccessKey+"?tenant_id="+tid, nil)
+	a.wantErr(404, "E_NOT_FOUND", "DELETE", "/api/v1/s3credentials/"+cred2.AccessKey+"?tenant_id="+tid+"&user_id=someone", nil)
+	a.want(204, "DELETE", "/api/v1/s3credentials/"+cred2.AccessKey+"?tenant_id="+tid+"&user_id="+cdUser, nil, nil)
+	a.wantErr(404, "E_NOT_FOUND", "GET", "/api/v1/s3credentials/"+cred2.AccessKey, nil)
+
 	// Suspending the tenant shows in its status.
 	a.want(200, "PATCH", "/api/v1/tenants/"+tid, map[string]bool{"active": false}, &ten)
 	if ten.Active {
@@ -273,6 +309,18 @@ func TestOnboarding(t *testing.T) {
 	a.want(204, "DELETE", "/api/v1/tenants/"+tid+"?purge_data=true", nil, nil)
 	a.want(404, "HEAD", "/api/v1/tenants/"+tid, nil, nil)
 	a.wantErr(404, "E_NOT_FOUND", "GET", "/api/v1/tenants/"+tid, nil)
+
+	// Each call is in the audit log, by the root key that made it.
+	root := admin.NewClient(a.srv.URL, nodetest.AccessKey, nodetest.SecretKey, a.srv.Client())
+	var audit admin.AuditPage
+	must(t, root.Do(ctx, "GET", "/audit?action=osis:createTenant", nil, &audit))
+	found := false
+	for _, e := range audit.Entries {
+		found = found || e.Action == "osis:createTenant" && e.Root && e.AccessKey == nodetest.AccessKey && e.Status == 201
+	}
+	if !found {
+		t.Fatalf("no osis:createTenant in the audit log: %+v", audit.Entries)
+	}
 }
 
 // TestAuth: only the provider's root credentials, in basic auth, get in;
@@ -301,6 +349,42 @@ func TestAuth(t *testing.T) {
 	}
 	a.wantErr(429, "E_TOO_MANY_REQUESTS", "GET", "/api/v1/tenants", nil)
 	a.as("", "").want(200, "GET", "/api/info", nil, nil) // getInfo stays open
+}
+
+// A refused call is answered before its body is read, and the
+// connection closed: a client declaring a body it never sends holds
+// nothing.
+func TestRefusedBeforeBody(t *testing.T) {
+	a := start(t)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(a.srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /osis/api/v1/tenants HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n")
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second)) // generous: only a wait for the body would reach it
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer before the body: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	var e osis.Error
+	if resp.StatusCode != 401 || json.Unmarshal(b, &e) != nil || e.Code != "E_UNAUTHORIZED" || !resp.Close ||
+		!strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic") {
+		t.Fatalf("%d %v %s", resp.StatusCode, resp.Header, b)
+	}
+}
+
+// Without osis_console_url, getConsole is not served, and getInfo says so.
+func TestNoConsoleURL(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.OSIS = true }})
+	a := &api{t: t, srv: srv, router: specRouter(t, srv.URL), user: nodetest.AccessKey, pass: nodetest.SecretKey}
+	a.wantErr(501, "E_NOT_IMPLEMENTED", "GET", "/api/v1/console", nil)
+	var info osis.Information
+	a.want(200, "GET", "/api/info", nil, &info)
+	if !slices.Contains(info.NotImplemented, "getConsole") {
+		t.Fatalf("not_implemented = %v", info.NotImplemented)
+	}
 }
 
 // TestBadInput: the spec's 400, 404 and 409 with its Error object.
