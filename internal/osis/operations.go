@@ -127,7 +127,10 @@ func (h *Handler) freeCDIDs(r *http.Request, id *iam.Identity, user bool, owner 
 // createTenant makes a tenant named after its first Cloud Director id
 // (see tenantNameFor) and keeps all of them.
 func (h *Handler) createTenant(r *http.Request, id *iam.Identity) (any, int, error) {
-	var in Tenant
+	var in struct {
+		Tenant
+		Active *bool `json:"active"` // absent = active: a new tenant is
+	}
 	if err := decode(r, &in); err != nil {
 		return nil, 0, err
 	}
@@ -137,7 +140,7 @@ func (h *Handler) createTenant(r *http.Request, id *iam.Identity) (any, int, err
 	if err := h.freeCDIDs(r, id, false, "", in.CDTenantIDs); err != nil {
 		return nil, 0, err
 	}
-	name := tenantNameFor(in)
+	name := tenantNameFor(in.Tenant)
 	t, err := h.svc.CreateTenant(r.Context(), id, name, in.Name, "")
 	if err != nil {
 		return nil, 0, err
@@ -149,7 +152,7 @@ func (h *Handler) createTenant(r *http.Request, id *iam.Identity) (any, int, err
 		}
 		return nil, 0, err
 	}
-	if !in.Active {
+	if in.Active != nil && !*in.Active {
 		if t, err = h.svc.SetSuspended(r.Context(), id, name, true); err != nil {
 			return nil, 0, err
 		}

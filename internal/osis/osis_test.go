@@ -391,7 +391,11 @@ func TestNoConsoleURL(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	a := start(t)
 	a.want(201, "POST", "/api/v1/tenants", osis.Tenant{Name: "Dup", Active: true, CDTenantIDs: []string{cdTenant}}, nil)
-	a.want(201, "POST", "/api/v1/tenants", osis.Tenant{Name: "Other", Active: true}, nil)
+	var other osis.Tenant
+	a.want(201, "POST", "/api/v1/tenants", `{"name": "Other"}`, &other)
+	if !other.Active || other.TenantID != "other" || len(other.CDTenantIDs) != 0 {
+		t.Fatalf("a tenant created without active nor ids: %+v", other)
+	}
 	tid := strings.ToLower(cdTenant)
 	for _, c := range []struct {
 		status       int
