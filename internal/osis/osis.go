@@ -14,7 +14,6 @@
 package osis
 
 import (
-	"context"
 	"crypto/subtle"
 	_ "embed"
 	"encoding/json"
@@ -267,9 +266,6 @@ func writeErr(w http.ResponseWriter, r *http.Request, err error) int {
 	writeJSON(w, r, e.Status, e)
 	return e.Status
 }
-
-// ctxOf is the request's context (a named helper keeps handlers short).
-func ctxOf(r *http.Request) context.Context { return r.Context() }
 
 //go:embed openapi.yaml
 var openAPI []byte
