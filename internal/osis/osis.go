@@ -63,6 +63,8 @@ type Handler struct {
 
 const maxColdLookups = 4
 
+var _ http.Handler = (*Handler)(nil)
+
 // NewHandler returns the handler for paths under Prefix.
 func NewHandler(svc *admin.Service, keys *iam.Keyring, opt Options) *Handler {
 	if opt.Version == "" {
