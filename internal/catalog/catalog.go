@@ -287,6 +287,7 @@ type GCEntry struct {
 
 // Store is the catalog driver contract.
 type Store interface {
+	CloudDirector
 	// Buckets.
 	CreateBucket(ctx context.Context, b Bucket) error // ErrBucketExists
 	GetBucket(ctx context.Context, name string) (Bucket, error)

@@ -35,6 +35,7 @@ import (
 	"github.com/ostiumio/ostium/internal/metering"
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/osis"
 	"github.com/ostiumio/ostium/internal/platform"
 	"github.com/ostiumio/ostium/internal/s3"
 	"github.com/ostiumio/ostium/internal/vcsp"
@@ -163,6 +164,11 @@ type Config struct {
 	// console's host name with the S3 listener's port and scheme).
 	ConsoleListen string `yaml:"console_listen,omitempty"`
 	ConsoleS3URL  string `yaml:"console_s3_url,omitempty"`
+	// OSIS serves the OSIS API for VMware Cloud Director under /osis
+	// (default off: it takes the root secret in basic auth); OSISConsoleURL
+	// is the console's address it gives ("" = getConsole not served).
+	OSIS           bool   `yaml:"osis,omitempty"`
+	OSISConsoleURL string `yaml:"osis_console_url,omitempty"`
 	// SandboxActiveObjects (default true) sends every object answer a
 	// browser would render actively (HTML, SVG, ...) with
 	// `Content-Security-Policy: sandbox`; false lets tenants' pages run
@@ -247,6 +253,7 @@ func (c *Config) Validate() error {
 	_, err := c.trustedProxies()
 	add(err)
 	add(c.validateConsole())
+	add(c.validateOSIS())
 	add(c.validateTLSAndKey())
 	add(c.Metrics.validate())
 	add(c.Log.validate())
@@ -336,6 +343,7 @@ type Node struct {
 	KMS       kms.Manager // encryption at rest's key service
 	Service   *objects.Service
 	Admin     *admin.Service
+	OSIS      *osis.Handler // nil: not served
 	Meter     *metering.Meter
 	Metrics   *metrics.Metrics
 	AccessLog *accesslog.Logger
@@ -420,6 +428,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return fail(err)
 	}
+	n.OSIS = n.openOSIS()
 	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys), n.catalogsHandler())
 	n.Console = n.consoleRoute(n.S3, consoleh)
 	n.exportStores()
@@ -551,6 +560,9 @@ func (n *Node) route(s3h *s3.Server, adminh, catalogsh http.Handler) http.Handle
 		hsts(s3h, w, r)
 		switch {
 		case virtualHost(r.Host, domains):
+		case n.OSIS != nil && strings.HasPrefix(r.URL.Path, osis.Prefix+"/"):
+			n.OSIS.ServeHTTP(w, s3h.WithOrigin(n.bodyDeadline(w, r)))
+			return
 		case strings.HasPrefix(r.URL.Path, admin.Prefix+"/"):
 			// Its audit log records the client as S3 sees it.
 			adminh.ServeHTTP(w, s3h.WithOrigin(n.bodyDeadline(w, r)))

@@ -251,11 +251,14 @@ func (s *Service) authorize(ctx context.Context, r iam.Request) error {
 
 // ReservedBuckets are taken by the node's own paths: the admin API
 // (/admin/v1), the health checks (/health/ready), the metrics
-// (/metrics), published content libraries (/catalogs/), and the web
-// console's /console/: the console has a listener of its own, but the
-// name stays taken, so that no bucket of that name can be confused with
-// it where a balancer maps both on one host name.
-var ReservedBuckets = []string{"admin", "health", "metrics", "console", "catalogs"}
+// ReservedBuckets are taken by the node's own paths: the admin API
+// (/admin/v1), the health checks (/health/ready), the metrics
+// (/metrics), published content libraries (/catalogs/), the OSIS API
+// (/osis/, when the node serves it), and the web console's /console/:
+// the console has a listener of its own, but the name stays taken, so
+// that no bucket of that name can be confused with it where a balancer
+// maps both on one host name.
+var ReservedBuckets = []string{"admin", "health", "metrics", "console", "catalogs", "osis"}
 
 // BucketInput describes CreateBucket.
 type BucketInput struct {

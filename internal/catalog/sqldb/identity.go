@@ -170,7 +170,7 @@ func (s *Store) DeleteTenant(ctx context.Context, name string) error {
 			return err
 		}
 		for _, q := range []string{`DELETE FROM users WHERE tenant = ?`, `DELETE FROM access_keys WHERE tenant = ?`, `DELETE FROM quotas WHERE tenant = ?`,
-			`DELETE FROM publications WHERE tenant = ?`, `DELETE FROM publication_docs WHERE tenant = ?`} {
+			`DELETE FROM publications WHERE tenant = ?`, `DELETE FROM publication_docs WHERE tenant = ?`, `DELETE FROM cloud_director_ids WHERE tenant = ?`} {
 			if _, err := s.exec(ctx, tx, s.q(q), name); err != nil {
 				return err
 			}
@@ -263,8 +263,12 @@ func (s *Store) DeleteUser(ctx context.Context, tenant, name string) error {
 		if err := affected(res, err, catalog.ErrNoSuchUser); err != nil {
 			return err
 		}
-		_, err = s.exec(ctx, tx, s.q(`DELETE FROM access_keys WHERE tenant = ? AND user_name = ?`), tenant, name)
-		return err
+		for _, q := range []string{`DELETE FROM access_keys WHERE tenant = ? AND user_name = ?`, `DELETE FROM cloud_director_ids WHERE tenant = ? AND user_name = ?`} {
+			if _, err := s.exec(ctx, tx, s.q(q), tenant, name); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	return wrap("delete user", err)
 }
