@@ -179,6 +179,13 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	if rd.PartsCount > 0 {
 		h.Set("x-amz-mp-parts-count", strconv.Itoa(rd.PartsCount))
 	}
+	return s.writeObject(w, rd, head)
+}
+
+// writeObject ends an object answer whose other headers are set: its
+// length, range, the answer headers every object carries, and the body.
+func (s *Server) writeObject(w http.ResponseWriter, rd *objects.Reader, head bool) error {
+	h := w.Header()
 	h.Set("Content-Length", strconv.FormatInt(rd.Length, 10))
 	s.objectAnswerHeaders(h)
 	status := http.StatusOK

@@ -2,7 +2,6 @@ package s3
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -165,20 +164,5 @@ func writeSOSAPI(s *Server, w http.ResponseWriter, r *http.Request, c *call, rd 
 		}
 	}
 	h.Set("Accept-Ranges", "bytes")
-	h.Set("Content-Length", strconv.FormatInt(rd.Length, 10))
-	s.objectAnswerHeaders(h)
-	status := http.StatusOK
-	if rd.Ranged {
-		status = http.StatusPartialContent
-		h.Set("Content-Range", "bytes "+strconv.FormatInt(rd.Start, 10)+"-"+
-			strconv.FormatInt(rd.Start+rd.Length-1, 10)+"/"+strconv.FormatInt(rd.Object.Size, 10))
-	}
-	w.WriteHeader(status)
-	if head || rd.Length == 0 {
-		return nil
-	}
-	if _, err := io.Copy(w, rd.Body); err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	return nil
+	return s.writeObject(w, rd, head)
 }
