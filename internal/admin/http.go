@@ -389,7 +389,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // writeErr writes err as the API's error and returns the status sent.
 func writeErr(w http.ResponseWriter, err error) int {
 	var e *Error
-	if !errors.As(err, &e) {
+	switch {
+	case errors.As(err, &e):
+	case catalog.Unavailable(err): // restarting, failing over: retry
+		e = newErr(http.StatusServiceUnavailable, "ServiceUnavailable", "The catalog is unavailable. Please try again.")
+		w.Header().Set("Retry-After", "2")
+	default:
 		slog.Error("admin API internal error", "err", err)
 		e = newErr(http.StatusInternalServerError, "InternalError", "We encountered an internal error. Please try again.")
 	}

@@ -371,6 +371,11 @@ type Store interface {
 	Locks
 	Outbox
 
+	// CanWrite returns nil while the catalog takes writes: reachable,
+	// and not a standby or otherwise read-only (a primary being
+	// demoted), for the readiness check a load balancer drains by.
+	CanWrite(ctx context.Context) error
+
 	// Collection.
 	//
 	// GCPending returns up to limit queued blobs enqueued before the given

@@ -24,8 +24,9 @@ func newNodeID() string {
 	return host + "-" + hex.EncodeToString(b[:])
 }
 
-// health answers the checks. A node is ready while its catalog answers
-// and it has request slots to spare (a saturated node would answer
+// health answers the checks. A node is ready while its catalog takes
+// writes (so a node left on a standby after a failover drains) and it
+// has request slots to spare (a saturated node would answer
 // SlowDown; the balancer had better send new clients elsewhere);
 // the platforms' states are in the body but do not fail the check: an
 // unreachable platform is unreachable from every node, and clients get a
@@ -104,7 +105,7 @@ func (c *readyCache) read(ctx context.Context, cat catalog.Store) (map[string]st
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	c.jobs = map[string]string{}
-	_, c.err = cat.IdentityGeneration(ctx)
+	c.err = cat.CanWrite(ctx)
 	if leases, err := cat.ListLeases(ctx); err == nil {
 		for _, l := range leases {
 			if l.Expires.After(time.Now()) {

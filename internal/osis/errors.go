@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/catalog"
 )
 
 // Error is the spec's Error object: a code and a message, sent with the
@@ -61,6 +62,9 @@ func toError(err error) *Error {
 			return errForbidden
 		}
 		return newErr(ae.Status, "E_"+ae.Code, "%s", ae.Message)
+	}
+	if catalog.Unavailable(err) {
+		return newErr(http.StatusServiceUnavailable, "E_UNAVAILABLE", "The catalog is unavailable. Please try again.")
 	}
 	slog.Error("OSIS internal error", "err", err)
 	return newErr(http.StatusInternalServerError, "E_INTERNAL", "We encountered an internal error. Please try again.")

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
-	"github.com/ostiumio/ostium/internal/blob"
 	"log/slog"
 	"net"
 	"net/http"
 
+	"github.com/ostiumio/ostium/internal/blob"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/s3/sigv4"
 )
@@ -102,11 +103,6 @@ func toAPIError(err error) apiError {
 			return e
 		}
 	}
-	// A deadline that passed below (a catalog or a platform that did not
-	// answer in time) is the node's failure, not the client's: retry.
-	if errors.Is(err, blob.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
-		return errUnavailable
-	}
 	// A body that stopped arriving is the client's doing, wherever it
 	// was noticed: a 400, not a 500 logged as the node's fault.
 	var be *bodyError
@@ -116,6 +112,13 @@ func toAPIError(err error) apiError {
 			return *errBodyTimeout
 		}
 		return *errIncomplete
+	}
+	// Then a deadline that passed below (a catalog or a platform that
+	// did not answer in time), or a platform or a catalog out of reach
+	// (restarting, failing over) is the node's failure, not the
+	// client's: retry.
+	if errors.Is(err, blob.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) || catalog.Unavailable(err) {
+		return errUnavailable
 	}
 	return errInternal
 }

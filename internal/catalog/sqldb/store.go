@@ -27,6 +27,9 @@ type Dialect struct {
 	Bytes string
 	// Serial is the column definition of an id the engine numbers.
 	Serial string
+	// ReadOnly, where set, is a query telling (true) that the server
+	// takes no writes: a standby.
+	ReadOnly string
 	// Numbered placeholders ($1, $2, ...) instead of ?.
 	Numbered bool
 	// ForShare and ForUpdate lock rows read in a transaction; empty where a
@@ -267,4 +270,23 @@ func (s *Store) resume(ctx context.Context, r resumeFrom) (string, []any, error)
 	cond, args := keyRange("key", r.prefix, r.key, true, args)
 	cond += ` AND (key > ? OR ` + r.timeCol + ` ` + cmp + ` ? OR (` + r.timeCol + ` = ? AND ` + r.idCol + ` ` + cmp + ` ?))`
 	return cond, append(args, []byte(r.key), t, t, r.id), nil
+}
+
+// errReadOnly: the server took the transaction but will not write.
+var errReadOnly = errors.New("the catalog's server takes no writes (a standby, or read-only)")
+
+func (s *Store) CanWrite(ctx context.Context) error {
+	return wrap("probe writes", s.w.Write(ctx, func(tx *sql.Tx) error {
+		if s.d.ReadOnly == "" {
+			return nil
+		}
+		var ro bool
+		if err := tx.QueryRowContext(ctx, s.d.ReadOnly).Scan(&ro); err != nil {
+			return err
+		}
+		if ro {
+			return errReadOnly
+		}
+		return nil
+	}))
 }

@@ -1,0 +1,178 @@
+// Package failover tests a node through the loss and return of its
+// PostgreSQL catalog: real servers, stopped and killed.
+package failover
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/ostiumio/ostium/internal/node"
+	"github.com/ostiumio/ostium/internal/node/nodetest"
+	"github.com/ostiumio/ostium/internal/testenv"
+)
+
+// answers counts the statuses a client met, and 503s without
+// Retry-After.
+type answers struct {
+	inner   http.RoundTripper
+	mu      sync.Mutex
+	status  map[int]int
+	noRetry int
+}
+
+func (a *answers) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := a.inner.RoundTrip(r)
+	if err == nil {
+		a.mu.Lock()
+		a.status[resp.StatusCode]++
+		if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
+			a.noRetry++
+		}
+		a.mu.Unlock()
+	}
+	return resp, err
+}
+
+func client(srv *nodetest.Server, rt http.RoundTripper, attempts int) *s3.Client {
+	return s3.New(s3.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
+		Credentials:      credentials.NewStaticCredentialsProvider(nodetest.AccessKey, nodetest.SecretKey, ""),
+		HTTPClient:       &http.Client{Transport: rt, Timeout: 30 * time.Second},
+		RetryMaxAttempts: attempts,
+	})
+}
+
+// ready asks the node's readiness check.
+func ready(srv *nodetest.Server) int {
+	resp, err := http.Get(srv.URL + "/health/ready")
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Under a steady load of writes, the catalog's server is restarted
+// (sessions ended) or killed and started again. While it is away clients
+// get 503 with Retry-After, never a 500 (an SDK retries those); the
+// readiness check says so; the node serves again soon after the server
+// is back, with no restart of its own; and every write it acknowledged
+// is there afterwards.
+func TestCatalogLostAndBack(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault func(t *testing.T, pg *testenv.PGServer, srv *nodetest.Server)
+	}{
+		{"restart", func(t *testing.T, pg *testenv.PGServer, srv *nodetest.Server) { pg.Restart("fast") }},
+		{"kill", func(t *testing.T, pg *testenv.PGServer, srv *nodetest.Server) {
+			pg.Kill()
+			// The balancer's check drains the node while its catalog
+			// is away (it caches its answer for a second).
+			deadline := time.Now().Add(5 * time.Second)
+			for ready(srv) != http.StatusServiceUnavailable {
+				if time.Now().After(deadline) {
+					t.Error("/health/ready said ready with the catalog down")
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			pg.Start()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pg := testenv.PrivatePostgres(t)
+			srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.Catalog = pg.URL() }})
+			ctx := context.Background()
+			seen := &answers{inner: http.DefaultTransport, status: map[int]int{}}
+			raw := client(srv, seen, 1) // no retries: every answer counts
+			if _, err := raw.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("bkt")}); err != nil {
+				t.Fatal(err)
+			}
+			var (
+				mu     sync.Mutex
+				acked  = map[string][]byte{}
+				stop   atomic.Bool
+				last   atomic.Int64 // unix nanos of the latest success
+				others []error
+				wg     sync.WaitGroup
+			)
+			for w := range 8 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := 0; !stop.Load(); i++ {
+						key, body := fmt.Sprintf("w%d/%06d", w, i), []byte(fmt.Sprintf("body of w%d/%d", w, i))
+						_, err := raw.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("bkt"), Key: aws.String(key), Body: bytes.NewReader(body)})
+						var re *smithyhttp.ResponseError
+						switch {
+						case err == nil:
+							mu.Lock()
+							acked[key] = body
+							mu.Unlock()
+							last.Store(time.Now().UnixNano())
+						case errors.As(err, &re) && re.HTTPStatusCode() == http.StatusServiceUnavailable:
+							time.Sleep(50 * time.Millisecond)
+						default:
+							mu.Lock()
+							others = append(others, err)
+							mu.Unlock()
+							time.Sleep(50 * time.Millisecond)
+						}
+					}
+				}()
+			}
+			time.Sleep(time.Second)
+			tc.fault(t, pg, srv)
+			back := time.Now()
+			pg.WaitReady(30 * time.Second)
+			// The node serves again within 10 s of the server's return.
+			for last.Load() < back.UnixNano() {
+				if time.Since(back) > 10*time.Second {
+					t.Fatalf("no write succeeded within 10 s of the catalog's return; answers %v", seen.status)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			recovered := time.Since(back)
+			time.Sleep(time.Second)
+			stop.Store(true)
+			wg.Wait()
+			if len(others) > 0 {
+				t.Errorf("%d answers other than 200 and 503, the first: %v", len(others), others[0])
+			}
+			if seen.status[http.StatusInternalServerError] > 0 || seen.noRetry > 0 {
+				t.Errorf("answers %v; 503s without Retry-After: %d", seen.status, seen.noRetry)
+			}
+			if code := ready(srv); code != http.StatusOK {
+				t.Errorf("/health/ready = %d after the catalog came back", code)
+			}
+			// Every acknowledged write is there.
+			reader := client(srv, http.DefaultTransport, 5)
+			for key, body := range acked {
+				out, err := reader.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("bkt"), Key: aws.String(key)})
+				if err != nil {
+					t.Fatalf("acknowledged %s: %v", key, err)
+				}
+				got, _ := io.ReadAll(out.Body)
+				out.Body.Close()
+				if !bytes.Equal(got, body) {
+					t.Fatalf("acknowledged %s reads %q", key, got)
+				}
+			}
+			t.Logf("%s: answers %v, %d writes acknowledged and read back, serving %v after the catalog's return",
+				tc.name, seen.status, len(acked), recovered.Round(time.Millisecond))
+		})
+	}
+}
