@@ -47,35 +47,43 @@ func PrivatePostgres(t testing.TB) *PGServer {
 	}
 	sort.Strings(bins)
 	p := &PGServer{t: t, bin: filepath.Dir(bins[len(bins)-1])}
-	// Outside t.TempDir, whose 0700 parents the server's user could not
-	// enter when the test runs as root.
-	dir, err := os.MkdirTemp("", "ostium-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	p.dir = dir
-	if os.Geteuid() == 0 { // PostgreSQL refuses to run as root
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			t.Skip("running as root and no postgres user to run the server as")
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-		p.as = []string{"runuser", "-u", "postgres", "--"}
-	}
+	p.dir, p.as = serverDir(t)
 	p.port = freePort(t)
 	p.run("initdb", "-D", p.data(), "-A", "trust", "-U", "postgres", "--no-sync")
-	conf := fmt.Sprintf("port = %d\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '%s'\nfsync = off\nmax_connections = 60\n", p.port, dir)
+	conf := fmt.Sprintf("port = %d\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '%s'\nfsync = off\nmax_connections = 60\n", p.port, p.dir)
 	if err := os.WriteFile(filepath.Join(p.data(), "postgresql.auto.conf"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	p.Start()
 	t.Cleanup(func() { p.pgctl("stop", "-m", "immediate") })
 	return p
+}
+
+// serverDir makes a directory for PostgreSQL's files, removed when the
+// test ends, and tells how to run a command as the user who may own them:
+// PostgreSQL refuses to run as root, so a test run as root runs it as
+// postgres. It is outside t.TempDir, whose 0700 parents that user could
+// not enter.
+func serverDir(t testing.TB) (dir string, as []string) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ostium-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if os.Geteuid() != 0 {
+		return dir, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		t.Skip("running as root and no postgres user to run the server as")
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.Chown(dir, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	return dir, []string{"runuser", "-u", "postgres", "--"}
 }
 
 func (p *PGServer) data() string { return filepath.Join(p.dir, "data") }

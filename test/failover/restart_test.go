@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,13 @@ func (a *answers) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// counts is a copy of the statuses met so far.
+func (a *answers) counts() map[int]int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return maps.Clone(a.status)
+}
+
 func client(srv *nodetest.Server, rt http.RoundTripper, attempts int) *s3.Client {
 	return s3.New(s3.Options{
 		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
@@ -63,6 +71,100 @@ func ready(srv *nodetest.Server) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// load is a steady stream of writes from 8 clients that do not retry,
+// so that every answer the node gives is seen.
+type load struct {
+	seen   *answers
+	raw    *s3.Client
+	srv    *nodetest.Server
+	mu     sync.Mutex
+	acked  map[string][]byte
+	others []error
+	stop   atomic.Bool
+	last   atomic.Int64 // unix nanos of the latest success
+	wg     sync.WaitGroup
+}
+
+func startLoad(t *testing.T, srv *nodetest.Server) *load {
+	t.Helper()
+	ctx := context.Background()
+	l := &load{srv: srv, seen: &answers{inner: http.DefaultTransport, status: map[int]int{}}, acked: map[string][]byte{}}
+	l.raw = client(srv, l.seen, 1)
+	if _, err := l.raw.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("bkt")}); err != nil {
+		t.Fatal(err)
+	}
+	for w := range 8 {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			for i := 0; !l.stop.Load(); i++ {
+				key, body := fmt.Sprintf("w%d/%06d", w, i), []byte(fmt.Sprintf("body of w%d/%d", w, i))
+				_, err := l.raw.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("bkt"), Key: aws.String(key), Body: bytes.NewReader(body)})
+				var re *smithyhttp.ResponseError
+				switch {
+				case err == nil:
+					l.mu.Lock()
+					l.acked[key] = body
+					l.mu.Unlock()
+					l.last.Store(time.Now().UnixNano())
+				case errors.As(err, &re) && re.HTTPStatusCode() == http.StatusServiceUnavailable:
+					time.Sleep(50 * time.Millisecond)
+				default:
+					l.mu.Lock()
+					l.others = append(l.others, err)
+					l.mu.Unlock()
+					time.Sleep(50 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	time.Sleep(time.Second)
+	return l
+}
+
+// serving waits for a write that succeeded after since, and tells how
+// long after since it came.
+func (l *load) serving(t *testing.T, since time.Time, within time.Duration) time.Duration {
+	t.Helper()
+	for l.last.Load() < since.UnixNano() {
+		if time.Since(since) > within {
+			t.Fatalf("no write succeeded within %v; answers %v", within, l.seen.counts())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return time.Unix(0, l.last.Load()).Sub(since)
+}
+
+// finish stops the load and checks what the clients met: 200s and 503s
+// with Retry-After only, a ready node, and every acknowledged write there.
+func (l *load) finish(t *testing.T) {
+	t.Helper()
+	time.Sleep(time.Second)
+	l.stop.Store(true)
+	l.wg.Wait()
+	if len(l.others) > 0 {
+		t.Errorf("%d answers other than 200 and 503, the first: %v", len(l.others), l.others[0])
+	}
+	if l.seen.status[http.StatusInternalServerError] > 0 || l.seen.noRetry > 0 {
+		t.Errorf("answers %v; 503s without Retry-After: %d", l.seen.counts(), l.seen.noRetry)
+	}
+	if code := ready(l.srv); code != http.StatusOK {
+		t.Errorf("/health/ready = %d after the catalog came back", code)
+	}
+	reader := client(l.srv, http.DefaultTransport, 5)
+	for key, body := range l.acked {
+		out, err := reader.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String("bkt"), Key: aws.String(key)})
+		if err != nil {
+			t.Fatalf("acknowledged %s: %v", key, err)
+		}
+		got, _ := io.ReadAll(out.Body)
+		out.Body.Close()
+		if !bytes.Equal(got, body) {
+			t.Fatalf("acknowledged %s reads %q", key, got)
+		}
+	}
 }
 
 // Under a steady load of writes, the catalog's server is restarted
@@ -95,84 +197,14 @@ func TestCatalogLostAndBack(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pg := testenv.PrivatePostgres(t)
 			srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.Catalog = pg.URL() }})
-			ctx := context.Background()
-			seen := &answers{inner: http.DefaultTransport, status: map[int]int{}}
-			raw := client(srv, seen, 1) // no retries: every answer counts
-			if _, err := raw.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("bkt")}); err != nil {
-				t.Fatal(err)
-			}
-			var (
-				mu     sync.Mutex
-				acked  = map[string][]byte{}
-				stop   atomic.Bool
-				last   atomic.Int64 // unix nanos of the latest success
-				others []error
-				wg     sync.WaitGroup
-			)
-			for w := range 8 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := 0; !stop.Load(); i++ {
-						key, body := fmt.Sprintf("w%d/%06d", w, i), []byte(fmt.Sprintf("body of w%d/%d", w, i))
-						_, err := raw.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("bkt"), Key: aws.String(key), Body: bytes.NewReader(body)})
-						var re *smithyhttp.ResponseError
-						switch {
-						case err == nil:
-							mu.Lock()
-							acked[key] = body
-							mu.Unlock()
-							last.Store(time.Now().UnixNano())
-						case errors.As(err, &re) && re.HTTPStatusCode() == http.StatusServiceUnavailable:
-							time.Sleep(50 * time.Millisecond)
-						default:
-							mu.Lock()
-							others = append(others, err)
-							mu.Unlock()
-							time.Sleep(50 * time.Millisecond)
-						}
-					}
-				}()
-			}
-			time.Sleep(time.Second)
+			l := startLoad(t, srv)
 			tc.fault(t, pg, srv)
 			back := time.Now()
 			pg.WaitReady(30 * time.Second)
-			// The node serves again within 10 s of the server's return.
-			for last.Load() < back.UnixNano() {
-				if time.Since(back) > 10*time.Second {
-					t.Fatalf("no write succeeded within 10 s of the catalog's return; answers %v", seen.status)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-			recovered := time.Since(back)
-			time.Sleep(time.Second)
-			stop.Store(true)
-			wg.Wait()
-			if len(others) > 0 {
-				t.Errorf("%d answers other than 200 and 503, the first: %v", len(others), others[0])
-			}
-			if seen.status[http.StatusInternalServerError] > 0 || seen.noRetry > 0 {
-				t.Errorf("answers %v; 503s without Retry-After: %d", seen.status, seen.noRetry)
-			}
-			if code := ready(srv); code != http.StatusOK {
-				t.Errorf("/health/ready = %d after the catalog came back", code)
-			}
-			// Every acknowledged write is there.
-			reader := client(srv, http.DefaultTransport, 5)
-			for key, body := range acked {
-				out, err := reader.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("bkt"), Key: aws.String(key)})
-				if err != nil {
-					t.Fatalf("acknowledged %s: %v", key, err)
-				}
-				got, _ := io.ReadAll(out.Body)
-				out.Body.Close()
-				if !bytes.Equal(got, body) {
-					t.Fatalf("acknowledged %s reads %q", key, got)
-				}
-			}
+			recovered := l.serving(t, back, 10*time.Second)
+			l.finish(t)
 			t.Logf("%s: answers %v, %d writes acknowledged and read back, serving %v after the catalog's return",
-				tc.name, seen.status, len(acked), recovered.Round(time.Millisecond))
+				tc.name, l.seen.counts(), len(l.acked), recovered.Round(time.Millisecond))
 		})
 	}
 }
