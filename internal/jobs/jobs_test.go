@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,6 +172,63 @@ func TestLeasedJobMovesWhenHolderDies(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	stopB()
+	wg.Wait()
+}
+
+// partitioned is a node cut off from its catalog without the connection
+// failing: once cut, a lease call waits until it is given up.
+type partitioned struct {
+	catalog.Leases
+	cut *atomic.Bool
+}
+
+func (p partitioned) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
+	if p.cut.Load() {
+		<-ctx.Done()
+		return false, ctx.Err()
+	}
+	return p.Leases.AcquireLease(ctx, name, holder, ttl)
+}
+
+// A holder cut off from the catalog stops its job before its lease
+// expires, however long its renewal would wait, so that the node taking
+// the lease over never runs the job beside it.
+func TestLeasedJobNeverRunsTwice(t *testing.T) {
+	store, err := sqlite.Open(context.Background(), t.TempDir()+"/c.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var a, b atomic.Int32
+	job := func(n *atomic.Int32) func(context.Context) {
+		return func(ctx context.Context) { n.Add(1); <-ctx.Done(); n.Add(-1) }
+	}
+	const ttl = 600 * time.Millisecond
+	cut := &atomic.Bool{}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); jobs.Leased(ctx, partitioned{dying{store}, cut}, "collector", "a", ttl, job(&a), nil) }()
+	for a.Load() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	go func() { defer wg.Done(); jobs.Leased(ctx, store, "collector", "b", ttl, job(&b), nil) }()
+	time.Sleep(ttl)
+	cut.Store(true)
+	deadline := time.Now().Add(5 * ttl)
+	for b.Load() == 0 {
+		if a.Load() > 0 && b.Load() > 0 {
+			t.Fatal("both holders run the job")
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other holder never took the job over (a=%d)", a.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if a.Load() != 0 {
+		t.Fatal("the cut-off holder still runs the job beside the new one")
+	}
+	cancel()
 	wg.Wait()
 }
 

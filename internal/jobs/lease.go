@@ -16,7 +16,8 @@ const LeaseTTL = 15 * time.Second
 // Leased runs job while holder holds the lease name, so that of the nodes
 // sharing a catalog one runs it at a time. It tries to take the lease
 // every ttl/3, renews it as often while it holds it, stops the job when
-// renewal fails (another node may take over once the lease expires), and
+// renewal fails or does not answer within ttl/3 (another node may take
+// over once the lease expires), and
 // gives the lease up when ctx ends. m tells whether this node holds the
 // lease (nil: nothing).
 func Leased(ctx context.Context, leases catalog.Leases, name, holder string, ttl time.Duration, job func(context.Context), m *metrics.Jobs) {
@@ -24,7 +25,7 @@ func Leased(ctx context.Context, leases catalog.Leases, name, holder string, ttl
 	t := time.NewTicker(ttl / 3)
 	defer t.Stop()
 	for {
-		held, err := leases.AcquireLease(ctx, name, holder, ttl)
+		held, err := acquire(ctx, leases, name, holder, ttl)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			slog.Warn("job lease", "job", name, "err", err)
@@ -52,6 +53,17 @@ func Leased(ctx context.Context, leases catalog.Leases, name, holder string, ttl
 		case <-t.C:
 		}
 	}
+}
+
+// acquire takes or renews the lease within a third of its ttl. A catalog
+// that does not answer (a network cut, a primary gone without closing
+// its connections) must not hold the renewal past the lease's expiry
+// while the job runs on: another node takes the lease then. Given up
+// after a third, the job stops with a third of the ttl to spare.
+func acquire(ctx context.Context, leases catalog.Leases, name, holder string, ttl time.Duration) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, ttl/3)
+	defer cancel()
+	return leases.AcquireLease(ctx, name, holder, ttl)
 }
 
 // start runs job until the returned stop is called, which waits for it.
