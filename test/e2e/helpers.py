@@ -379,6 +379,7 @@ def haproxy_config(workdir, port, https_port, pem, servers, console_servers=None
                       f"    bind 127.0.0.1:{https_port} ssl crt {pem} ")
     if cfg.count("127.0.0.1:") != 2:
         raise RuntimeError(f"deploy/haproxy.cfg has changed its bind lines:\n{before}")
+    cfg = cfg.replace("/etc/haproxy/errors/ostium-503.http", os.path.join(REPO, "deploy", "haproxy-503.http"))
     cfg = cfg.replace("inter 2s", "inter 300ms")
     cfg = cfg.replace("maxconn 20000", "maxconn 256")  # within any test machine's file limit
     # The S3 servers end backend ostium, the consoles' (console_servers,

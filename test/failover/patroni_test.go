@@ -21,7 +21,7 @@ import (
 func TestPatroniFailover(t *testing.T) {
 	c := testenv.Patroni(t, 2)
 	srv := nodetest.Start(t, nodetest.Options{Config: func(cfg *node.Config) { cfg.Catalog = c.URL() }})
-	l := startLoad(t, srv)
+	l := startLoad(t, srv.URL)
 	// One cluster for both, in turn: it takes half a minute to start.
 	for _, tc := range []struct {
 		name  string

@@ -54,18 +54,18 @@ func (a *answers) counts() map[int]int {
 	return maps.Clone(a.status)
 }
 
-func client(srv *nodetest.Server, rt http.RoundTripper, attempts int) *s3.Client {
+func client(url string, rt http.RoundTripper, attempts int) *s3.Client {
 	return s3.New(s3.Options{
-		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), UsePathStyle: true,
+		Region: "us-east-1", BaseEndpoint: aws.String(url), UsePathStyle: true,
 		Credentials:      credentials.NewStaticCredentialsProvider(nodetest.AccessKey, nodetest.SecretKey, ""),
 		HTTPClient:       &http.Client{Transport: rt, Timeout: 30 * time.Second},
 		RetryMaxAttempts: attempts,
 	})
 }
 
-// ready asks the node's readiness check.
-func ready(srv *nodetest.Server) int {
-	resp, err := http.Get(srv.URL + "/health/ready")
+// ready asks a node's readiness check.
+func ready(url string) int {
+	resp, err := http.Get(url + "/health/ready")
 	if err != nil {
 		return 0
 	}
@@ -77,8 +77,7 @@ func ready(srv *nodetest.Server) int {
 // so that every answer the node gives is seen.
 type load struct {
 	seen   *answers
-	raw    *s3.Client
-	srv    *nodetest.Server
+	urls   []string // the nodes' (or their balancer's)
 	mu     sync.Mutex
 	acked  map[string][]byte
 	others []error
@@ -87,21 +86,22 @@ type load struct {
 	wg     sync.WaitGroup
 }
 
-func startLoad(t *testing.T, srv *nodetest.Server) *load {
+// startLoad writes through urls, the workers spread over them.
+func startLoad(t *testing.T, urls ...string) *load {
 	t.Helper()
 	ctx := context.Background()
-	l := &load{srv: srv, seen: &answers{inner: http.DefaultTransport, status: map[int]int{}}, acked: map[string][]byte{}}
-	l.raw = client(srv, l.seen, 1)
-	if _, err := l.raw.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("bkt")}); err != nil {
+	l := &load{urls: urls, seen: &answers{inner: http.DefaultTransport, status: map[int]int{}}, acked: map[string][]byte{}}
+	if _, err := client(urls[0], l.seen, 1).CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("bkt")}); err != nil {
 		t.Fatal(err)
 	}
 	for w := range 8 {
 		l.wg.Add(1)
+		raw := client(urls[w%len(urls)], l.seen, 1)
 		go func() {
 			defer l.wg.Done()
 			for i := 0; !l.stop.Load(); i++ {
 				key, body := fmt.Sprintf("w%d/%06d", w, i), []byte(fmt.Sprintf("body of w%d/%d", w, i))
-				_, err := l.raw.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("bkt"), Key: aws.String(key), Body: bytes.NewReader(body)})
+				_, err := raw.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("bkt"), Key: aws.String(key), Body: bytes.NewReader(body)})
 				var re *smithyhttp.ResponseError
 				switch {
 				case err == nil:
@@ -150,10 +150,12 @@ func (l *load) finish(t *testing.T) {
 	if l.seen.status[http.StatusInternalServerError] > 0 || l.seen.noRetry > 0 {
 		t.Errorf("answers %v; 503s without Retry-After: %d", l.seen.counts(), l.seen.noRetry)
 	}
-	if code := ready(l.srv); code != http.StatusOK {
-		t.Errorf("/health/ready = %d after the catalog came back", code)
+	for _, u := range l.urls {
+		if code := ready(u); code != http.StatusOK {
+			t.Errorf("/health/ready of %s = %d after the catalog came back", u, code)
+		}
 	}
-	reader := client(l.srv, http.DefaultTransport, 5)
+	reader := client(l.urls[0], http.DefaultTransport, 5)
 	for key, body := range l.acked {
 		out, err := reader.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String("bkt"), Key: aws.String(key)})
 		if err != nil {
@@ -184,7 +186,7 @@ func TestCatalogLostAndBack(t *testing.T) {
 			// The balancer's check drains the node while its catalog
 			// is away (it caches its answer for a second).
 			deadline := time.Now().Add(5 * time.Second)
-			for ready(srv) != http.StatusServiceUnavailable {
+			for ready(srv.URL) != http.StatusServiceUnavailable {
 				if time.Now().After(deadline) {
 					t.Error("/health/ready said ready with the catalog down")
 					break
@@ -197,7 +199,7 @@ func TestCatalogLostAndBack(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			pg := testenv.PrivatePostgres(t)
 			srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) { c.Catalog = pg.URL() }})
-			l := startLoad(t, srv)
+			l := startLoad(t, srv.URL)
 			tc.fault(t, pg, srv)
 			back := time.Now()
 			pg.WaitReady(30 * time.Second)
