@@ -208,7 +208,10 @@ func TestLeasedJobNeverRunsTwice(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); jobs.Leased(ctx, partitioned{dying{store}, cut}, "collector", "a", ttl, job(&a), nil) }()
+	go func() {
+		defer wg.Done()
+		jobs.Leased(ctx, partitioned{dying{store}, cut}, "collector", "a", ttl, job(&a), nil)
+	}()
 	for a.Load() == 0 {
 		time.Sleep(5 * time.Millisecond)
 	}
