@@ -79,6 +79,8 @@ type adminFlags struct {
 	grace, expires                             time.Duration
 	maxBytes                                   string // with a unit: 1TB, 500GiB
 	maxObjects                                 int64
+	requestsPerSec                             int64
+	bytesInPerSec, bytesOutPerSec              string // with a unit: 100MiB
 	sseDefault, kmsKey                         string
 	prefix, description, authUser              string
 }
@@ -201,17 +203,26 @@ var adminCmds = map[string]adminCmd{
 		return call[admin.Key](c, "POST", path("tenants", a[0], "users", a[1], "appcreds"),
 			map[string]any{"buckets": []string(f.buckets), "read_only": f.readOnly, "expires_seconds": int64(f.expires / time.Second)})
 	}},
-	"quota set": {args: []string{"TENANT"}, short: "limit a tenant's (or one bucket's) bytes and objects", example: "  ostium admin quota set acme --max-bytes 1TB --max-objects 10000000\n  ostium admin quota set acme --bucket photos --max-bytes 500GiB", flags: func(fs *pflag.FlagSet, f *adminFlags) {
+	"quota set": {args: []string{"TENANT"}, short: "limit a tenant's (or one bucket's) bytes, objects, request rate and bandwidth (the whole quota: what is not given is none)", example: "  ostium admin quota set acme --max-bytes 1TB --max-objects 10000000 --requests-per-sec 500\n  ostium admin quota set acme --bucket photos --max-bytes 500GiB --bytes-out-per-sec 100MiB", flags: func(fs *pflag.FlagSet, f *adminFlags) {
 		fs.StringVar(&f.bucket, "bucket", "", "the quota of this bucket (default: the tenant's)")
 		fs.StringVar(&f.maxBytes, "max-bytes", "0", "quota in bytes, with an optional unit: 1TB, 500GiB (0: none)")
 		fs.Int64Var(&f.maxObjects, "max-objects", 0, "quota in objects (0: none)")
+		fs.Int64Var(&f.requestsPerSec, "requests-per-sec", 0, "requests a second across all nodes; beyond, SlowDown (0: none)")
+		fs.StringVar(&f.bytesInPerSec, "bytes-in-per-sec", "0", "bytes a second received across all nodes, with an optional unit: 100MiB (0: none)")
+		fs.StringVar(&f.bytesOutPerSec, "bytes-out-per-sec", "0", "bytes a second sent across all nodes, with an optional unit (0: none)")
 	}, run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
-		maxBytes, err := quick.ParseBytes(f.maxBytes)
-		if err != nil {
-			return nil, fmt.Errorf("--max-bytes: %w", err)
+		q := admin.Quota{Bucket: f.bucket, MaxObjects: f.maxObjects, RequestsPerSec: f.requestsPerSec}
+		for _, b := range []struct {
+			flag, v string
+			to      *int64
+		}{{"--max-bytes", f.maxBytes, &q.MaxBytes}, {"--bytes-in-per-sec", f.bytesInPerSec, &q.BytesInPerSec}, {"--bytes-out-per-sec", f.bytesOutPerSec, &q.BytesOutPerSec}} {
+			n, err := quick.ParseBytes(b.v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.flag, err)
+			}
+			*b.to = n
 		}
-		return call[admin.Quota](c, "PUT", path("tenants", a[0], "quotas"),
-			admin.Quota{Bucket: f.bucket, MaxBytes: maxBytes, MaxObjects: f.maxObjects})
+		return call[admin.Quota](c, "PUT", path("tenants", a[0], "quotas"), q)
 	}},
 	"usage": {args: []string{"TENANT"}, short: "a tenant's stored bytes and traffic over a period (" + admin.ProviderUsage + ": the root's own buckets)", example: "  ostium admin usage acme --from 2026-01-01T00:00:00Z --csv\n  ostium admin usage " + admin.ProviderUsage, flags: func(fs *pflag.FlagSet, f *adminFlags) {
 		periodFlags(fs, f)

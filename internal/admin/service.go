@@ -80,6 +80,11 @@ type Quota struct {
 	Bucket     string `json:"bucket,omitempty"`
 	MaxBytes   int64  `json:"max_bytes"`
 	MaxObjects int64  `json:"max_objects"`
+	// Rates across the cluster, per second (0 = none): requests, and
+	// bytes received and sent.
+	RequestsPerSec int64 `json:"requests_per_sec,omitempty"`
+	BytesInPerSec  int64 `json:"bytes_in_per_sec,omitempty"`
+	BytesOutPerSec int64 `json:"bytes_out_per_sec,omitempty"`
 }
 
 // Service carries out admin calls for an identity.
@@ -463,7 +468,7 @@ func (s *Service) SetQuota(ctx context.Context, id *iam.Identity, q Quota) (Quot
 	if err := allow(id, ""); err != nil { // a tenant does not set its own quota
 		return Quota{}, err
 	}
-	if q.MaxBytes < 0 || q.MaxObjects < 0 {
+	if q.MaxBytes < 0 || q.MaxObjects < 0 || q.RequestsPerSec < 0 || q.BytesInPerSec < 0 || q.BytesOutPerSec < 0 {
 		return Quota{}, newErr(http.StatusBadRequest, "InvalidArgument", "Quota limits are zero (none) or positive")
 	}
 	if q.Bucket != "" {
@@ -471,7 +476,8 @@ func (s *Service) SetQuota(ctx context.Context, id *iam.Identity, q Quota) (Quot
 			return Quota{}, newErr(http.StatusNotFound, "NoSuchBucket", "The tenant has no bucket %s", q.Bucket)
 		}
 	}
-	return q, s.done(s.cat.SetQuota(ctx, catalog.Quota{Tenant: q.Tenant, Bucket: q.Bucket, MaxBytes: q.MaxBytes, MaxObjects: q.MaxObjects}))
+	return q, s.done(s.cat.SetQuota(ctx, catalog.Quota{Tenant: q.Tenant, Bucket: q.Bucket, MaxBytes: q.MaxBytes, MaxObjects: q.MaxObjects,
+		RequestsPerSec: q.RequestsPerSec, BytesInPerSec: q.BytesInPerSec, BytesOutPerSec: q.BytesOutPerSec}))
 }
 
 func (s *Service) ListQuotas(ctx context.Context, id *iam.Identity, tenant string) ([]Quota, error) {
@@ -484,7 +490,8 @@ func (s *Service) ListQuotas(ctx context.Context, id *iam.Identity, tenant strin
 	}
 	out := make([]Quota, len(qs))
 	for i, q := range qs {
-		out[i] = Quota{Tenant: q.Tenant, Bucket: q.Bucket, MaxBytes: q.MaxBytes, MaxObjects: q.MaxObjects}
+		out[i] = Quota{Tenant: q.Tenant, Bucket: q.Bucket, MaxBytes: q.MaxBytes, MaxObjects: q.MaxObjects,
+			RequestsPerSec: q.RequestsPerSec, BytesInPerSec: q.BytesInPerSec, BytesOutPerSec: q.BytesOutPerSec}
 	}
 	return out, nil
 }

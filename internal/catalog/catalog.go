@@ -370,6 +370,7 @@ type Store interface {
 	AccessLogQueue
 	Locks
 	Outbox
+	RateDemand
 
 	// CanWrite returns nil while the catalog takes writes: reachable,
 	// and not a standby or otherwise read-only (a primary being

@@ -74,6 +74,18 @@ type Quota struct {
 	Bucket     string
 	MaxBytes   int64
 	MaxObjects int64
+	// Rates, across every node: requests a second, and bytes a second
+	// received and sent (0 = no limit).
+	RequestsPerSec, BytesInPerSec, BytesOutPerSec int64
+}
+
+// RateDemand is the part of the catalog that lets nodes split rate limits
+// between them.
+type RateDemand interface {
+	// ShareDemand records what node saw asked of each scope in its last
+	// interval and returns every node's demand for those scopes recorded
+	// since the given time, summed by scope.
+	ShareDemand(ctx context.Context, node string, demand map[string]int64, since time.Time) (map[string]int64, error)
 }
 
 // Identities is the catalog's part for tenants, users and keys. Every

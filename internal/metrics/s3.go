@@ -41,6 +41,8 @@ const (
 	ReasonSlowDown    = "slow_down"            // no request slot free
 	ReasonUnavailable = "platform_unavailable" // a storage platform is down
 	ReasonTimeout     = "timeout"              // the request ran out of time
+	ReasonRateLimited = "rate_limited"         // over its tenant's or bucket's request rate
+	ReasonCatalog     = "catalog_unavailable"  // the catalog cannot be reached or take writes
 	ReasonOther       = "other"
 )
 
@@ -85,9 +87,9 @@ func newS3(reg *prometheus.Registry, ops []string, tenantLabels int) *S3 {
 	}
 	unavail := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace, Name: "s3_unavailable_total",
-		Help: "S3 requests answered 503, by reason: slow_down (no request slot), platform_unavailable, timeout, other.",
+		Help: "S3 requests answered 503, by reason: slow_down (no request slot), rate_limited, platform_unavailable, catalog_unavailable, timeout, other.",
 	}, []string{"reason"})
-	for _, r := range []string{ReasonSlowDown, ReasonUnavailable, ReasonTimeout, ReasonOther} {
+	for _, r := range []string{ReasonSlowDown, ReasonRateLimited, ReasonUnavailable, ReasonCatalog, ReasonTimeout, ReasonOther} {
 		m.unavail[r] = unavail.WithLabelValues(r)
 	}
 	m.ops = make([]opSeries, len(ops))

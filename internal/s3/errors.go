@@ -11,6 +11,7 @@ import (
 	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/ratelimit"
 	"github.com/ostiumio/ostium/internal/s3/sigv4"
 )
 
@@ -87,6 +88,10 @@ func toAPIError(err error) apiError {
 	if errors.As(err, &ae) {
 		return *ae
 	}
+	var rf *ratelimit.Refusal
+	if errors.As(err, &rf) {
+		return errSlowDown
+	}
 	var se *sigv4.Error
 	if errors.As(err, &se) {
 		return apiError{se.Status, se.Code, se.Message}
@@ -148,7 +153,11 @@ func writeError(w http.ResponseWriter, r *http.Request, rt Route, reqID string, 
 	case e.Status == 500 && !errors.Is(err, context.Canceled):
 		slog.Error("internal error", "op", rt.Op.String(), "bucket", rt.Bucket, "key", rt.Key, "request_id", reqID, "err", err)
 	case e.Status == http.StatusServiceUnavailable:
-		w.Header().Set("Retry-After", retryAfter)
+		after, ok := refusalRetry(err)
+		if !ok {
+			after = retryAfter
+		}
+		w.Header().Set("Retry-After", after)
 	}
 	if e.Status == http.StatusNotModified || r.Method == http.MethodHead {
 		w.WriteHeader(e.Status)

@@ -37,6 +37,8 @@ type meteredWriter struct {
 	n      int64
 	// unread tells whether the request's body is not read to its end.
 	unread func() bool
+	// pace, when set, waits until n more bytes may go out (ratelimit.go).
+	pace func(n int) error
 }
 
 // begin records the status of a response about to start. One that starts
@@ -64,12 +66,18 @@ func (w *meteredWriter) Write(p []byte) (int, error) {
 	w.begin(http.StatusOK)
 	n, err := w.ResponseWriter.Write(p)
 	w.n += int64(n)
+	if err == nil && w.pace != nil {
+		err = w.pace(n)
+	}
 	return n, err
 }
 
 // ReadFrom keeps the server's own copy path (sendfile for files).
 func (w *meteredWriter) ReadFrom(r io.Reader) (int64, error) {
 	w.begin(http.StatusOK)
+	if w.pace != nil { // through Write, which paces
+		return io.Copy(struct{ io.Writer }{w}, r)
+	}
 	var n int64
 	var err error
 	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
@@ -88,11 +96,18 @@ func (w *meteredWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 type countingReader struct {
 	r io.ReadCloser
 	n int64
+	// pace, when set, waits until n more bytes may come in (ratelimit.go).
+	pace func(n int) error
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if n > 0 && c.pace != nil {
+		if perr := c.pace(n); perr != nil {
+			return n, perr
+		}
+	}
 	return n, err
 }
 

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/blob"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/metrics"
+	"github.com/ostiumio/ostium/internal/ratelimit"
 	"github.com/ostiumio/ostium/internal/redact"
 )
 
@@ -54,7 +56,10 @@ func (s *Server) observe(r *http.Request, c *call, w *meteredWriter, start time.
 
 // unavailableReason says why a request was answered 503.
 func unavailableReason(err error) string {
+	var rf *ratelimit.Refusal
 	switch {
+	case errors.As(err, &rf):
+		return metrics.ReasonRateLimited
 	case errors.Is(err, &errSlowDown):
 		return metrics.ReasonSlowDown
 	// transfer.outcome answers a request stalled past the request
@@ -63,6 +68,8 @@ func unavailableReason(err error) string {
 		return metrics.ReasonTimeout
 	case errors.Is(err, blob.ErrUnavailable):
 		return metrics.ReasonUnavailable
+	case catalog.Unavailable(err):
+		return metrics.ReasonCatalog
 	}
 	if toAPIError(err).Code == errSlowDown.Code {
 		return metrics.ReasonSlowDown

@@ -21,6 +21,7 @@ import (
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/ratelimit"
 	"github.com/ostiumio/ostium/internal/s3/sigv4"
 	"github.com/ostiumio/ostium/internal/sosapi"
 )
@@ -29,6 +30,7 @@ import (
 type Server struct {
 	svc     *objects.Service
 	keys    *iam.Keyring
+	rates   *ratelimit.Limiter
 	meter   Meter
 	domains []string
 	slots   *shares
@@ -98,6 +100,9 @@ type Options struct {
 	// SOSAPI serves Veeam's Smart Object Storage API documents in every
 	// bucket and reserves their keys (sosapi.go).
 	SOSAPI bool
+	// Rates holds tenants to the request rates and bandwidths of their
+	// quotas (nil: no rates).
+	Rates *ratelimit.Limiter
 }
 
 // Meter counts each request on a bucket for billing (*metering.Meter).
@@ -156,7 +161,7 @@ func New(svc *objects.Service, keys *iam.Keyring, meter Meter, o Options) *Serve
 		timing: timing{idle: orDur(o.IdleTimeout, DefaultIdleTimeout), limit: orDur(o.RequestTimeout, DefaultRequestTimeout),
 			minRate: rate},
 		accessLog: o.AccessLog, auditLog: o.Audit, metrics: o.Metrics, logLevel: level, sseCOverHTTP: o.SSECOverHTTP,
-		allowActive: o.AllowActiveObjects}
+		allowActive: o.AllowActiveObjects, rates: o.Rates}
 }
 
 // clientIP is the address of the client: the peer, or behind trusted
@@ -380,6 +385,9 @@ func (s *Server) serve(w *meteredWriter, r *http.Request, c *call) (err error) {
 	// before its body is read: a refused request stores nothing and
 	// costs no more than its headers.
 	if err := honour(r, c); err != nil {
+		return err
+	}
+	if err := s.throttle(w, r, c); err != nil {
 		return err
 	}
 	if err := s.admit(r, c); err != nil {

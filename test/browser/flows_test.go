@@ -301,6 +301,8 @@ func TestConsoleProviderFlow(t *testing.T) {
 		browsertest.Click("tab-quotas"),
 		browsertest.Type("quota-max-bytes", "10 GiB"),
 		browsertest.Type("quota-max-objects", "5000"),
+		browsertest.Type("quota-requests-per-sec", "300"),
+		browsertest.Type("quota-bytes-out-per-sec", "50 MiB"),
 		browsertest.Click("quota-save"),
 		chromedp.WaitVisible(x(`//*[@data-testid="quota-table"]//td[contains(., "10")]`)),
 	)
@@ -309,11 +311,14 @@ func TestConsoleProviderFlow(t *testing.T) {
 		Bucket     string `json:"bucket"`
 		MaxBytes   int64  `json:"max_bytes"`
 		MaxObjects int64  `json:"max_objects"`
+		Requests   int64  `json:"requests_per_sec"`
+		In         int64  `json:"bytes_in_per_sec"`
+		Out        int64  `json:"bytes_out_per_sec"`
 	}
 	p.must(200, "GET", "/tenants/initech/quotas", nil, &quotas)
 	ok := false
 	for _, q := range quotas {
-		if q.Bucket == "" && q.MaxBytes == 10<<30 && q.MaxObjects == 5000 {
+		if q.Bucket == "" && q.MaxBytes == 10<<30 && q.MaxObjects == 5000 && q.Requests == 300 && q.In == 0 && q.Out == 50<<20 {
 			ok = true
 		}
 	}

@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"CloudDirector", testCloudDirector},
 		{"Outbox", testOutbox},
 		{"OutboxOrder", testOutboxOrder},
+		{"RateDemand", testRateDemand},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {

@@ -364,9 +364,11 @@ func (s *Store) SetQuota(ctx context.Context, q catalog.Quota) error {
 		if err != nil {
 			return err
 		}
-		_, err = s.exec(ctx, tx, s.q(`INSERT INTO quotas (tenant, bucket, max_bytes, max_objects) VALUES (?, ?, ?, ?)
-			ON CONFLICT (tenant, bucket) DO UPDATE SET max_bytes = excluded.max_bytes, max_objects = excluded.max_objects`),
-			q.Tenant, []byte(q.Bucket), q.MaxBytes, q.MaxObjects)
+		_, err = s.exec(ctx, tx, s.q(`INSERT INTO quotas (tenant, bucket, max_bytes, max_objects, requests_per_sec, bytes_in_per_sec, bytes_out_per_sec)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (tenant, bucket) DO UPDATE SET max_bytes = excluded.max_bytes, max_objects = excluded.max_objects,
+			requests_per_sec = excluded.requests_per_sec, bytes_in_per_sec = excluded.bytes_in_per_sec, bytes_out_per_sec = excluded.bytes_out_per_sec`),
+			q.Tenant, []byte(q.Bucket), q.MaxBytes, q.MaxObjects, q.RequestsPerSec, q.BytesInPerSec, q.BytesOutPerSec)
 		return err
 	})
 	return wrap("set quota", err)
@@ -376,10 +378,10 @@ func (s *Store) ListQuotas(ctx context.Context, tenant string) ([]catalog.Quota,
 	return queryAll(ctx, s, "list quotas", func(sc interface{ Scan(...any) error }) (catalog.Quota, error) {
 		var q catalog.Quota
 		var b []byte
-		err := sc.Scan(&q.Tenant, &b, &q.MaxBytes, &q.MaxObjects)
+		err := sc.Scan(&q.Tenant, &b, &q.MaxBytes, &q.MaxObjects, &q.RequestsPerSec, &q.BytesInPerSec, &q.BytesOutPerSec)
 		q.Bucket = string(b)
 		return q, err
-	}, `SELECT tenant, bucket, max_bytes, max_objects FROM quotas WHERE tenant = ? ORDER BY bucket`, tenant)
+	}, `SELECT tenant, bucket, max_bytes, max_objects, requests_per_sec, bytes_in_per_sec, bytes_out_per_sec FROM quotas WHERE tenant = ? ORDER BY bucket`, tenant)
 }
 
 // queryAll runs a query on the read pool and scans every row.

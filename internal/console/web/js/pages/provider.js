@@ -221,6 +221,9 @@ async function quotasTab(tenant) {
     const bucket = input('quota-bucket', { placeholder: 'empty: the whole tenant', autocapitalize: 'none' });
     const maxBytes = input('quota-max-bytes', { placeholder: 'e.g. 100 GiB' });
     const maxObjects = input('quota-max-objects', { type: 'number', min: 0, placeholder: 'empty: no limit' });
+    const reqRate = input('quota-requests-per-sec', { type: 'number', min: 0, placeholder: 'empty: no limit' });
+    const inRate = input('quota-bytes-in-per-sec', { placeholder: 'e.g. 100 MiB' });
+    const outRate = input('quota-bytes-out-per-sec', { placeholder: 'e.g. 100 MiB' });
     const err = errorBox('quota-error');
     const save = h('button', { type: 'submit', class: 'primary', 'data-testid': 'quota-save' }, 'Set quota');
     replace(wrap,
@@ -229,11 +232,17 @@ async function quotasTab(tenant) {
         { label: 'Applies to', cell: (q) => q.bucket || 'Whole tenant' },
         { label: 'Max bytes', class: 'num', cell: (q) => (q.max_bytes ? bytes(q.max_bytes) : 'no limit') },
         { label: 'Max objects', class: 'num', cell: (q) => (q.max_objects ? count(q.max_objects) : 'no limit') },
+        { label: 'Requests/s', class: 'num', cell: (q) => (q.requests_per_sec ? count(q.requests_per_sec) : 'no limit') },
+        { label: 'In/s', class: 'num', cell: (q) => (q.bytes_in_per_sec ? bytes(q.bytes_in_per_sec) : 'no limit') },
+        { label: 'Out/s', class: 'num', cell: (q) => (q.bytes_out_per_sec ? bytes(q.bytes_out_per_sec) : 'no limit') },
         {
           label: 'Actions', hideLabel: true, cell: (q) => button('Edit', 'quota-edit', () => {
             bucket.value = q.bucket || '';
             maxBytes.value = q.max_bytes ? bytes(q.max_bytes) : '';
             maxObjects.value = q.max_objects || '';
+            reqRate.value = q.requests_per_sec || '';
+            inRate.value = q.bytes_in_per_sec ? bytes(q.bytes_in_per_sec) : '';
+            outRate.value = q.bytes_out_per_sec ? bytes(q.bytes_out_per_sec) : '';
             maxBytes.focus();
           }, { class: 'small', 'aria-label': 'Edit quota of ' + (q.bucket || 'the tenant') }),
         },
@@ -249,6 +258,9 @@ async function quotasTab(tenant) {
                 bucket: bucket.value.trim() || undefined,
                 max_bytes: parseSize(maxBytes.value),
                 max_objects: maxObjects.value ? Number(maxObjects.value) : 0,
+                requests_per_sec: reqRate.value ? Number(reqRate.value) : 0,
+                bytes_in_per_sec: parseSize(inRate.value),
+                bytes_out_per_sec: parseSize(outRate.value),
               });
               toast('Quota set');
               refresh();
@@ -257,6 +269,8 @@ async function quotasTab(tenant) {
         },
       }, h('h3', null, 'Set a quota'),
       h('div', { class: 'row' }, field('Bucket', bucket), field('Max size (KiB, MiB, GiB, TiB)', maxBytes), field('Max objects', maxObjects)),
+      h('p', { class: 'hint' }, 'Rates hold across all nodes: requests beyond the rate get SlowDown, which clients retry; bytes beyond the bandwidth wait.'),
+      h('div', { class: 'row' }, field('Requests a second', reqRate), field('Received a second (KiB, MiB, GiB)', inRate), field('Sent a second (KiB, MiB, GiB)', outRate)),
       err, h('div', { class: 'actions' }, save)));
   };
   await refresh();
