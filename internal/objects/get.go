@@ -83,17 +83,8 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 	if obj, err = openChecksums(obj, key); err != nil {
 		return nil, err
 	}
-	r := &Reader{Object: obj, Ranged: in.Range != nil, TagCount: s.tagCount(ctx, id, b, a, t)}
-	if in.PartNumber > 0 {
-		if in.Range != nil {
-			return r, errorf(ErrInvalidRequest, "Cannot specify both Range header and partNumber query parameter")
-		}
-		r.Start, r.Length, r.PartsCount, err = partRange(obj, in.PartNumber)
-		r.Ranged = r.PartsCount > 0
-	} else {
-		r.Start, r.Length, err = resolveRange(in.Range, obj.Size)
-	}
-	if err != nil {
+	r := &Reader{Object: obj, TagCount: s.tagCount(ctx, id, b, a, t)}
+	if err := r.selectBytes(in); err != nil {
 		return r, err
 	}
 	if !head {
@@ -102,6 +93,25 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 		}
 	}
 	return r, nil
+}
+
+// selectBytes sets the bytes r yields from a request's Range or
+// partNumber. A part is read as a range of the object, as AWS answers
+// it (206 with the part's Content-Range), part 1 of an object not
+// uploaded in parts too; an empty object has no range to name.
+func (r *Reader) selectBytes(in GetInput) error {
+	var err error
+	if in.PartNumber == 0 {
+		r.Ranged = in.Range != nil
+		r.Start, r.Length, err = resolveRange(in.Range, r.Object.Size)
+		return err
+	}
+	if in.Range != nil {
+		return errorf(ErrInvalidRequest, "Cannot specify both Range header and partNumber query parameter")
+	}
+	r.Start, r.Length, r.PartsCount, err = partRange(r.Object, in.PartNumber)
+	r.Ranged = r.Length > 0
+	return err
 }
 
 // partRange finds part n of an object: its offset, its length and the

@@ -176,6 +176,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	}
 	h.Set("Accept-Ranges", "bytes")
 	setTaggingCount(h, rd.TagCount)
+	// As AWS: the count of parts answers a read by part number only.
 	if rd.PartsCount > 0 {
 		h.Set("x-amz-mp-parts-count", strconv.Itoa(rd.PartsCount))
 	}
