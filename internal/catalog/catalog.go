@@ -189,7 +189,8 @@ type PutOptions struct {
 	// (non-delete-marker) version of the key exists (If-None-Match: *).
 	IfNoneMatch bool
 	// IfMatch, when set, fails the write with ErrPreconditionFailed unless
-	// the current version exists and has this quoted ETag.
+	// the current version has this quoted ETag, and with ErrNoSuchObject
+	// when the key has no current version (none, or a delete marker).
 	IfMatch string
 	// IfLatest, when set, fails the write with ErrPreconditionFailed
 	// unless this version is still the key's current one (see

@@ -50,11 +50,15 @@ func payload(r *http.Request, c *call) (objects.Payload, error) {
 		Algorithms: algos, Expected: expected}, nil
 }
 
-// putOptions reads the conditional-write headers. If-None-Match takes
-// "*" (no current version) or entity tags (none of them the current
+// putOptions reads the conditional-write headers. If-Match names the
+// current version's ETag, quoted as responses give it or bare. If-None-Match
+// takes "*" (no current version) or entity tags (none of them the current
 // version's), as Ceph RGW and MinIO do; AWS takes "*" alone.
 func putOptions(h http.Header) (catalog.PutOptions, error) {
-	o := catalog.PutOptions{IfMatch: h.Get("If-Match")}
+	var o catalog.PutOptions
+	if v := strings.TrimSpace(h.Get("If-Match")); v != "" {
+		o.IfMatch = `"` + strings.Trim(v, `"`) + `"`
+	}
 	v := strings.TrimSpace(h.Get("If-None-Match"))
 	if v == "" {
 		return o, nil
