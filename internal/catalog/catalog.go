@@ -97,6 +97,10 @@ type Meta struct {
 	// Encryption says how the version's bytes (or an upload's parts) are
 	// encrypted at rest; nil for plaintext.
 	Encryption *Encryption `json:"enc,omitempty"`
+	// UploadID names the multipart upload that completed into this
+	// version, so that the same completion sent again (a client retrying
+	// a response it lost) is answered with the version it made.
+	UploadID string `json:"up,omitempty"`
 }
 
 // Encryption is what reading an encrypted version needs, besides a key

@@ -22,6 +22,12 @@ const (
 	MaxParts    = 10000
 )
 
+// CompletedUploadRetry is how long after an upload completed the same
+// completion sent again (an SDK retrying a response it lost) is answered
+// with the object it made, as AWS answers a recently completed upload,
+// rather than NoSuchUpload. Clients retry within seconds or minutes.
+const CompletedUploadRetry = time.Hour
+
 // CreateUpload starts a multipart upload and returns its id. The lock
 // asked for (or the bucket's default retention, counted from now) is the
 // completed version's.
@@ -245,6 +251,9 @@ type CompleteOptions struct {
 func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, o CompleteOptions) (catalog.Object, error) {
 	want, cond, customer := o.Checksums, o.Cond, o.CustomerKey
 	u, b, err := s.upload(ctx, id, bucket, key, uploadID, "s3:PutObject")
+	if errors.Is(err, ErrNoSuchUpload) {
+		return s.completed(ctx, b, key, uploadID, list, customer)
+	}
 	if err != nil {
 		return catalog.Object{}, err
 	}
@@ -265,6 +274,7 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 		Bucket: bucket, Key: key, VersionID: versionFor(b), Owner: u.Owner,
 		StorageClass: u.StorageClass, Meta: u.Meta, LastModified: time.Now().UTC(), Lock: u.Lock,
 	}
+	obj.Meta.UploadID = uploadID
 	// Every listed part must exist, in order, before sizes are judged: S3
 	// reports a missing part as InvalidPart even when an earlier one is
 	// too small.
@@ -317,9 +327,70 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 	}
 	err = s.cat.CompleteUpload(ctx, uploadID, row, cond)
 	if errors.Is(err, catalog.ErrNoSuchUpload) {
-		return obj, noSuchUpload()
+		// Completed (or aborted) since it was read: by this same
+		// completion sent twice at once, perhaps.
+		return s.completed(ctx, b, key, uploadID, list, customer)
 	}
 	return reported(b, obj), commitErr(err, "complete upload", obj)
+}
+
+// completed answers a completion of an upload that is not open (any
+// more): with the key's current version if that upload made it, within
+// CompletedUploadRetry, from the same list of parts (retriedCompletion),
+// as AWS answers a completion retried; else NoSuchUpload. The request's
+// conditions held when the upload completed, and are not asked again of
+// the object they let it make.
+func (s *Service) completed(ctx context.Context, b catalog.Bucket, key, uploadID string, list []CompletePart, customer []byte) (catalog.Object, error) {
+	obj, err := s.cat.GetObject(ctx, b.Name, key, "")
+	if errors.Is(err, catalog.ErrNoSuchObject) || err == nil && !retriedCompletion(obj, uploadID, list, time.Now()) {
+		return catalog.Object{}, noSuchUpload()
+	}
+	if err != nil {
+		return catalog.Object{}, fmt.Errorf("objects: get %s/%s: %w", b.Name, key, err)
+	}
+	// An SSE-C object's checksums answer the request that brings its key.
+	if enc := obj.Meta.Encryption; enc != nil && enc.Kind == KindSSEC && customer != nil {
+		dk, err := s.dataKey(ctx, b, key, enc, customer, true)
+		if err != nil {
+			return catalog.Object{}, err
+		}
+		if obj, err = openChecksums(obj, dk); err != nil {
+			return catalog.Object{}, err
+		}
+	}
+	obj.Parts, obj.Inline = nil, nil
+	return reported(b, obj), nil
+}
+
+// retriedCompletion tells whether list completing uploadID is the
+// completion that made obj, at most CompletedUploadRetry before now: obj
+// is that upload's, its multipart ETag is the one of the listed parts'
+// ETags in their order (and so of their count), and every part that holds
+// bytes was listed under its number.
+func retriedCompletion(obj catalog.Object, uploadID string, list []CompletePart, now time.Time) bool {
+	if obj.DeleteMarker || obj.Meta.UploadID != uploadID || uploadID == "" ||
+		now.Sub(obj.LastModified) > CompletedUploadRetry {
+		return false
+	}
+	md5s := md5.New()
+	numbers := make(map[int]string, len(list))
+	for _, cp := range list {
+		raw, err := hex.DecodeString(strings.Trim(cp.ETag, `"`))
+		if err != nil || len(raw) != md5.Size {
+			return false
+		}
+		md5s.Write(raw)
+		numbers[cp.Number] = strings.Trim(cp.ETag, `"`)
+	}
+	if fmt.Sprintf(`"%s-%d"`, hex.EncodeToString(md5s.Sum(nil)), len(list)) != obj.ETag {
+		return false
+	}
+	for _, p := range obj.Parts {
+		if numbers[p.Number] != strings.Trim(p.ETag, `"`) {
+			return false
+		}
+	}
+	return true
 }
 
 // completionKey is the data key an SSE-C upload's completion needs to

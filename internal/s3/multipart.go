@@ -2,6 +2,7 @@ package s3
 
 import (
 	"encoding/xml"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -228,6 +229,9 @@ func checkChecksumType(s *Server, r *http.Request, c *call) error {
 		return &apiError{400, "InvalidRequest", "Value for x-amz-checksum-type header is invalid."}
 	}
 	have, err := s.svc.UploadChecksumType(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"))
+	if errors.Is(err, objects.ErrNoSuchUpload) {
+		return nil // completed already, perhaps: the completion answers
+	}
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,79 @@ func uploadParts(t *testing.T, c *s3.Client, bucket, key string, parts [][]byte)
 	return cu.UploadId, done
 }
 
+// TestCompleteRetried: CompleteMultipartUpload sent again after it
+// succeeded, as an SDK does when the first response was lost, answers
+// 200 with the same ETag, location and version, as AWS does for a
+// recently completed upload (its API reference asks applications to be
+// prepared to retry CompleteMultipartUpload; AWS answers such a retry
+// with the completed object rather than NoSuchUpload). A list that is not
+// the one completed, or an upload whose object was replaced since, is
+// NoSuchUpload: "the upload may have been aborted or completed".
+func TestCompleteRetried(t *testing.T) {
+	c, bucket, _ := setup(t)
+	ctx := context.Background()
+	if _, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: &bucket,
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}}); err != nil {
+		t.Fatal(err)
+	}
+	key := "retried"
+	parts := [][]byte{randBytes(5*mib, 51), randBytes(321, 52)}
+	id, done := uploadParts(t, c, bucket, key, parts)
+	complete := func(list []types.CompletedPart, inm *string) (*s3.CompleteMultipartUploadOutput, error) {
+		return c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &bucket, Key: &key, UploadId: id,
+			IfNoneMatch: inm, MultipartUpload: &types.CompletedMultipartUpload{Parts: list}})
+	}
+	first, err := complete(done, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, inm := range []*string{nil, nil, aws.String("*")} {
+		// If-None-Match: * held when the upload completed; its retry
+		// finds the object it made, which is no reason to refuse it.
+		again, err := complete(done, inm)
+		if err != nil {
+			t.Fatalf("retry %d: %v", i, err)
+		}
+		if *again.ETag != *first.ETag || *again.Location != *first.Location || *again.Bucket != bucket || *again.Key != key ||
+			again.VersionId == nil || *again.VersionId != *first.VersionId {
+			t.Fatalf("retry %d answered %s %s %v, first %s %s %s", i, *again.ETag, *again.Location, again.VersionId,
+				*first.ETag, *first.Location, *first.VersionId)
+		}
+	}
+	// The retry changed nothing: one version, the parts' bytes.
+	vs, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: &bucket, Prefix: &key})
+	if err != nil || len(vs.Versions) != 1 {
+		t.Fatalf("versions after retries: %v %d", err, len(vs.Versions))
+	}
+	if !bytes.Equal(get(t, c, bucket, key), bytes.Join(parts, nil)) {
+		t.Fatal("object differs after retries")
+	}
+
+	// Another list is not a retry of this completion.
+	_, err = complete(done[:1], nil)
+	wantCode(t, err, "NoSuchUpload")
+	swapped := []types.CompletedPart{done[0], {PartNumber: aws.Int32(3), ETag: done[1].ETag}}
+	_, err = complete(swapped, nil)
+	wantCode(t, err, "NoSuchUpload")
+
+	// Once the key has a newer version, the upload's object is no longer
+	// what a retry would answer with.
+	put(t, c, bucket, key, []byte("newer"))
+	_, err = complete(done, nil)
+	wantCode(t, err, "NoSuchUpload")
+
+	// A retry needs the right to write the key, as the completion did.
+	id2, done2 := uploadParts(t, c, bucket, "other", [][]byte{[]byte("x")})
+	if _, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &bucket, Key: aws.String("other"), UploadId: id2,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: done2}}); err != nil {
+		t.Fatal(err)
+	}
+	// Another key's upload id is no upload of this key.
+	_, err = c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &bucket, Key: &key, UploadId: id2,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: done2}})
+	wantCode(t, err, "NoSuchUpload")
+}
+
 // TestConditionalOverwrite: If-Match on PutObject and
 // CompleteMultipartUpload writes only over the version whose ETag it
 // names. As AWS documents conditional writes: a different ETag is 412
