@@ -195,10 +195,34 @@ func (s *Service) uploadPart(ctx context.Context, id *iam.Identity, in PartInput
 
 // CompletePart is one entry of a CompleteMultipartUpload request.
 type CompletePart struct {
-	Number    int
-	ETag      string
+	Number int
+	ETag   string
+	// Checksums are the part's checksums as the client lists them, by
+	// algorithm.
 	Checksums map[string]string
 }
+
+// checkPartChecksum holds a listed part to the upload's checksum, as
+// AWS: an upload with a COMPOSITE checksum must list each part's (it is
+// what the object's is made of), a FULL_OBJECT one may; one listed must
+// be the part's.
+func checkPartChecksum(u catalog.Upload, cp CompletePart, p catalog.Part) error {
+	algo := u.ChecksumAlgorithm
+	if algo == "" {
+		return nil
+	}
+	listed := cp.Checksums[algo]
+	switch {
+	case listed == "" && u.ChecksumType == "COMPOSITE":
+		return errorf(ErrInvalidRequest, fmt.Sprintf("The upload was created using a %s checksum. The complete request must include the checksum for each part. It was missing for part %d in the request.",
+			strings.ToLower(algo), cp.Number))
+	case listed != "" && listed != p.Checksums[algo]:
+		return errorf(ErrInvalidPart, invalidPartMessage)
+	}
+	return nil
+}
+
+const invalidPartMessage = "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not have matched the part's entity tag."
 
 // uploadChecksum is the checksum a completed upload carries: of the whole
 // object (FULL_OBJECT, combined from the parts' CRCs) or of the parts'
@@ -268,7 +292,7 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 	if err != nil {
 		return catalog.Object{}, err
 	}
-	invalid := errorf(ErrInvalidPart, "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not have matched the part's entity tag.")
+	invalid := errorf(ErrInvalidPart, invalidPartMessage)
 	md5s := md5.New()
 	obj := catalog.Object{
 		Bucket: bucket, Key: key, VersionID: versionFor(b), Owner: u.Owner,
@@ -294,6 +318,9 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 			if p, err = openPart(u.Bucket, u.Key, u.Meta.Encryption, dk, p); err != nil {
 				return catalog.Object{}, err
 			}
+		}
+		if err := checkPartChecksum(u, cp, p); err != nil {
+			return catalog.Object{}, err
 		}
 		if i < len(list)-1 && p.Size < MinPartSize {
 			return catalog.Object{}, errorf(ErrEntityTooSmall, "Your proposed upload is smaller than the minimum allowed object size.")

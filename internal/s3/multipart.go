@@ -175,6 +175,15 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	list := make([]objects.CompletePart, len(req.Part))
 	for i, p := range req.Part {
 		list[i] = objects.CompletePart{Number: p.PartNumber, ETag: p.ETag}
+		for algo, v := range map[string]string{"CRC32": p.ChecksumCRC32, "CRC32C": p.ChecksumCRC32C,
+			"CRC64NVME": p.ChecksumCRC64NVME, "SHA1": p.ChecksumSHA1, "SHA256": p.ChecksumSHA256} {
+			if v != "" {
+				if list[i].Checksums == nil {
+					list[i].Checksums = map[string]string{}
+				}
+				list[i].Checksums[algo] = v
+			}
+		}
 	}
 	// A whole-object checksum the client declares is checked against a
 	// FULL_OBJECT one; a COMPOSITE one ("...-N") is taken as said.

@@ -3,8 +3,13 @@ package s3_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"net/http"
 	"strconv"
@@ -17,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/minio/crc64nvme"
 )
 
 // rawStatus returns the HTTP status of an SDK call's output.
@@ -320,5 +326,234 @@ func TestGetPartNumber(t *testing.T) {
 	status, _, _ := send(t, srv, signedRequest(t, srv, "GET", "/"+bucket+"/mp?partNumber="+strconv.Itoa(10000), nil, nil))
 	if status != http.StatusRequestedRangeNotSatisfiable {
 		t.Fatalf("partNumber=10000 of 3: %d", status)
+	}
+}
+
+// checksumOf is algo's checksum of b, base64 as S3 shows it, computed
+// here apart from the server: the standard library's CRC32, CRC32C,
+// SHA-1 and SHA-256 (what the SDK uses too), and minio's CRC-64/NVME.
+func checksumOf(algo types.ChecksumAlgorithm, b []byte) string {
+	var h hash.Hash
+	switch algo {
+	case types.ChecksumAlgorithmCrc32:
+		h = crc32.NewIEEE()
+	case types.ChecksumAlgorithmCrc32c:
+		h = crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	case types.ChecksumAlgorithmCrc64nvme:
+		h = crc64nvme.New()
+	case types.ChecksumAlgorithmSha1:
+		h = sha1.New()
+	case types.ChecksumAlgorithmSha256:
+		h = sha256.New()
+	}
+	h.Write(b)
+	return base64.StdEncoding.EncodeToString(h.Sum(nil))
+}
+
+// composite is S3's COMPOSITE checksum of parts: algo's checksum of the
+// parts' binary checksums in order, with "-" and the part count.
+func composite(algo types.ChecksumAlgorithm, parts [][]byte) string {
+	var sums []byte
+	for _, p := range parts {
+		raw, _ := base64.StdEncoding.DecodeString(checksumOf(algo, p))
+		sums = append(sums, raw...)
+	}
+	return checksumOf(algo, sums) + "-" + strconv.Itoa(len(parts))
+}
+
+// sumField picks algo's field among an answer's checksums.
+func sumField(algo types.ChecksumAlgorithm, crc32, crc32c, crc64, sha1, sha256 *string) string {
+	return aws.ToString(map[types.ChecksumAlgorithm]*string{types.ChecksumAlgorithmCrc32: crc32, types.ChecksumAlgorithmCrc32c: crc32c,
+		types.ChecksumAlgorithmCrc64nvme: crc64, types.ChecksumAlgorithmSha1: sha1, types.ChecksumAlgorithmSha256: sha256}[algo])
+}
+
+// TestMultipartChecksumAlgorithms: every checksum algorithm of
+// multipart uploads, as AWS documents them ("Checking object integrity"):
+// COMPOSITE for CRC32, CRC32C, SHA-1 and SHA-256 (the checksum of the
+// parts' checksums, "-N"), FULL_OBJECT for CRC32, CRC32C and CRC64NVME
+// (the CRC of the whole object, combined from the parts' CRCs), CRC64NVME
+// FULL_OBJECT by default. The completion, HEAD and GET with
+// x-amz-checksum-mode ENABLED (the SDK checks a full-object value
+// against the bytes it reads) and GetObjectAttributes (Checksum, and
+// ObjectParts with each part's size and checksum) all give the values
+// computed here from the bytes; a retried completion gives them again.
+func TestMultipartChecksumAlgorithms(t *testing.T) {
+	c, bucket, _ := setup(t)
+	ctx := context.Background()
+	parts := [][]byte{randBytes(5*mib, 71), randBytes(5*mib+1, 72), randBytes(4097, 73)}
+	whole := bytes.Join(parts, nil)
+	for _, tc := range []struct {
+		algo types.ChecksumAlgorithm
+		typ  types.ChecksumType // "" is the algorithm's default
+		want types.ChecksumType
+	}{
+		{types.ChecksumAlgorithmCrc32, types.ChecksumTypeComposite, types.ChecksumTypeComposite},
+		{types.ChecksumAlgorithmCrc32c, "", types.ChecksumTypeComposite},
+		{types.ChecksumAlgorithmSha1, "", types.ChecksumTypeComposite},
+		{types.ChecksumAlgorithmSha256, types.ChecksumTypeComposite, types.ChecksumTypeComposite},
+		{types.ChecksumAlgorithmCrc32, types.ChecksumTypeFullObject, types.ChecksumTypeFullObject},
+		{types.ChecksumAlgorithmCrc32c, types.ChecksumTypeFullObject, types.ChecksumTypeFullObject},
+		{types.ChecksumAlgorithmCrc64nvme, "", types.ChecksumTypeFullObject},
+		{types.ChecksumAlgorithmCrc64nvme, types.ChecksumTypeFullObject, types.ChecksumTypeFullObject},
+	} {
+		name := string(tc.algo) + "-" + string(tc.want)
+		if tc.typ == "" {
+			name += "-default"
+		}
+		t.Run(name, func(t *testing.T) {
+			key := "sums/" + name
+			want := checksumOf(tc.algo, whole)
+			if tc.want == types.ChecksumTypeComposite {
+				want = composite(tc.algo, parts)
+			}
+			cu, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: &key,
+				ChecksumAlgorithm: tc.algo, ChecksumType: tc.typ})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cu.ChecksumAlgorithm != tc.algo || cu.ChecksumType != tc.want {
+				t.Fatalf("created with %s %s", cu.ChecksumAlgorithm, cu.ChecksumType)
+			}
+			var done []types.CompletedPart
+			for i, p := range parts {
+				n := int32(i + 1)
+				up, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: &bucket, Key: &key, UploadId: cu.UploadId, PartNumber: &n,
+					Body: bytes.NewReader(p), ChecksumAlgorithm: tc.algo})
+				if err != nil {
+					t.Fatalf("part %d: %v", n, err)
+				}
+				got := sumField(tc.algo, up.ChecksumCRC32, up.ChecksumCRC32C, up.ChecksumCRC64NVME, up.ChecksumSHA1, up.ChecksumSHA256)
+				if got != checksumOf(tc.algo, p) {
+					t.Fatalf("part %d checksum %q, want %q", n, got, checksumOf(tc.algo, p))
+				}
+				done = append(done, types.CompletedPart{PartNumber: &n, ETag: up.ETag, ChecksumCRC32: up.ChecksumCRC32,
+					ChecksumCRC32C: up.ChecksumCRC32C, ChecksumCRC64NVME: up.ChecksumCRC64NVME, ChecksumSHA1: up.ChecksumSHA1,
+					ChecksumSHA256: up.ChecksumSHA256})
+			}
+			in := &s3.CompleteMultipartUploadInput{Bucket: &bucket, Key: &key, UploadId: cu.UploadId, ChecksumType: tc.typ,
+				MultipartUpload: &types.CompletedMultipartUpload{Parts: done}}
+			if tc.want == types.ChecksumTypeFullObject {
+				// The whole object's value, declared, is checked.
+				switch tc.algo {
+				case types.ChecksumAlgorithmCrc32:
+					in.ChecksumCRC32 = &want
+				case types.ChecksumAlgorithmCrc32c:
+					in.ChecksumCRC32C = &want
+				case types.ChecksumAlgorithmCrc64nvme:
+					in.ChecksumCRC64NVME = &want
+				}
+			}
+			for try := 0; try < 2; try++ { // the second is a retry
+				cm, err := c.CompleteMultipartUpload(ctx, in)
+				if err != nil {
+					t.Fatalf("complete (try %d): %v", try, err)
+				}
+				got := sumField(tc.algo, cm.ChecksumCRC32, cm.ChecksumCRC32C, cm.ChecksumCRC64NVME, cm.ChecksumSHA1, cm.ChecksumSHA256)
+				if got != want || cm.ChecksumType != tc.want {
+					t.Fatalf("completed (try %d) with %q %s, want %q %s", try, got, cm.ChecksumType, want, tc.want)
+				}
+			}
+			h, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key, ChecksumMode: types.ChecksumModeEnabled})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sumField(tc.algo, h.ChecksumCRC32, h.ChecksumCRC32C, h.ChecksumCRC64NVME, h.ChecksumSHA1, h.ChecksumSHA256); got != want || h.ChecksumType != tc.want {
+				t.Fatalf("HEAD: %q %s, want %q %s", got, h.ChecksumType, want, tc.want)
+			}
+			g, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: &key, ChecksumMode: types.ChecksumModeEnabled})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(g.Body) // the SDK validates a full-object checksum here
+			g.Body.Close()
+			if err != nil || !bytes.Equal(body, whole) {
+				t.Fatalf("GET: %v, %d bytes", err, len(body))
+			}
+			if got := sumField(tc.algo, g.ChecksumCRC32, g.ChecksumCRC32C, g.ChecksumCRC64NVME, g.ChecksumSHA1, g.ChecksumSHA256); got != want {
+				t.Fatalf("GET checksum %q, want %q", got, want)
+			}
+			a, err := c.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: &bucket, Key: &key,
+				ObjectAttributes: []types.ObjectAttributes{types.ObjectAttributesChecksum, types.ObjectAttributesObjectParts}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ck := a.Checksum
+			if ck == nil || sumField(tc.algo, ck.ChecksumCRC32, ck.ChecksumCRC32C, ck.ChecksumCRC64NVME, ck.ChecksumSHA1, ck.ChecksumSHA256) != want ||
+				ck.ChecksumType != tc.want {
+				t.Fatalf("attributes' checksum %+v, want %q %s", ck, want, tc.want)
+			}
+			op := a.ObjectParts
+			if op == nil || aws.ToInt32(op.TotalPartsCount) != 3 || len(op.Parts) != 3 {
+				t.Fatalf("attributes' parts %+v", op)
+			}
+			for i, p := range op.Parts {
+				got := sumField(tc.algo, p.ChecksumCRC32, p.ChecksumCRC32C, p.ChecksumCRC64NVME, p.ChecksumSHA1, p.ChecksumSHA256)
+				if aws.ToInt32(p.PartNumber) != int32(i+1) || aws.ToInt64(p.Size) != int64(len(parts[i])) || got != checksumOf(tc.algo, parts[i]) {
+					t.Fatalf("attributes' part %d: number %d size %d checksum %q", i+1, aws.ToInt32(p.PartNumber), aws.ToInt64(p.Size), got)
+				}
+			}
+		})
+	}
+}
+
+// TestCompletePartChecksums: the parts' checksums listed in
+// CompleteMultipartUpload are checked against the parts', as AWS: an
+// upload created with a COMPOSITE checksum must list each part's ("The
+// upload was created using a crc32c checksum. The complete request must
+// include the checksum for each part. It was missing for part 1 in the
+// request.", 400 InvalidRequest), a FULL_OBJECT one may leave them out,
+// and a listed checksum that is not the part's is InvalidPart. A refused
+// completion leaves the upload open.
+func TestCompletePartChecksums(t *testing.T) {
+	c, bucket, _ := setup(t)
+	ctx := context.Background()
+	parts := [][]byte{randBytes(5*mib, 81), randBytes(100, 82)}
+	for _, typ := range []types.ChecksumType{types.ChecksumTypeComposite, types.ChecksumTypeFullObject} {
+		key := "parts-" + string(typ)
+		cu, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: &bucket, Key: &key,
+			ChecksumAlgorithm: types.ChecksumAlgorithmCrc32c, ChecksumType: typ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var done, bare []types.CompletedPart
+		for i, p := range parts {
+			n := int32(i + 1)
+			up, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: &bucket, Key: &key, UploadId: cu.UploadId, PartNumber: &n,
+				Body: bytes.NewReader(p), ChecksumAlgorithm: types.ChecksumAlgorithmCrc32c})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done = append(done, types.CompletedPart{PartNumber: &n, ETag: up.ETag, ChecksumCRC32C: up.ChecksumCRC32C})
+			bare = append(bare, types.CompletedPart{PartNumber: &n, ETag: up.ETag})
+		}
+		complete := func(list []types.CompletedPart) error {
+			_, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &bucket, Key: &key, UploadId: cu.UploadId,
+				MultipartUpload: &types.CompletedMultipartUpload{Parts: list}})
+			return err
+		}
+		// Part 2's checksum listed for part 1.
+		swapped := []types.CompletedPart{{PartNumber: done[0].PartNumber, ETag: done[0].ETag, ChecksumCRC32C: done[1].ChecksumCRC32C}, done[1]}
+		wantCode(t, complete(swapped), "InvalidPart")
+		if typ == types.ChecksumTypeComposite {
+			err := complete(bare)
+			wantCode(t, err, "InvalidRequest")
+			var ae interface{ ErrorMessage() string }
+			if !errors.As(err, &ae) || ae.ErrorMessage() != "The upload was created using a crc32c checksum. The complete request must include the checksum for each part. It was missing for part 1 in the request." {
+				t.Fatalf("missing part checksums: %v", err)
+			}
+			// One missing among others present: named by its number.
+			err = complete([]types.CompletedPart{done[0], bare[1]})
+			if !errors.As(err, &ae) || !strings.HasSuffix(ae.ErrorMessage(), "It was missing for part 2 in the request.") {
+				t.Fatalf("part 2's checksum missing: %v", err)
+			}
+			if err := complete(done); err != nil {
+				t.Fatalf("complete after refusals: %v", err)
+			}
+		} else if err := complete(bare); err != nil {
+			t.Fatalf("FULL_OBJECT completed without the parts' checksums: %v", err)
+		}
+		if !bytes.Equal(get(t, c, bucket, key), bytes.Join(parts, nil)) {
+			t.Fatal("completed object differs")
+		}
 	}
 }
