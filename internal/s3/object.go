@@ -165,8 +165,13 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	}
 	defer rd.Close()
 	h := w.Header()
-	whole := !rd.Ranged
-	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
+	// Checksums are of the whole object, or of the part read by number
+	// (a client checks them against the bytes it reads); a range has none.
+	withSums := strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED")
+	setObjectHeaders(h, rd.Object, withSums && !rd.Ranged && in.PartNumber == 0)
+	if withSums && in.PartNumber > 0 {
+		setChecksumHeaders(h, rd.PartChecksums, rd.PartChecksumType)
+	}
 	setVersionHeader(h, rd.Object)
 	s.setSSEHeaders(r.Context(), h, c, rd.Object.Meta.Encryption, false, true, r.Header.Get(hSSECKeyMD5))
 	setLockHeaders(h, s.svc.VisibleLock(r.Context(), c.id, c.Bucket, c.Key, rd.Object.Lock))

@@ -310,6 +310,24 @@ func TestGetPartNumber(t *testing.T) {
 	}
 	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: aws.String("whole"), PartNumber: aws.Int32(2)})
 	wantCode(t, err, "InvalidPartNumber")
+	// Its one part's checksum is the object's (the SDK put a CRC32 and
+	// checks it against what it reads); an object of parts without
+	// additional checksums has none.
+	g, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: aws.String("whole"), PartNumber: aws.Int32(1),
+		ChecksumMode: types.ChecksumModeEnabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(g.Body)
+	g.Body.Close()
+	if err != nil || !bytes.Equal(body, data) || aws.ToString(g.ChecksumCRC32) != checksumOf(types.ChecksumAlgorithmCrc32, data) {
+		t.Fatalf("part 1 of a whole object, with its checksum: %v %q %v", err, body, aws.ToString(g.ChecksumCRC32))
+	}
+	h, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String("mp"), PartNumber: aws.Int32(1),
+		ChecksumMode: types.ChecksumModeEnabled})
+	if err != nil || h.ChecksumCRC32 != nil || h.ChecksumType != "" {
+		t.Fatalf("part of an object without checksums: %v %v %s", err, aws.ToString(h.ChecksumCRC32), h.ChecksumType)
+	}
 
 	// partNumber with Range, and numbers out of S3's range.
 	_, err = c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: aws.String("mp"), PartNumber: aws.Int32(1), Range: aws.String("bytes=0-9")})
@@ -471,6 +489,30 @@ func TestMultipartChecksumAlgorithms(t *testing.T) {
 			}
 			if got := sumField(tc.algo, g.ChecksumCRC32, g.ChecksumCRC32C, g.ChecksumCRC64NVME, g.ChecksumSHA1, g.ChecksumSHA256); got != want {
 				t.Fatalf("GET checksum %q, want %q", got, want)
+			}
+			// A part read by number: a COMPOSITE object's part has its own
+			// checksum (which the SDK checks against the part's bytes), a
+			// FULL_OBJECT one's none, as AWS answers.
+			wantPart := ""
+			if tc.want == types.ChecksumTypeComposite {
+				wantPart = checksumOf(tc.algo, parts[1])
+			}
+			hp, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key, PartNumber: aws.Int32(2), ChecksumMode: types.ChecksumModeEnabled})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sumField(tc.algo, hp.ChecksumCRC32, hp.ChecksumCRC32C, hp.ChecksumCRC64NVME, hp.ChecksumSHA1, hp.ChecksumSHA256); got != wantPart {
+				t.Fatalf("HEAD part 2: checksum %q, want %q", got, wantPart)
+			}
+			gp, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: &key, PartNumber: aws.Int32(2), ChecksumMode: types.ChecksumModeEnabled})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err = io.ReadAll(gp.Body)
+			gp.Body.Close()
+			got := sumField(tc.algo, gp.ChecksumCRC32, gp.ChecksumCRC32C, gp.ChecksumCRC64NVME, gp.ChecksumSHA1, gp.ChecksumSHA256)
+			if err != nil || !bytes.Equal(body, parts[1]) || got != wantPart {
+				t.Fatalf("GET part 2: %v, %d bytes, checksum %q, want %q", err, len(body), got, wantPart)
 			}
 			a, err := c.GetObjectAttributes(ctx, &s3.GetObjectAttributesInput{Bucket: &bucket, Key: &key,
 				ObjectAttributes: []types.ObjectAttributes{types.ObjectAttributesChecksum, types.ObjectAttributesObjectParts}})
