@@ -97,6 +97,10 @@ type Meta struct {
 	// Encryption says how the version's bytes (or an upload's parts) are
 	// encrypted at rest; nil for plaintext.
 	Encryption *Encryption `json:"enc,omitempty"`
+	// UploadID names the multipart upload that completed into this
+	// version, so that the same completion sent again (a client retrying
+	// a response it lost) is answered with the version it made.
+	UploadID string `json:"up,omitempty"`
 }
 
 // Encryption is what reading an encrypted version needs, besides a key
@@ -189,7 +193,8 @@ type PutOptions struct {
 	// (non-delete-marker) version of the key exists (If-None-Match: *).
 	IfNoneMatch bool
 	// IfMatch, when set, fails the write with ErrPreconditionFailed unless
-	// the current version exists and has this quoted ETag.
+	// the current version has this quoted ETag, and with ErrNoSuchObject
+	// when the key has no current version (none, or a delete marker).
 	IfMatch string
 	// IfLatest, when set, fails the write with ErrPreconditionFailed
 	// unless this version is still the key's current one (see

@@ -66,17 +66,8 @@ func (s *Service) ReadComputed(ctx context.Context, id *iam.Identity, in GetInpu
 	if err := in.Cond.check(obj, true); err != nil {
 		return &Reader{Object: obj}, err
 	}
-	r := &Reader{Object: obj, Ranged: in.Range != nil}
-	if in.PartNumber > 0 {
-		if in.Range != nil {
-			return r, errorf(ErrInvalidRequest, "Cannot specify both Range header and partNumber query parameter")
-		}
-		r.Start, r.Length, r.PartsCount, err = partRange(obj, in.PartNumber)
-		r.Ranged = r.PartsCount > 0
-	} else {
-		r.Start, r.Length, err = resolveRange(in.Range, obj.Size)
-	}
-	if err != nil {
+	r := &Reader{Object: obj}
+	if err := r.selectBytes(in); err != nil {
 		return r, err
 	}
 	if !head {

@@ -66,6 +66,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		meta = in.Meta
 	}
 	meta.Tags = src.Meta.Tags
+	meta.UploadID = "" // a copy is no upload's completion
 	if in.ReplaceTags {
 		meta.Tags = in.Tags
 	}

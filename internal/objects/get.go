@@ -49,6 +49,11 @@ type Reader struct {
 	// PartsCount is the number of parts of a multipart object read by part
 	// number, else 0.
 	PartsCount int
+	// PartChecksums are the checksums of a part read by number, by
+	// algorithm, as AWS answers x-amz-checksum-mode on such a read (see
+	// partChecksums); nil when it has none of its own.
+	PartChecksums    map[string]string
+	PartChecksumType string
 	// TagCount is the number of the object's tags, when the caller may
 	// read them (x-amz-tagging-count), else 0.
 	TagCount int
@@ -83,17 +88,8 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 	if obj, err = openChecksums(obj, key); err != nil {
 		return nil, err
 	}
-	r := &Reader{Object: obj, Ranged: in.Range != nil, TagCount: s.tagCount(ctx, id, b, a, t)}
-	if in.PartNumber > 0 {
-		if in.Range != nil {
-			return r, errorf(ErrInvalidRequest, "Cannot specify both Range header and partNumber query parameter")
-		}
-		r.Start, r.Length, r.PartsCount, err = partRange(obj, in.PartNumber)
-		r.Ranged = r.PartsCount > 0
-	} else {
-		r.Start, r.Length, err = resolveRange(in.Range, obj.Size)
-	}
-	if err != nil {
+	r := &Reader{Object: obj, TagCount: s.tagCount(ctx, id, b, a, t)}
+	if err := r.selectBytes(in); err != nil {
 		return r, err
 	}
 	if !head {
@@ -102,6 +98,61 @@ func (s *Service) GetObject(ctx context.Context, id *iam.Identity, in GetInput, 
 		}
 	}
 	return r, nil
+}
+
+// selectBytes sets the bytes r yields from a request's Range or
+// partNumber. A part is read as a range of the object, as AWS answers
+// it (206 with the part's Content-Range), part 1 of an object not
+// uploaded in parts too; an empty object has no range to name.
+func (r *Reader) selectBytes(in GetInput) error {
+	var err error
+	if in.PartNumber == 0 {
+		r.Ranged = in.Range != nil
+		r.Start, r.Length, err = resolveRange(in.Range, r.Object.Size)
+		return err
+	}
+	if in.Range != nil {
+		return errorf(ErrInvalidRequest, "Cannot specify both Range header and partNumber query parameter")
+	}
+	r.Start, r.Length, r.PartsCount, err = partRange(r.Object, in.PartNumber)
+	r.Ranged = r.Length > 0
+	r.PartChecksums, r.PartChecksumType = partChecksums(r.Object, in.PartNumber, r.PartsCount)
+	return err
+}
+
+// partChecksums are the checksums a read of part n (of count) answers
+// with, as AWS: an object not uploaded in parts is its own part 1, with
+// its checksums; a part of a COMPOSITE object has its own checksum of the
+// object's algorithm, which the object's is made of; a part of a
+// FULL_OBJECT one has none of its own unless it is the only part (its
+// checksum is then the object's).
+func partChecksums(obj catalog.Object, n, count int) (map[string]string, string) {
+	sums := obj.Meta.Checksums
+	switch {
+	case len(sums) == 0:
+		return nil, ""
+	case count == 0:
+		return sums, obj.Meta.ChecksumType
+	case obj.Meta.ChecksumType == "FULL_OBJECT" && count == 1:
+		return sums, obj.Meta.ChecksumType
+	case obj.Meta.ChecksumType != "COMPOSITE":
+		return nil, ""
+	}
+	for _, p := range obj.Parts {
+		if p.Number != n {
+			continue
+		}
+		own := map[string]string{}
+		for algo := range sums {
+			if v := p.Checksums[algo]; v != "" {
+				own[algo] = v
+			}
+		}
+		if len(own) > 0 {
+			return own, ""
+		}
+	}
+	return nil, ""
 }
 
 // partRange finds part n of an object: its offset, its length and the

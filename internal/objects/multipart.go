@@ -22,6 +22,12 @@ const (
 	MaxParts    = 10000
 )
 
+// CompletedUploadRetry is how long after an upload completed the same
+// completion sent again (an SDK retrying a response it lost) is answered
+// with the object it made, as AWS answers a recently completed upload,
+// rather than NoSuchUpload. Clients retry within seconds or minutes.
+const CompletedUploadRetry = time.Hour
+
 // CreateUpload starts a multipart upload and returns its id. The lock
 // asked for (or the bucket's default retention, counted from now) is the
 // completed version's.
@@ -189,10 +195,34 @@ func (s *Service) uploadPart(ctx context.Context, id *iam.Identity, in PartInput
 
 // CompletePart is one entry of a CompleteMultipartUpload request.
 type CompletePart struct {
-	Number    int
-	ETag      string
+	Number int
+	ETag   string
+	// Checksums are the part's checksums as the client lists them, by
+	// algorithm.
 	Checksums map[string]string
 }
+
+// checkPartChecksum holds a listed part to the upload's checksum, as
+// AWS: an upload with a COMPOSITE checksum must list each part's (it is
+// what the object's is made of), a FULL_OBJECT one may; one listed must
+// be the part's.
+func checkPartChecksum(u catalog.Upload, cp CompletePart, p catalog.Part) error {
+	algo := u.ChecksumAlgorithm
+	if algo == "" {
+		return nil
+	}
+	listed := cp.Checksums[algo]
+	switch {
+	case listed == "" && u.ChecksumType == "COMPOSITE":
+		return errorf(ErrInvalidRequest, fmt.Sprintf("The upload was created using a %s checksum. The complete request must include the checksum for each part. It was missing for part %d in the request.",
+			strings.ToLower(algo), cp.Number))
+	case listed != "" && listed != p.Checksums[algo]:
+		return errorf(ErrInvalidPart, invalidPartMessage)
+	}
+	return nil
+}
+
+const invalidPartMessage = "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not have matched the part's entity tag."
 
 // uploadChecksum is the checksum a completed upload carries: of the whole
 // object (FULL_OBJECT, combined from the parts' CRCs) or of the parts'
@@ -245,6 +275,9 @@ type CompleteOptions struct {
 func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, key, uploadID string, list []CompletePart, o CompleteOptions) (catalog.Object, error) {
 	want, cond, customer := o.Checksums, o.Cond, o.CustomerKey
 	u, b, err := s.upload(ctx, id, bucket, key, uploadID, "s3:PutObject")
+	if errors.Is(err, ErrNoSuchUpload) {
+		return s.completed(ctx, b, key, uploadID, list, customer)
+	}
 	if err != nil {
 		return catalog.Object{}, err
 	}
@@ -259,12 +292,13 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 	if err != nil {
 		return catalog.Object{}, err
 	}
-	invalid := errorf(ErrInvalidPart, "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not have matched the part's entity tag.")
+	invalid := errorf(ErrInvalidPart, invalidPartMessage)
 	md5s := md5.New()
 	obj := catalog.Object{
 		Bucket: bucket, Key: key, VersionID: versionFor(b), Owner: u.Owner,
 		StorageClass: u.StorageClass, Meta: u.Meta, LastModified: time.Now().UTC(), Lock: u.Lock,
 	}
+	obj.Meta.UploadID = uploadID
 	// Every listed part must exist, in order, before sizes are judged: S3
 	// reports a missing part as InvalidPart even when an earlier one is
 	// too small.
@@ -284,6 +318,9 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 			if p, err = openPart(u.Bucket, u.Key, u.Meta.Encryption, dk, p); err != nil {
 				return catalog.Object{}, err
 			}
+		}
+		if err := checkPartChecksum(u, cp, p); err != nil {
+			return catalog.Object{}, err
 		}
 		if i < len(list)-1 && p.Size < MinPartSize {
 			return catalog.Object{}, errorf(ErrEntityTooSmall, "Your proposed upload is smaller than the minimum allowed object size.")
@@ -320,9 +357,70 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 	}
 	err = s.cat.CompleteUpload(ctx, uploadID, row, cond)
 	if errors.Is(err, catalog.ErrNoSuchUpload) {
-		return obj, noSuchUpload()
+		// Completed (or aborted) since it was read: by this same
+		// completion sent twice at once, perhaps.
+		return s.completed(ctx, b, key, uploadID, list, customer)
 	}
 	return reported(b, obj), commitErr(err, "complete upload", obj)
+}
+
+// completed answers a completion of an upload that is not open (any
+// more): with the key's current version if that upload made it, within
+// CompletedUploadRetry, from the same list of parts (retriedCompletion),
+// as AWS answers a completion retried; else NoSuchUpload. The request's
+// conditions held when the upload completed, and are not asked again of
+// the object they let it make.
+func (s *Service) completed(ctx context.Context, b catalog.Bucket, key, uploadID string, list []CompletePart, customer []byte) (catalog.Object, error) {
+	obj, err := s.cat.GetObject(ctx, b.Name, key, "")
+	if errors.Is(err, catalog.ErrNoSuchObject) || err == nil && !retriedCompletion(obj, uploadID, list, time.Now()) {
+		return catalog.Object{}, noSuchUpload()
+	}
+	if err != nil {
+		return catalog.Object{}, fmt.Errorf("objects: get %s/%s: %w", b.Name, key, err)
+	}
+	// An SSE-C object's checksums answer the request that brings its key.
+	if enc := obj.Meta.Encryption; enc != nil && enc.Kind == KindSSEC && customer != nil {
+		dk, err := s.dataKey(ctx, b, key, enc, customer, true)
+		if err != nil {
+			return catalog.Object{}, err
+		}
+		if obj, err = openChecksums(obj, dk); err != nil {
+			return catalog.Object{}, err
+		}
+	}
+	obj.Parts, obj.Inline = nil, nil
+	return reported(b, obj), nil
+}
+
+// retriedCompletion tells whether list completing uploadID is the
+// completion that made obj, at most CompletedUploadRetry before now: obj
+// is that upload's, its multipart ETag is the one of the listed parts'
+// ETags in their order (and so of their count), and every part that holds
+// bytes was listed under its number.
+func retriedCompletion(obj catalog.Object, uploadID string, list []CompletePart, now time.Time) bool {
+	if obj.DeleteMarker || obj.Meta.UploadID != uploadID || uploadID == "" ||
+		now.Sub(obj.LastModified) > CompletedUploadRetry {
+		return false
+	}
+	md5s := md5.New()
+	numbers := make(map[int]string, len(list))
+	for _, cp := range list {
+		raw, err := hex.DecodeString(strings.Trim(cp.ETag, `"`))
+		if err != nil || len(raw) != md5.Size {
+			return false
+		}
+		md5s.Write(raw)
+		numbers[cp.Number] = strings.Trim(cp.ETag, `"`)
+	}
+	if fmt.Sprintf(`"%s-%d"`, hex.EncodeToString(md5s.Sum(nil)), len(list)) != obj.ETag {
+		return false
+	}
+	for _, p := range obj.Parts {
+		if numbers[p.Number] != strings.Trim(p.ETag, `"`) {
+			return false
+		}
+	}
+	return true
 }
 
 // completionKey is the data key an SSE-C upload's completion needs to

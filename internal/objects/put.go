@@ -136,6 +136,10 @@ func commitErr(err error, what string, obj catalog.Object) error {
 		return nil
 	case errors.Is(err, catalog.ErrPreconditionFailed):
 		return ErrPreconditionFailed
+	case errors.Is(err, catalog.ErrNoSuchObject):
+		// If-Match named a version where the key has none: 404, as AWS
+		// answers a conditional write with nothing to match.
+		return ErrNoSuchKey
 	case errors.Is(err, catalog.ErrNoSuchBucket):
 		return ErrNoSuchBucket
 	case errors.Is(err, catalog.ErrQuotaExceeded):

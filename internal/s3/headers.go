@@ -83,9 +83,6 @@ func setObjectHeaders(h http.Header, o catalog.Object, withChecksums bool) {
 	if o.StorageClass != "" && o.StorageClass != "STANDARD" {
 		h.Set("x-amz-storage-class", o.StorageClass)
 	}
-	if len(o.Parts) > 1 || len(o.Parts) == 1 && o.Parts[0].Number > 0 {
-		h.Set("x-amz-mp-parts-count", strconv.Itoa(len(o.Parts)))
-	}
 	if withChecksums {
 		setChecksumHeaders(h, o.Meta.Checksums, o.Meta.ChecksumType)
 	}

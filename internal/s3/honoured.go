@@ -209,7 +209,7 @@ var fields = []field{
 	{name: "X-Amz-Confirm-Remove-Self-Bucket-Access", ops: ops(OpPutBucketPolicy), how: ignored, note: "no policy can lock its owner out here"},
 
 	// Conditions.
-	{name: "If-Match", ops: objectReads | ops(OpPutObject, OpCopyObject, OpCompleteMultipartUpload), how: honoured, note: "TestRangeAndConditions"},
+	{name: "If-Match", ops: objectReads | ops(OpPutObject, OpCopyObject, OpCompleteMultipartUpload), how: honoured, note: "TestRangeAndConditions; writes: TestConditionalOverwrite"},
 	{name: "If-None-Match", ops: objectReads | ops(OpPutObject, OpCopyObject, OpCompleteMultipartUpload), how: honoured, note: "TestRangeAndConditions; writes: \"*\" or entity tags, TestConditionalWriteETag"},
 	{name: "If-Modified-Since", ops: objectReads, how: honoured, note: "TestRangeAndConditions"},
 	{name: "If-Unmodified-Since", ops: objectReads, how: honoured, note: "TestRangeAndConditions"},

@@ -2,6 +2,7 @@ package s3
 
 import (
 	"encoding/xml"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -174,6 +175,15 @@ func completeUpload(s *Server, w http.ResponseWriter, r *http.Request, c *call) 
 	list := make([]objects.CompletePart, len(req.Part))
 	for i, p := range req.Part {
 		list[i] = objects.CompletePart{Number: p.PartNumber, ETag: p.ETag}
+		for algo, v := range map[string]string{"CRC32": p.ChecksumCRC32, "CRC32C": p.ChecksumCRC32C,
+			"CRC64NVME": p.ChecksumCRC64NVME, "SHA1": p.ChecksumSHA1, "SHA256": p.ChecksumSHA256} {
+			if v != "" {
+				if list[i].Checksums == nil {
+					list[i].Checksums = map[string]string{}
+				}
+				list[i].Checksums[algo] = v
+			}
+		}
 	}
 	// A whole-object checksum the client declares is checked against a
 	// FULL_OBJECT one; a COMPOSITE one ("...-N") is taken as said.
@@ -228,6 +238,9 @@ func checkChecksumType(s *Server, r *http.Request, c *call) error {
 		return &apiError{400, "InvalidRequest", "Value for x-amz-checksum-type header is invalid."}
 	}
 	have, err := s.svc.UploadChecksumType(r.Context(), c.id, c.Bucket, c.Key, c.Query.Get("uploadId"))
+	if errors.Is(err, objects.ErrNoSuchUpload) {
+		return nil // completed already, perhaps: the completion answers
+	}
 	if err != nil {
 		return err
 	}

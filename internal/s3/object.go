@@ -50,11 +50,15 @@ func payload(r *http.Request, c *call) (objects.Payload, error) {
 		Algorithms: algos, Expected: expected}, nil
 }
 
-// putOptions reads the conditional-write headers. If-None-Match takes
-// "*" (no current version) or entity tags (none of them the current
+// putOptions reads the conditional-write headers. If-Match names the
+// current version's ETag, quoted as responses give it or bare. If-None-Match
+// takes "*" (no current version) or entity tags (none of them the current
 // version's), as Ceph RGW and MinIO do; AWS takes "*" alone.
 func putOptions(h http.Header) (catalog.PutOptions, error) {
-	o := catalog.PutOptions{IfMatch: h.Get("If-Match")}
+	var o catalog.PutOptions
+	if v := strings.TrimSpace(h.Get("If-Match")); v != "" {
+		o.IfMatch = `"` + strings.Trim(v, `"`) + `"`
+	}
 	v := strings.TrimSpace(h.Get("If-None-Match"))
 	if v == "" {
 		return o, nil
@@ -161,8 +165,13 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	}
 	defer rd.Close()
 	h := w.Header()
-	whole := !rd.Ranged
-	setObjectHeaders(h, rd.Object, whole && strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED"))
+	// Checksums are of the whole object, or of the part read by number
+	// (a client checks them against the bytes it reads); a range has none.
+	withSums := strings.EqualFold(r.Header.Get("x-amz-checksum-mode"), "ENABLED")
+	setObjectHeaders(h, rd.Object, withSums && !rd.Ranged && in.PartNumber == 0)
+	if withSums && in.PartNumber > 0 {
+		setChecksumHeaders(h, rd.PartChecksums, rd.PartChecksumType)
+	}
 	setVersionHeader(h, rd.Object)
 	s.setSSEHeaders(r.Context(), h, c, rd.Object.Meta.Encryption, false, true, r.Header.Get(hSSECKeyMD5))
 	setLockHeaders(h, s.svc.VisibleLock(r.Context(), c.id, c.Bucket, c.Key, rd.Object.Lock))
@@ -176,6 +185,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	}
 	h.Set("Accept-Ranges", "bytes")
 	setTaggingCount(h, rd.TagCount)
+	// As AWS: the count of parts answers a read by part number only.
 	if rd.PartsCount > 0 {
 		h.Set("x-amz-mp-parts-count", strconv.Itoa(rd.PartsCount))
 	}

@@ -285,7 +285,12 @@ func testConditions(t *testing.T, s catalog.Store) {
 	must(t, s.PutObject(ctx, o, catalog.PutOptions{IfNoneMatch: true}))
 	wantErr(t, s.PutObject(ctx, object("b", "k", 2), catalog.PutOptions{IfNoneMatch: true}), catalog.ErrPreconditionFailed)
 	wantErr(t, s.PutObject(ctx, object("b", "k", 2), catalog.PutOptions{IfMatch: `"other"`}), catalog.ErrPreconditionFailed)
-	wantErr(t, s.PutObject(ctx, object("b", "new", 2), catalog.PutOptions{IfMatch: `"e"`}), catalog.ErrPreconditionFailed)
+	// If-Match where the key has no object names nothing: no such object.
+	wantErr(t, s.PutObject(ctx, object("b", "new", 2), catalog.PutOptions{IfMatch: `"e"`}), catalog.ErrNoSuchObject)
+	put(t, s, object("b", "marked", 2))
+	marker := catalog.Object{Bucket: "b", Key: "marked", VersionID: "m1", DeleteMarker: true, LastModified: time.Now().UTC(), Owner: "owner"}
+	put(t, s, marker)
+	wantErr(t, s.PutObject(ctx, object("b", "marked", 3), catalog.PutOptions{IfMatch: `"e"`}), catalog.ErrNoSuchObject)
 	must(t, s.PutObject(ctx, object("b", "k", 3), catalog.PutOptions{IfMatch: `"e"`}))
 	// If-None-Match: "<etag>" fails on the current version's ETag only,
 	// and passes where no version is.

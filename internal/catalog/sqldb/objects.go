@@ -117,7 +117,10 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 			return err
 		}
 		exists := cur != nil && !cur.DeleteMarker
-		if opt.IfNoneMatch && exists || opt.IfMatch != "" && (!exists || cur.ETag != opt.IfMatch) ||
+		if opt.IfMatch != "" && !exists {
+			return fmt.Errorf("sqldb: no current version to match: %w", catalog.ErrNoSuchObject)
+		}
+		if opt.IfNoneMatch && exists || opt.IfMatch != "" && cur.ETag != opt.IfMatch ||
 			exists && slices.Contains(opt.IfNoneMatchETags, cur.ETag) ||
 			opt.IfLatest != nil && !catalog.SameVersion(cur, opt.IfLatest) {
 			return catalog.ErrPreconditionFailed
