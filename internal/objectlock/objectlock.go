@@ -192,19 +192,20 @@ func ValidRetention(r Retention, now time.Time) error {
 
 // MayChange decides whether a version's retention may go from cur to
 // next at now. A retention no longer in force may be replaced freely.
-// One in force may be extended, and GOVERNANCE raised to COMPLIANCE;
-// shortening, removing or lowering COMPLIANCE to GOVERNANCE needs a
-// governance bypass (bypass: asked and permitted) on a GOVERNANCE
-// retention, and a COMPLIANCE retention can never be shortened, removed
-// or lowered.
+// One in force may be extended in its own mode by anyone allowed to set
+// retention. Any other change (shortening, removing, or changing the
+// mode, GOVERNANCE to COMPLIANCE included) needs a governance bypass
+// (bypass: asked and permitted) on a GOVERNANCE retention, and is never
+// allowed on a COMPLIANCE one. That is AWS's rule: in governance mode no
+// one may "alter its lock settings" without the bypass, and AWS answers
+// a GOVERNANCE to COMPLIANCE change without it with 403 AccessDenied.
 func MayChange(cur Lock, next Retention, bypass bool, now time.Time) error {
 	if !cur.Retained(now) {
 		return nil
 	}
-	weaker := next.Mode == "" || next.Until.Before(cur.RetainUntil) ||
-		cur.Mode == Compliance && next.Mode != Compliance
+	extends := next.Mode == cur.Mode && !next.Until.Before(cur.RetainUntil)
 	switch {
-	case !weaker:
+	case extends:
 		return nil
 	case cur.Mode == Governance && bypass:
 		return nil

@@ -49,6 +49,10 @@ type legalHoldDoc struct {
 	Status  string
 }
 
+// errRetentionPeriod is AWS's answer to a default retention of zero or
+// fewer days or years.
+var errRetentionPeriod = &apiError{400, "InvalidRetentionPeriod", "Default retention period must be a positive integer value."}
+
 // errIntegrityRequired is AWS's answer to an object lock write that
 // carries neither Content-MD5 nor a checksum of its body.
 var errIntegrityRequired = &apiError{400, "InvalidRequest", "Content-MD5 OR x-amz-checksum- HTTP header is required for Put Object requests with Object Lock parameters"}
@@ -162,17 +166,21 @@ func putObjectLockConfiguration(s *Server, w http.ResponseWriter, r *http.Reques
 		if d == nil || d.Mode == "" || (d.Days == nil) == (d.Years == nil) {
 			return errMalformedXML
 		}
-		conf.DefaultMode = objectlock.Mode(d.Mode)
+		// As AWS: a mode other than the two it spells is not in its
+		// schema (MalformedXML), and a period that is not positive is
+		// InvalidRetentionPeriod.
+		mode, ok := objectlock.ParseMode(d.Mode)
+		if !ok {
+			return errMalformedXML
+		}
+		conf.DefaultMode = mode
 		if d.Days != nil {
 			conf.Days = *d.Days
-			if conf.Days == 0 {
-				conf.Days = -1 // present and not positive
-			}
 		} else {
 			conf.Years = *d.Years
-			if conf.Years == 0 {
-				conf.Years = -1
-			}
+		}
+		if conf.Days < 0 || conf.Years < 0 || d.Days != nil && conf.Days == 0 || d.Years != nil && conf.Years == 0 {
+			return errRetentionPeriod
 		}
 	}
 	if err := s.svc.PutObjectLockConfiguration(r.Context(), c.id, c.Bucket, conf); err != nil {
