@@ -281,3 +281,61 @@ func TestExpectContinueMismatchedBody(t *testing.T) {
 		t.Fatalf("stored %v, want only right", ks)
 	}
 }
+
+// GetBucketPolicyStatus judges "public" as AWS does (its user guide, "The
+// meaning of public"): a statement allowing everyone is public unless a
+// condition holds callers to fixed values (no wildcard, no policy
+// variable) of a key that pins who or where they are; a NotPrincipal
+// allow is to everyone but some. No policy is 404 NoSuchBucketPolicy.
+// The same judgement refuses such a policy under BlockPublicPolicy.
+func TestBucketPolicyStatus(t *testing.T) {
+	c, _ := nodeWithBucket(t, nodetest.Options{}, "status")
+	ctx := context.Background()
+	status := func() (bool, error) {
+		out, err := c.GetBucketPolicyStatus(ctx, &s3.GetBucketPolicyStatusInput{Bucket: aws.String("status")})
+		if err != nil {
+			return false, err
+		}
+		return aws.ToBool(out.PolicyStatus.IsPublic), nil
+	}
+	_, err := status()
+	wantCode(t, err, "NoSuchBucketPolicy")
+	stmt := func(principal, cond string) string {
+		return `{"Version":"2012-10-17","Statement":[{"Effect":"Allow",` + principal + `,"Action":"s3:GetObject","Resource":"arn:aws:s3:::status/*"` + cond + `}]}`
+	}
+	anyVPC := stmt(`"Principal":"*"`, `,"Condition":{"StringLike":{"aws:SourceVpc":"vpc-*"}}`)
+	// New buckets block public policies, as on AWS.
+	wantCode(t, putPolicy(t, c, "status", anyVPC), "AccessDenied")
+	if _, err := c.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: aws.String("status")}); err != nil {
+		t.Fatal(err)
+	}
+	acl, err := c.GetBucketAcl(ctx, &s3.GetBucketAclInput{Bucket: aws.String("status")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, doc string
+		public    bool
+	}{
+		{"everyone", stmt(`"Principal":"*"`, ""), true},
+		{"a wildcard VPC", anyVPC, true},
+		{"one VPC", stmt(`"Principal":"*"`, `,"Condition":{"StringEquals":{"aws:SourceVpc":"vpc-91237329"}}`), false},
+		{"one VPC if the caller has one", stmt(`"Principal":"*"`, `,"Condition":{"StringEqualsIfExists":{"aws:SourceVpc":"vpc-91237329"}}`), true},
+		{"a network", stmt(`"Principal":"*"`, `,"Condition":{"IpAddress":{"aws:SourceIp":"192.0.2.0/24"}}`), false},
+		{"all but a network", stmt(`"Principal":"*"`, `,"Condition":{"NotIpAddress":{"aws:SourceIp":"192.0.2.0/24"}}`), true},
+		{"all but the owner", stmt(`"NotPrincipal":{"CanonicalUser":"`+*acl.Owner.ID+`"}`, ""), true},
+		{"the owner", stmt(`"Principal":{"CanonicalUser":"`+*acl.Owner.ID+`"}`, ""), false},
+	} {
+		if err := putPolicy(t, c, "status", tc.doc); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got, err := status(); err != nil || got != tc.public {
+			t.Errorf("%s: IsPublic %v (%v), want %v", tc.name, got, err, tc.public)
+		}
+	}
+	if _, err := c.DeleteBucketPolicy(ctx, &s3.DeleteBucketPolicyInput{Bucket: aws.String("status")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = status()
+	wantCode(t, err, "NoSuchBucketPolicy")
+}
