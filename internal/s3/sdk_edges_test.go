@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"strings"
@@ -21,6 +22,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/ostiumio/ostium/internal/node"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
@@ -338,4 +341,91 @@ func TestBucketPolicyStatus(t *testing.T) {
 	}
 	_, err = status()
 	wantCode(t, err, "NoSuchBucketPolicy")
+}
+
+// User metadata beyond US-ASCII round-trips as AWS documents it: a value
+// is decoded from RFC 2047 before it is stored and, when it holds
+// anything but ASCII, answered RFC 2047 encoded (=?UTF-8?B?...?=) on GET
+// and HEAD; an ASCII value stays as it is. What SDKs send: botocore
+// refuses non-ASCII metadata (so boto3 users send encoded-words
+// themselves), aws-sdk-go-v2 sends the value's UTF-8 bytes and returns
+// the header as it came, encoded. (AWS reads raw bytes as ISO-8859-1,
+// so "café" sent raw comes back from it doubly encoded; Ostium keeps
+// valid UTF-8 as UTF-8, so it decodes to what was sent.) A value no
+// header can carry (an ASCII control character, here from a decoded
+// encoded-word) is left out with x-amz-missing-meta counting it.
+func TestNonASCIIMetadata(t *testing.T) {
+	c, bucket, _ := setup(t)
+	ctx := context.Background()
+	const cafe = "=?UTF-8?B?Y2Fmw6k=?="
+	_, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: aws.String("meta"), Body: strings.NewReader("x"),
+		Metadata: map[string]string{
+			"raw":   "café",                  // UTF-8 bytes on the wire
+			"b":     cafe,                    // an encoded-word, as a boto3 user sends it
+			"q":     "=?UTF-8?Q?caf=C3=A9?=", // the other RFC 2047 form
+			"ascii": "=?UTF-8?B?aGVsbG8=?=",  // decodes to ASCII: stored and answered as "hello"
+			"plain": "just ascii",
+			"ctl":   "=?UTF-8?B?YQpi?=", // "a\nb": no header can carry it
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"raw": cafe, "b": cafe, "q": cafe, "ascii": "hello", "plain": "just ascii"}
+	check := func(op string, got map[string]string, h http.Header) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Errorf("%s: metadata %q, want %q", op, got, want)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("%s: %s = %q, want %q", op, k, got[k], v)
+			}
+		}
+		if d, err := new(mime.WordDecoder).DecodeHeader(got["raw"]); err != nil || d != "café" {
+			t.Errorf("%s: %q decodes to %q, %v", op, got["raw"], d, err)
+		}
+		if m := h.Get("x-amz-missing-meta"); m != "1" {
+			t.Errorf("%s: x-amz-missing-meta %q, want 1", op, m)
+		}
+	}
+	var raw http.Header
+	h, err := c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String("meta")}, withRawHeaders(&raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("HEAD", h.Metadata, raw)
+	if h.MissingMeta == nil || *h.MissingMeta != 1 {
+		t.Errorf("HEAD: MissingMeta %v", h.MissingMeta)
+	}
+	g, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: aws.String("meta")}, withRawHeaders(&raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Body.Close()
+	check("GET", g.Metadata, raw)
+	// A copy carries what is stored, and answers it the same way.
+	if _, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: &bucket, Key: aws.String("copy"), CopySource: aws.String(bucket + "/meta")}); err != nil {
+		t.Fatal(err)
+	}
+	h, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: aws.String("copy")}, withRawHeaders(&raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("HEAD of a copy", h.Metadata, raw)
+}
+
+// withRawHeaders keeps the response's headers in *h.
+func withRawHeaders(h *http.Header) func(*s3.Options) {
+	return func(o *s3.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Deserialize.Add(middleware.DeserializeMiddlewareFunc("raw-headers",
+				func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+					out, md, err := next.HandleDeserialize(ctx, in)
+					if r, ok := out.RawResponse.(*smithyhttp.Response); ok {
+						*h = r.Header.Clone()
+					}
+					return out, md, err
+				}), middleware.After)
+		})
+	}
 }

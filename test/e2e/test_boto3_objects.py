@@ -9,9 +9,11 @@ header; over https it sends aws-chunked with a CRC32 trailing checksum
 
 import base64
 import datetime as dt
+import email.header
 import hashlib
 import xml.etree.ElementTree as ET
 
+import botocore.exceptions
 import pytest
 from botocore.exceptions import ClientError
 
@@ -127,6 +129,22 @@ def test_put_get_head_delete(s3, bucket):
     assert error_code(e) == (404, "NoSuchKey")
     # Deleting a missing key succeeds.
     assert s3.delete_object(Bucket=bucket, Key="dir/obj.bin")["ResponseMetadata"]["HTTPStatusCode"] == 204
+
+
+def test_non_ascii_metadata(s3, bucket):
+    # botocore refuses non-ASCII metadata before sending it (as it does
+    # against AWS), so a boto3 user sends an RFC 2047 encoded-word. AWS
+    # decodes it before storing and answers a non-ASCII value encoded
+    # (=?UTF-8?B?...?=) on GET and HEAD, an ASCII one as it is.
+    with pytest.raises(botocore.exceptions.ParamValidationError):
+        s3.put_object(Bucket=bucket, Key="meta", Body=b"x", Metadata={"name": "caf\u00e9"})
+    s3.put_object(Bucket=bucket, Key="meta", Body=b"x",
+                  Metadata={"name": "=?UTF-8?Q?caf=C3=A9?=", "word": "=?UTF-8?B?aGVsbG8=?=", "plain": "ascii"})
+    for r in (s3.head_object(Bucket=bucket, Key="meta"), s3.get_object(Bucket=bucket, Key="meta")):
+        m = r["Metadata"]
+        assert m == {"name": "=?UTF-8?B?Y2Fmw6k=?=", "word": "hello", "plain": "ascii"}, m
+        text, charset = email.header.decode_header(m["name"])[0]
+        assert text.decode(charset) == "caf\u00e9"
 
 
 def test_empty_object(s3, bucket):
