@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
@@ -427,5 +428,161 @@ func withRawHeaders(h *http.Header) func(*s3.Options) {
 					return out, md, err
 				}), middleware.After)
 		})
+	}
+}
+
+// ListBuckets pages and filters as AWS's ListBuckets does since it took
+// max-buckets: BucketRegion on every bucket, Prefix echoed when given, a
+// ContinuationToken only while buckets remain (the SDK's paginator
+// follows it), max-buckets outside 1..10000 and a token that is not one
+// of ours 400 InvalidArgument. GetBucketLocation answers an empty
+// LocationConstraint for us-east-1 and the region's name for any other,
+// the node's own included.
+func TestListBucketsAndLocation(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{Config: func(cfg *node.Config) { cfg.Region = "eu-west-3" }})
+	c := client(t, srv, srv.URL, false)
+	ctx := context.Background()
+	regions := map[string]string{"lb-a": "", "lb-b": "us-east-1", "lb-c": "eu-central-1", "other": ""}
+	for name, region := range regions {
+		in := &s3.CreateBucketInput{Bucket: aws.String(name)}
+		if region != "" {
+			in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(region)}
+		}
+		if _, err := c.CreateBucket(ctx, in); err != nil {
+			t.Fatalf("create %s: %v", name, err)
+		}
+	}
+	// What each reports: the node's region when none was asked.
+	want := map[string]string{"lb-a": "eu-west-3", "lb-b": "us-east-1", "lb-c": "eu-central-1", "other": "eu-west-3"}
+	for name, region := range want {
+		loc, err := c.GetBucketLocation(ctx, &s3.GetBucketLocationInput{Bucket: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if region == "us-east-1" {
+			region = "" // AWS's answer for the classic region
+		}
+		if string(loc.LocationConstraint) != region {
+			t.Errorf("%s: LocationConstraint %q, want %q", name, loc.LocationConstraint, region)
+		}
+	}
+
+	all, err := c.ListBuckets(ctx, &s3.ListBucketsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Buckets) != 4 || all.ContinuationToken != nil || all.Prefix != nil {
+		t.Fatalf("unpaged listing: %d buckets, token %v, prefix %v", len(all.Buckets), aws.ToString(all.ContinuationToken), aws.ToString(all.Prefix))
+	}
+	for _, b := range all.Buckets {
+		if aws.ToString(b.BucketRegion) != want[*b.Name] {
+			t.Errorf("%s: BucketRegion %q, want %q", *b.Name, aws.ToString(b.BucketRegion), want[*b.Name])
+		}
+	}
+
+	var names []string
+	pages := 0
+	p := s3.NewListBucketsPaginator(c, &s3.ListBucketsInput{Prefix: aws.String("lb-"), MaxBuckets: aws.Int32(2)})
+	for p.HasMorePages() && pages < 5 {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		if aws.ToString(out.Prefix) != "lb-" {
+			t.Errorf("page %d: Prefix %q", pages, aws.ToString(out.Prefix))
+		}
+		if (out.ContinuationToken != nil) != (pages == 1) {
+			t.Errorf("page %d: token %q", pages, aws.ToString(out.ContinuationToken))
+		}
+		for _, b := range out.Buckets {
+			names = append(names, *b.Name)
+		}
+	}
+	if strings.Join(names, ",") != "lb-a,lb-b,lb-c" || pages != 2 {
+		t.Fatalf("paged: %v in %d pages", names, pages)
+	}
+	// Exactly max-buckets left: no token.
+	out, err := c.ListBuckets(ctx, &s3.ListBucketsInput{Prefix: aws.String("lb-"), MaxBuckets: aws.Int32(3)})
+	if err != nil || len(out.Buckets) != 3 || out.ContinuationToken != nil {
+		t.Fatalf("max-buckets 3 of 3: %+v %v", out, err)
+	}
+	out, err = c.ListBuckets(ctx, &s3.ListBucketsInput{BucketRegion: aws.String("eu-west-3")})
+	if err != nil || len(out.Buckets) != 2 || *out.Buckets[0].Name != "lb-a" || *out.Buckets[1].Name != "other" {
+		t.Fatalf("bucket-region eu-west-3: %+v %v", out, err)
+	}
+
+	for _, q := range []string{"max-buckets=0", "max-buckets=10001", "max-buckets=-1", "max-buckets=two", "continuation-token=%21%21"} {
+		if st, code, body := send(t, srv, signedRequest(t, srv, "GET", "/?"+q, nil, nil)); st != 400 || code != "InvalidArgument" {
+			t.Errorf("%s: %d %s %s", q, st, code, body)
+		}
+	}
+	if st, _, body := send(t, srv, signedRequest(t, srv, "GET", "/?max-buckets=10000", nil, nil)); st != 200 {
+		t.Errorf("max-buckets=10000: %d %s", st, body)
+	}
+}
+
+// In a versioned bucket, PutObjectAcl and GetObjectAcl without a version
+// id act on the latest version, as AWS: an older version keeps its own
+// ACL, and a version id reaches it. When the latest version is a delete
+// marker there is no object to act on: 404 NoSuchKey, as GetObject.
+func TestVersionedObjectACL(t *testing.T) {
+	c, srv := nodeWithBucket(t, nodetest.Options{}, "acl-base")
+	ctx := context.Background()
+	if _, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("acl-versions"), ObjectOwnership: types.ObjectOwnershipObjectWriter}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutBucketVersioning(ctx, &s3.PutBucketVersioningInput{Bucket: aws.String("acl-versions"),
+		VersioningConfiguration: &types.VersioningConfiguration{Status: types.BucketVersioningStatusEnabled}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.DeletePublicAccessBlock(ctx, &s3.DeletePublicAccessBlockInput{Bucket: aws.String("acl-versions")}); err != nil {
+		t.Fatal(err)
+	}
+	old := *put(t, c, "acl-versions", "k", []byte("one")).VersionId
+	latest := *put(t, c, "acl-versions", "k", []byte("two")).VersionId
+	if _, err := c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: aws.String("acl-versions"), Key: aws.String("k"), ACL: types.ObjectCannedACLPublicRead}); err != nil {
+		t.Fatal(err)
+	}
+	public := func(version string) bool {
+		t.Helper()
+		in := &s3.GetObjectAclInput{Bucket: aws.String("acl-versions"), Key: aws.String("k")}
+		if version != "" {
+			in.VersionId = &version
+		}
+		out, err := c.GetObjectAcl(ctx, in)
+		if err != nil {
+			t.Fatalf("GetObjectAcl %q: %v", version, err)
+		}
+		for _, g := range out.Grants {
+			if g.Grantee != nil && aws.ToString(g.Grantee.URI) == "http://acs.amazonaws.com/groups/global/AllUsers" {
+				return true
+			}
+		}
+		return false
+	}
+	if !public("") || !public(latest) || public(old) {
+		t.Fatalf("public-read without a version id: latest %v (by id %v), older %v; want only the latest", public(""), public(latest), public(old))
+	}
+	// Anonymous reads follow: the latest is public, the older not.
+	for v, want := range map[string]int{latest: 200, old: 403} {
+		resp, err := srv.Client().Get(srv.URL + "/acl-versions/k?versionId=" + v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("anonymous GET of version %s: %d, want %d", v, resp.StatusCode, want)
+		}
+	}
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("acl-versions"), Key: aws.String("k")}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.GetObjectAcl(ctx, &s3.GetObjectAclInput{Bucket: aws.String("acl-versions"), Key: aws.String("k")})
+	wantCode(t, err, "NoSuchKey")
+	_, err = c.PutObjectAcl(ctx, &s3.PutObjectAclInput{Bucket: aws.String("acl-versions"), Key: aws.String("k"), ACL: types.ObjectCannedACLPrivate})
+	wantCode(t, err, "NoSuchKey")
+	if !public(latest) || public(old) {
+		t.Fatal("a refused PutObjectAcl changed a version's ACL")
 	}
 }
