@@ -50,6 +50,29 @@ def test_bucket_crud(s3, bucket_name):
     assert bucket_name not in [b["Name"] for b in s3.list_buckets()["Buckets"]]
 
 
+def test_list_buckets_pages(s3):
+    # ListBuckets with max-buckets, as boto3's paginator drives it against
+    # AWS: each bucket's BucketRegion, the Prefix echoed, a
+    # ContinuationToken while buckets remain.
+    prefix = unique_bucket("lb") + "-"
+    names = [prefix + c for c in "abc"]
+    for n in names:
+        s3.create_bucket(Bucket=n)
+    try:
+        pages = list(s3.get_paginator("list_buckets").paginate(Prefix=prefix, PaginationConfig={"PageSize": 2}))
+        assert [len(p["Buckets"]) for p in pages] == [2, 1]
+        assert [b["Name"] for p in pages for b in p["Buckets"]] == names
+        assert all(p["Prefix"] == prefix for p in pages)
+        assert "ContinuationToken" in pages[0] and "ContinuationToken" not in pages[1]
+        assert {b["BucketRegion"] for p in pages for b in p["Buckets"]} == {"us-east-1"}
+        with pytest.raises(ClientError) as e:
+            s3.list_buckets(MaxBuckets=10001)
+        assert error_code(e) == (400, "InvalidArgument")
+    finally:
+        for n in names:
+            s3.delete_bucket(Bucket=n)
+
+
 def test_bucket_not_empty(s3, bucket):
     s3.put_object(Bucket=bucket, Key="k", Body=b"x")
     with pytest.raises(ClientError) as e:
