@@ -102,6 +102,7 @@ func TestAuthDatesAndEmptyAuthorization(t *testing.T) {
 		do(tc.name, putV2("bad", func(h http.Header) { h["X-Amz-Date"] = []string{tc.date} }), 403, tc.code)
 	}
 	do("Date removed", putV2("bad", func(h http.Header) { h.Del("Date") }), 403, "AccessDenied")
+	do("Date empty", putV2("bad", func(h http.Header) { h["Date"] = []string{""} }), 403, "AccessDenied")
 	do("Date before the epoch, signed", func() *http.Request {
 		req, _ := http.NewRequest("PUT", srv.URL+"/dates/bad", strings.NewReader("bar"))
 		req.Header.Set("Date", "Tue, 07 Jul 1950 21:53:04 GMT")
