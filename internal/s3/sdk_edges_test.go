@@ -216,7 +216,8 @@ func TestChunkedTransferWithoutLength(t *testing.T) {
 // "Expect: 100-continue" with a body that is not Content-Length long:
 // a shorter one leaves the node waiting, and it answers 400
 // RequestTimeout once the body has been idle for its timeout, as AWS
-// (the s3-tests suite's test_object_create_bad_contentlength_mismatch_above);
+// (the s3-tests suite's test_object_create_bad_contentlength_mismatch_above),
+// or 400 IncompleteBody when the client ends its side first, as AWS;
 // a longer one is read to Content-Length, so the signed payload hash
 // (XAmzContentSHA256Mismatch) or the Content-MD5 (BadDigest) does not
 // match, as AWS answers (..._mismatch_below_aws4 and _aws2). Nothing is
@@ -224,7 +225,7 @@ func TestChunkedTransferWithoutLength(t *testing.T) {
 func TestExpectContinueMismatchedBody(t *testing.T) {
 	c, srv := nodeWithBucket(t, nodetest.Options{Config: func(cfg *node.Config) { cfg.BodyIdleTimeout = time.Second }}, "expects")
 	creds := aws.Credentials{AccessKeyID: nodetest.AccessKey, SecretAccessKey: nodetest.SecretKey}
-	exchange := func(key string, length int, body string, h http.Header, payload string) (int, string) {
+	exchange := func(key string, length int, body string, h http.Header, payload string, hangUp ...bool) (int, string) {
 		t.Helper()
 		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 		if err != nil {
@@ -255,6 +256,9 @@ func TestExpectContinueMismatchedBody(t *testing.T) {
 			t.Fatalf("%s: first answer %s, want 100 Continue", key, res.Status)
 		}
 		conn.Write([]byte(body))
+		if len(hangUp) > 0 {
+			conn.(*net.TCPConn).CloseWrite()
+		}
 		if res, err = http.ReadResponse(rd, nil); err != nil {
 			t.Fatalf("%s: %v", key, err)
 		}
@@ -272,6 +276,9 @@ func TestExpectContinueMismatchedBody(t *testing.T) {
 
 	if st, code := exchange("short", 4, "bar", nil, "UNSIGNED-PAYLOAD"); st != 400 || code != "RequestTimeout" {
 		t.Errorf("a body shorter than Content-Length: %d %s, want 400 RequestTimeout", st, code)
+	}
+	if st, code := exchange("cut", 4, "bar", nil, "UNSIGNED-PAYLOAD", true); st != 400 || code != "IncompleteBody" {
+		t.Errorf("a body cut short by the client: %d %s, want 400 IncompleteBody", st, code)
 	}
 	if st, code := exchange("long", 2, "bar", nil, sha("bar")); st != 400 || code != "XAmzContentSHA256Mismatch" {
 		t.Errorf("a body longer than Content-Length, payload signed: %d %s, want 400 XAmzContentSHA256Mismatch", st, code)
