@@ -50,13 +50,18 @@ var (
 	ErrInvalid = errors.New("objectlock: invalid")
 )
 
-// Invalid is an ErrInvalid with the message AWS gives.
-type Invalid struct{ Message string }
+// Invalid is an ErrInvalid with the message AWS gives. Period marks a
+// default retention period that is not positive, which AWS answers with
+// a code of its own (InvalidRetentionPeriod).
+type Invalid struct {
+	Message string
+	Period  bool
+}
 
 func (e *Invalid) Error() string { return "objectlock: " + e.Message }
 func (e *Invalid) Unwrap() error { return ErrInvalid }
 
-func invalid(msg string) error { return &Invalid{msg} }
+func invalid(msg string) error { return &Invalid{Message: msg} }
 
 // Config is a bucket's object lock configuration. A bucket with lock
 // enabled has one (Enabled), with or without a default retention.
@@ -93,7 +98,7 @@ func (c Config) Validate() error {
 	case c.Days == 0 && c.Years == 0:
 		return invalid("DefaultRetention must specify Days or Years")
 	case c.Days < 0 || c.Years < 0:
-		return invalid("Default retention period must be a positive integer value.")
+		return &Invalid{Message: "Default retention period must be a positive integer value.", Period: true}
 	case c.Days > MaxDays || c.Years > MaxYears:
 		return invalid("Default retention period is too large.")
 	}

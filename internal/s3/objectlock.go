@@ -14,6 +14,7 @@ func init() {
 	domainErrors[objects.ErrNoObjectLockConfiguration] = apiError{404, "ObjectLockConfigurationNotFoundError", "Object Lock configuration does not exist for this bucket"}
 	domainErrors[objects.ErrNoSuchObjectLock] = apiError{404, "NoSuchObjectLockConfiguration", "The specified object does not have a ObjectLock configuration"}
 	domainErrors[objects.ErrInvalidBucketState] = apiError{409, "InvalidBucketState", "The request is not valid with the current state of the bucket."}
+	domainErrors[objects.ErrInvalidRetentionPeriod] = apiError{400, "InvalidRetentionPeriod", "Default retention period must be a positive integer value."}
 }
 
 // objectLockConfiguration is the document of Get/PutObjectLockConfiguration.
@@ -48,10 +49,6 @@ type legalHoldDoc struct {
 	NS      string   `xml:"xmlns,attr,omitempty"`
 	Status  string
 }
-
-// errRetentionPeriod is AWS's answer to a default retention of zero or
-// fewer days or years.
-var errRetentionPeriod = &apiError{400, "InvalidRetentionPeriod", "Default retention period must be a positive integer value."}
 
 // errIntegrityRequired is AWS's answer to an object lock write that
 // carries neither Content-MD5 nor a checksum of its body.
@@ -167,8 +164,8 @@ func putObjectLockConfiguration(s *Server, w http.ResponseWriter, r *http.Reques
 			return errMalformedXML
 		}
 		// As AWS: a mode other than the two it spells is not in its
-		// schema (MalformedXML), and a period that is not positive is
-		// InvalidRetentionPeriod.
+		// schema (MalformedXML); a period that is not positive is the
+		// service's InvalidRetentionPeriod.
 		mode, ok := objectlock.ParseMode(d.Mode)
 		if !ok {
 			return errMalformedXML
@@ -176,11 +173,14 @@ func putObjectLockConfiguration(s *Server, w http.ResponseWriter, r *http.Reques
 		conf.DefaultMode = mode
 		if d.Days != nil {
 			conf.Days = *d.Days
+			if conf.Days == 0 {
+				conf.Days = -1 // present and not positive
+			}
 		} else {
 			conf.Years = *d.Years
-		}
-		if conf.Days < 0 || conf.Years < 0 || d.Days != nil && conf.Days == 0 || d.Years != nil && conf.Years == 0 {
-			return errRetentionPeriod
+			if conf.Years == 0 {
+				conf.Years = -1
+			}
 		}
 	}
 	if err := s.svc.PutObjectLockConfiguration(r.Context(), c.id, c.Bucket, conf); err != nil {
