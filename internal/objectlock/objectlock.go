@@ -50,13 +50,18 @@ var (
 	ErrInvalid = errors.New("objectlock: invalid")
 )
 
-// Invalid is an ErrInvalid with the message AWS gives.
-type Invalid struct{ Message string }
+// Invalid is an ErrInvalid with the message AWS gives. Period marks a
+// default retention period that is not positive, which AWS answers with
+// a code of its own (InvalidRetentionPeriod).
+type Invalid struct {
+	Message string
+	Period  bool
+}
 
 func (e *Invalid) Error() string { return "objectlock: " + e.Message }
 func (e *Invalid) Unwrap() error { return ErrInvalid }
 
-func invalid(msg string) error { return &Invalid{msg} }
+func invalid(msg string) error { return &Invalid{Message: msg} }
 
 // Config is a bucket's object lock configuration. A bucket with lock
 // enabled has one (Enabled), with or without a default retention.
@@ -93,7 +98,7 @@ func (c Config) Validate() error {
 	case c.Days == 0 && c.Years == 0:
 		return invalid("DefaultRetention must specify Days or Years")
 	case c.Days < 0 || c.Years < 0:
-		return invalid("Default retention period must be a positive integer value.")
+		return &Invalid{Message: "Default retention period must be a positive integer value.", Period: true}
 	case c.Days > MaxDays || c.Years > MaxYears:
 		return invalid("Default retention period is too large.")
 	}
@@ -192,19 +197,20 @@ func ValidRetention(r Retention, now time.Time) error {
 
 // MayChange decides whether a version's retention may go from cur to
 // next at now. A retention no longer in force may be replaced freely.
-// One in force may be extended, and GOVERNANCE raised to COMPLIANCE;
-// shortening, removing or lowering COMPLIANCE to GOVERNANCE needs a
-// governance bypass (bypass: asked and permitted) on a GOVERNANCE
-// retention, and a COMPLIANCE retention can never be shortened, removed
-// or lowered.
+// One in force may be extended in its own mode by anyone allowed to set
+// retention. Any other change (shortening, removing, or changing the
+// mode, GOVERNANCE to COMPLIANCE included) needs a governance bypass
+// (bypass: asked and permitted) on a GOVERNANCE retention, and is never
+// allowed on a COMPLIANCE one. That is AWS's rule: in governance mode no
+// one may "alter its lock settings" without the bypass, and AWS answers
+// a GOVERNANCE to COMPLIANCE change without it with 403 AccessDenied.
 func MayChange(cur Lock, next Retention, bypass bool, now time.Time) error {
 	if !cur.Retained(now) {
 		return nil
 	}
-	weaker := next.Mode == "" || next.Until.Before(cur.RetainUntil) ||
-		cur.Mode == Compliance && next.Mode != Compliance
+	extends := next.Mode == cur.Mode && !next.Until.Before(cur.RetainUntil)
 	switch {
-	case !weaker:
+	case extends:
 		return nil
 	case cur.Mode == Governance && bypass:
 		return nil

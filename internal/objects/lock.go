@@ -16,6 +16,9 @@ var (
 	ErrNoObjectLockConfiguration = errors.New("no object lock configuration")
 	ErrNoSuchObjectLock          = errors.New("object has no object lock configuration")
 	ErrInvalidBucketState        = errors.New("invalid bucket state")
+	// ErrInvalidRetentionPeriod: a default retention of zero or fewer
+	// days or years.
+	ErrInvalidRetentionPeriod = errors.New("invalid retention period")
 )
 
 // ActionBypassGovernance is the permission a governance bypass needs
@@ -38,6 +41,8 @@ func lockErr(err error) error {
 		return nil
 	case errors.Is(err, catalog.ErrObjectLocked), errors.Is(err, objectlock.ErrLocked):
 		return errLocked
+	case errors.As(err, &inv) && inv.Period:
+		return errorf(ErrInvalidRetentionPeriod, inv.Message)
 	case errors.As(err, &inv):
 		return errorf(ErrInvalidArgument, inv.Message)
 	}

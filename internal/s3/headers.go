@@ -2,10 +2,12 @@ package s3
 
 import (
 	"encoding/base64"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/objects"
@@ -52,10 +54,59 @@ func metaFromHeaders(h http.Header) catalog.Meta {
 			if m.User == nil {
 				m.User = map[string]string{}
 			}
-			m.User[strings.ToLower(k[len(metaPrefix):])] = strings.Join(v, ",")
+			m.User[strings.ToLower(k[len(metaPrefix):])] = metaValue(strings.Join(v, ","))
 		}
 	}
 	return m
+}
+
+// metaValue is the user metadata value S3 stores for one sent in a
+// header. As AWS documents, RFC 2047 encoded-words in it are decoded
+// before it is stored ("=?UTF-8?B?Y2Fmw6k=?=" is stored as "café"): that
+// is how a client sends what a header cannot carry, and botocore refuses
+// non-ASCII metadata outright. Raw bytes beyond ASCII, which
+// aws-sdk-go-v2 sends as the value's UTF-8, are kept as UTF-8 when they
+// are valid UTF-8 (AWS reads each byte as an ISO-8859-1 character, so
+// such a value comes back from it doubly encoded), else read as
+// ISO-8859-1, HTTP's historical charset of header bytes.
+func metaValue(v string) string {
+	if strings.Contains(v, "=?") {
+		if d, err := new(mime.WordDecoder).DecodeHeader(v); err == nil {
+			v = d
+		}
+	}
+	if utf8.ValidString(v) {
+		return v
+	}
+	r := make([]rune, len(v))
+	for i := 0; i < len(v); i++ {
+		r[i] = rune(v[i])
+	}
+	return string(r)
+}
+
+// metaHeader is a stored user metadata value as a response header, as
+// AWS answers it: as it is when it is printable US-ASCII, RFC 2047
+// encoded (=?UTF-8?B?...?=) when it holds any other character. ok is
+// false for an ASCII value with control characters, which no header can
+// carry: AWS leaves such a value out and counts it in x-amz-missing-meta.
+func metaHeader(v string) (h string, ok bool) {
+	ascii, ctl := true, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= 0x80:
+			ascii = false
+		case c < 0x20 && c != '\t' || c == 0x7f:
+			ctl = true
+		}
+	}
+	switch {
+	case !ascii:
+		return "=?UTF-8?B?" + base64.StdEncoding.EncodeToString([]byte(metaValue(v))) + "?=", true
+	case ctl:
+		return "", false
+	}
+	return v, true
 }
 
 // setObjectHeaders writes an object's stored headers on a GET/HEAD/PUT
@@ -77,8 +128,16 @@ func setObjectHeaders(h http.Header, o catalog.Object, withChecksums bool) {
 			h.Set(k, v)
 		}
 	}
+	missing := 0
 	for k, v := range o.Meta.User {
-		h["X-Amz-Meta-"+k] = []string{v}
+		if hv, ok := metaHeader(v); ok {
+			h["X-Amz-Meta-"+k] = []string{hv}
+		} else {
+			missing++
+		}
+	}
+	if missing > 0 {
+		h.Set("x-amz-missing-meta", strconv.Itoa(missing))
 	}
 	if o.StorageClass != "" && o.StorageClass != "STANDARD" {
 		h.Set("x-amz-storage-class", o.StorageClass)

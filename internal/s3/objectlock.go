@@ -14,6 +14,7 @@ func init() {
 	domainErrors[objects.ErrNoObjectLockConfiguration] = apiError{404, "ObjectLockConfigurationNotFoundError", "Object Lock configuration does not exist for this bucket"}
 	domainErrors[objects.ErrNoSuchObjectLock] = apiError{404, "NoSuchObjectLockConfiguration", "The specified object does not have a ObjectLock configuration"}
 	domainErrors[objects.ErrInvalidBucketState] = apiError{409, "InvalidBucketState", "The request is not valid with the current state of the bucket."}
+	domainErrors[objects.ErrInvalidRetentionPeriod] = apiError{400, "InvalidRetentionPeriod", "Default retention period must be a positive integer value."}
 }
 
 // objectLockConfiguration is the document of Get/PutObjectLockConfiguration.
@@ -162,7 +163,14 @@ func putObjectLockConfiguration(s *Server, w http.ResponseWriter, r *http.Reques
 		if d == nil || d.Mode == "" || (d.Days == nil) == (d.Years == nil) {
 			return errMalformedXML
 		}
-		conf.DefaultMode = objectlock.Mode(d.Mode)
+		// As AWS: a mode other than the two it spells is not in its
+		// schema (MalformedXML); a period that is not positive is the
+		// service's InvalidRetentionPeriod.
+		mode, ok := objectlock.ParseMode(d.Mode)
+		if !ok {
+			return errMalformedXML
+		}
+		conf.DefaultMode = mode
 		if d.Days != nil {
 			conf.Days = *d.Days
 			if conf.Days == 0 {

@@ -87,6 +87,39 @@ def test_sigv2_header_auth(server, bucket):
     assert c.list_objects_v2(Bucket=bucket)["KeyCount"] == 0
 
 
+@pytest.mark.parametrize("amz_date, code", [
+    ("", "AccessDenied"),
+    ("Bad Date", "AccessDenied"),
+    ("Tue, 07 Jul 1950 21:53:04 GMT", "AccessDenied"),
+    ("Tue, 07 Jul 2010 21:53:04 GMT", "RequestTimeTooSkewed"),
+    ("Tue, 07 Jul 9999 21:53:04 GMT", "RequestTimeTooSkewed"),
+])
+def test_sigv2_bad_dates(server, bucket, amz_date, code):
+    # The s3-tests suite's test_object_create_bad_date_*_aws2, held to
+    # AWS's answers: botocore signs over its Date, then an x-amz-date (which
+    # stands in for Date) is set after signing. A date AWS cannot use (empty,
+    # unreadable, before the epoch) is AccessDenied before the signature is
+    # looked at; a readable one too far from now is RequestTimeTooSkewed.
+    c = server.client(signature_version="s3")
+    c.meta.events.register("before-call.s3.PutObject",
+                           lambda params, **kw: params["headers"].update({"x-amz-date": amz_date}))
+    with pytest.raises(ClientError) as e:
+        c.put_object(Bucket=bucket, Key="bad-date", Body=b"bar")
+    assert error_code(e) == (403, code)
+
+
+def test_empty_authorization(server, s3, bucket):
+    # An Authorization header that is present but empty is no signature:
+    # AWS answers 403 AccessDenied (s3-tests'
+    # test_object_create_bad_authorization_empty and
+    # test_bucket_create_bad_authorization_empty).
+    for method, path in (("PUT", f"/{bucket}/empty-auth"), ("PUT", f"/{bucket}-new")):
+        r = requests.request(method, server.endpoint + path, data=b"bar" if "empty-auth" in path else None,
+                             headers={"Authorization": ""})
+        assert r.status_code == 403 and xml_error_code(r.content) == "AccessDenied", (path, r.text)
+    assert s3.list_objects_v2(Bucket=bucket)["KeyCount"] == 0
+
+
 # --- endpoints and addressing ------------------------------------------------
 
 

@@ -60,6 +60,43 @@ def test_lock_configuration(s3, locked_bucket, bucket):
     s3.delete_object(Bucket=locked_bucket, Key="defaulted", VersionId=vid, BypassGovernanceRetention=True)
 
 
+def test_lock_argument_errors(s3, locked_bucket):
+    # AWS's codes, as the s3-tests suite checks them against AWS: a default
+    # period of zero or less is InvalidRetentionPeriod, a mode AWS does not
+    # spell (lower case too) MalformedXML.
+    for retention, code in (({"Mode": "GOVERNANCE", "Days": 0}, "InvalidRetentionPeriod"),
+                            ({"Mode": "GOVERNANCE", "Years": -1}, "InvalidRetentionPeriod"),
+                            ({"Mode": "governance", "Years": 1}, "MalformedXML"),
+                            ({"Mode": "abc", "Days": 1}, "MalformedXML")):
+        with pytest.raises(ClientError) as e:
+            s3.put_object_lock_configuration(Bucket=locked_bucket, ObjectLockConfiguration={
+                "ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": retention}})
+        assert error_code(e) == (400, code), retention
+    assert s3.get_object_lock_configuration(Bucket=locked_bucket)["ObjectLockConfiguration"] == {"ObjectLockEnabled": "Enabled"}
+
+    # GOVERNANCE may be extended by anyone allowed to set retention, but
+    # raising it to COMPLIANCE alters its settings: AWS answers 403
+    # AccessDenied without the bypass, and takes it with the bypass.
+    end = until(3)
+    vid = s3.put_object(Bucket=locked_bucket, Key="mode", Body=b"x", ObjectLockMode="GOVERNANCE",
+                        ObjectLockRetainUntilDate=end)["VersionId"]
+    with pytest.raises(ClientError) as e:
+        s3.put_object_retention(Bucket=locked_bucket, Key="mode", VersionId=vid,
+                                Retention={"Mode": "COMPLIANCE", "RetainUntilDate": end})
+    assert error_code(e) == (403, "AccessDenied")
+    assert s3.get_object_retention(Bucket=locked_bucket, Key="mode", VersionId=vid)["Retention"]["Mode"] == "GOVERNANCE"
+    s3.put_object_retention(Bucket=locked_bucket, Key="mode", VersionId=vid, BypassGovernanceRetention=True,
+                            Retention={"Mode": "COMPLIANCE", "RetainUntilDate": end})
+    assert s3.get_object_retention(Bucket=locked_bucket, Key="mode", VersionId=vid)["Retention"]["Mode"] == "COMPLIANCE"
+    # COMPLIANCE is never shortened, bypass or not.
+    with pytest.raises(ClientError) as e:
+        s3.put_object_retention(Bucket=locked_bucket, Key="mode", VersionId=vid, BypassGovernanceRetention=True,
+                                Retention={"Mode": "COMPLIANCE", "RetainUntilDate": end - datetime.timedelta(seconds=1)})
+    assert error_code(e) == (403, "AccessDenied")
+    wait_past(end)
+    s3.delete_object(Bucket=locked_bucket, Key="mode", VersionId=vid)
+
+
 def test_compliance_binds_the_provider(s3, locked_bucket):
     end = until(4)
     vid = s3.put_object(Bucket=locked_bucket, Key="deed", Body=b"signed", ObjectLockMode="COMPLIANCE",

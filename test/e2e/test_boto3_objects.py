@@ -9,9 +9,11 @@ header; over https it sends aws-chunked with a CRC32 trailing checksum
 
 import base64
 import datetime as dt
+import email.header
 import hashlib
 import xml.etree.ElementTree as ET
 
+import botocore.exceptions
 import pytest
 from botocore.exceptions import ClientError
 
@@ -46,6 +48,29 @@ def test_bucket_crud(s3, bucket_name):
         s3.delete_bucket(Bucket=bucket_name)
     assert error_code(e) == (404, "NoSuchBucket")
     assert bucket_name not in [b["Name"] for b in s3.list_buckets()["Buckets"]]
+
+
+def test_list_buckets_pages(s3):
+    # ListBuckets with max-buckets, as boto3's paginator drives it against
+    # AWS: each bucket's BucketRegion, the Prefix echoed, a
+    # ContinuationToken while buckets remain.
+    prefix = unique_bucket("lb") + "-"
+    names = [prefix + c for c in "abc"]
+    for n in names:
+        s3.create_bucket(Bucket=n)
+    try:
+        pages = list(s3.get_paginator("list_buckets").paginate(Prefix=prefix, PaginationConfig={"PageSize": 2}))
+        assert [len(p["Buckets"]) for p in pages] == [2, 1]
+        assert [b["Name"] for p in pages for b in p["Buckets"]] == names
+        assert all(p["Prefix"] == prefix for p in pages)
+        assert "ContinuationToken" in pages[0] and "ContinuationToken" not in pages[1]
+        assert {b["BucketRegion"] for p in pages for b in p["Buckets"]} == {"us-east-1"}
+        with pytest.raises(ClientError) as e:
+            s3.list_buckets(MaxBuckets=10001)
+        assert error_code(e) == (400, "InvalidArgument")
+    finally:
+        for n in names:
+            s3.delete_bucket(Bucket=n)
 
 
 def test_bucket_not_empty(s3, bucket):
@@ -127,6 +152,22 @@ def test_put_get_head_delete(s3, bucket):
     assert error_code(e) == (404, "NoSuchKey")
     # Deleting a missing key succeeds.
     assert s3.delete_object(Bucket=bucket, Key="dir/obj.bin")["ResponseMetadata"]["HTTPStatusCode"] == 204
+
+
+def test_non_ascii_metadata(s3, bucket):
+    # botocore refuses non-ASCII metadata before sending it (as it does
+    # against AWS), so a boto3 user sends an RFC 2047 encoded-word. AWS
+    # decodes it before storing and answers a non-ASCII value encoded
+    # (=?UTF-8?B?...?=) on GET and HEAD, an ASCII one as it is.
+    with pytest.raises(botocore.exceptions.ParamValidationError):
+        s3.put_object(Bucket=bucket, Key="meta", Body=b"x", Metadata={"name": "caf\u00e9"})
+    s3.put_object(Bucket=bucket, Key="meta", Body=b"x",
+                  Metadata={"name": "=?UTF-8?Q?caf=C3=A9?=", "word": "=?UTF-8?B?aGVsbG8=?=", "plain": "ascii"})
+    for r in (s3.head_object(Bucket=bucket, Key="meta"), s3.get_object(Bucket=bucket, Key="meta")):
+        m = r["Metadata"]
+        assert m == {"name": "=?UTF-8?B?Y2Fmw6k=?=", "word": "hello", "plain": "ascii"}, m
+        text, charset = email.header.decode_header(m["name"])[0]
+        assert text.decode(charset) == "caf\u00e9"
 
 
 def test_empty_object(s3, bucket):

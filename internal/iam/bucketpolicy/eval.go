@@ -109,28 +109,90 @@ func anyMatch(patterns []string, value string, fold bool, r *Request) bool {
 	return false
 }
 
-// IsPublic reports whether the policy allows everyone something without a
-// condition that pins the caller down (source IP, account), as
-// GetBucketPolicyStatus judges.
+// IsPublic reports whether the policy is public as AWS judges it (for
+// GetBucketPolicyStatus, BlockPublicPolicy and RestrictPublicBuckets):
+// AWS starts from public, and a policy is not public only when each of
+// its Allow statements grants to fixed principals, or is held by one of
+// its conditions to fixed values of a key that pins down who or where
+// the caller is (pinningKeys). "Fixed" is AWS's word: a value with a
+// wildcard or a policy variable fixes nothing. So an Allow with
+// Principal "*", {"AWS": "*"}, a principal with a wildcard, or a
+// NotPrincipal (everyone but some) is public unless such a condition
+// holds it; Deny statements never make a policy public.
 func (p *Policy) IsPublic() bool {
-	for _, st := range p.Statements {
-		if !st.Allow || st.Principal == nil || !st.Principal.Everyone {
+	for i := range p.Statements {
+		st := &p.Statements[i]
+		if !st.Allow || !st.toEveryone() {
 			continue
 		}
 		pinned := false
 		for _, c := range st.Conditions {
-			switch c.Key {
-			case "aws:sourceip", "aws:sourcevpc", "aws:sourcevpce", "aws:sourceaccount", "aws:sourcearn",
-				"aws:principalaccount", "aws:principalarn", "aws:userid", "aws:principalorgid":
-				// A positive operator holds the caller to fixed values.
-				pinned = pinned || !operators[c.Op].negated && c.Op != "Null"
-			}
+			pinned = pinned || c.pins()
 		}
 		if !pinned {
 			return true
 		}
 	}
 	return false
+}
+
+// toEveryone reports whether an Allow statement's principals are not
+// fixed: everyone, a wildcard, or all but those a NotPrincipal names.
+func (st *Statement) toEveryone() bool {
+	if st.NotPrincipal != nil {
+		return true
+	}
+	if st.Principal == nil {
+		return false
+	}
+	if st.Principal.Everyone {
+		return true
+	}
+	for _, ids := range [][]string{st.Principal.AWS, st.Principal.Canonical, st.Principal.Service} {
+		for _, id := range ids {
+			if !fixed(id) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pinningKeys are the condition keys whose fixed values make a
+// statement to everyone not public, as AWS lists them: the caller's
+// network (aws:SourceIp as CIDRs, aws:SourceVpc, aws:SourceVpce), the
+// resource or account acting for it (aws:SourceArn, aws:SourceAccount,
+// aws:SourceOwner), the principal itself (aws:PrincipalOrgID,
+// aws:PrincipalAccount, aws:PrincipalArn, aws:userid), the KMS key the
+// request must use, and the access point it must come through.
+var pinningKeys = map[string]bool{
+	"aws:sourceip": true, "aws:sourcevpc": true, "aws:sourcevpce": true,
+	"aws:sourcearn": true, "aws:sourceaccount": true, "aws:sourceowner": true,
+	"aws:principalorgid": true, "aws:principalaccount": true, "aws:principalarn": true, "aws:userid": true,
+	"s3:x-amz-server-side-encryption-aws-kms-key-id": true,
+	"s3:dataaccesspointarn":                          true, "s3:dataaccesspointaccount": true,
+}
+
+// pins reports whether a condition holds callers to fixed values of a
+// pinning key. A negated operator, Null, IfExists and ForAllValues all
+// let a caller through that the values do not name (or that lacks the
+// key), so they pin nothing.
+func (c *Condition) pins() bool {
+	if !pinningKeys[c.Key] || c.IfExists || c.Set == "ForAllValues" || c.Op == "Null" || operators[c.Op].negated || len(c.Values) == 0 {
+		return false
+	}
+	for _, v := range c.Values {
+		if !fixed(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// fixed reports whether a policy value is fixed in AWS's sense: no
+// wildcard and no policy variable.
+func fixed(v string) bool {
+	return !strings.ContainsAny(v, "*?") && !strings.Contains(v, "${")
 }
 
 // substitute replaces policy variables: ${aws:username} and the like from

@@ -191,6 +191,24 @@ func TestIsPublic(t *testing.T) {
 		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*","Condition":{"NotIpAddress":{"aws:SourceIp":"10.0.0.0/8"}}}]}`: true,
 		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"acme"},"Action":"s3:*","Resource":"*"}]}`:                                                         false,
 		`{"Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"*"}]}`:                                                                     false,
+		// AWS's rules ("The meaning of public" in its user guide): values
+		// with a wildcard or a policy variable are not fixed, so they pin
+		// nothing; nor does a condition a caller without the key passes.
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:PutObject","Resource":"*","Condition":{"StringLike":{"aws:SourceVpc":"vpc-*"}}}]}`:                                                                       true,
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:PutObject","Resource":"*","Condition":{"StringEquals":{"aws:SourceVpc":"vpc-91237329"}}}]}`:                                                              false,
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*","Condition":{"StringEquals":{"aws:SourceAccount":"${aws:username}"}}}]}`:                                                       true,
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*","Condition":{"StringEqualsIfExists":{"aws:SourceVpc":"vpc-1"}}}]}`:                                                             true,
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*","Condition":{"ForAllValues:StringEquals":{"aws:SourceVpc":"vpc-1"}}}]}`:                                                        true,
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*","Condition":{"ArnLike":{"aws:SourceArn":"arn:aws:cloudfront::*:distribution/*"}}}]}`:                                           true,
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*","Condition":{"StringEquals":{"aws:SourceOwner":"123456789012"}}}]}`:                                                            false,
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:PutObject","Resource":"*","Condition":{"StringEquals":{"s3:x-amz-server-side-encryption-aws-kms-key-id":"arn:aws:kms:us-east-1:123456789012:key/k"}}}]}`: false,
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*","Condition":{"StringLike":{"aws:userid":"AROLEID:*"}}}]}`:                                                                      true,
+		// A condition on a key that says nothing of who asks pins nothing.
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"*","Condition":{"StringEquals":{"s3:prefix":"docs/"}}}]}`: true,
+		// Everyone but one, and principals with wildcards, are not fixed.
+		`{"Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"acme"},"Action":"s3:GetObject","Resource":"*"}]}`:             true,
+		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::*:root"},"Action":"s3:GetObject","Resource":"*"}]}`: true,
+		`{"Statement":[{"Effect":"Deny","NotPrincipal":{"AWS":"acme"},"Action":"s3:*","Resource":"*"}]}`:                      false,
 	} {
 		if got := mustParse(t, doc).IsPublic(); got != want {
 			t.Errorf("IsPublic(%s) = %v, want %v", doc, got, want)

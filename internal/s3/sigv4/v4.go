@@ -105,16 +105,35 @@ func verifyV4Header(ctx context.Context, r *http.Request, authz string, lookup L
 	return payloadReader(r, s, key, payload)
 }
 
-// requestTime reads X-Amz-Date, or Date when it is absent.
+// errNoDate is AWS's answer to a request without a valid date: checked
+// before the clock's skew and the signature, so a date that is present
+// but empty, unreadable or before the Unix epoch is 403 AccessDenied
+// (not SignatureDoesNotMatch nor RequestTimeTooSkewed), as AWS answers
+// each of them.
+var errNoDate = &Error{http.StatusForbidden, "AccessDenied", "AWS authentication requires a valid Date or x-amz-date header"}
+
+// requestTime reads X-Amz-Date, or Date when it is absent. An
+// X-Amz-Date that is present stands in for Date even when empty, as it
+// does in Signature V2's string to sign.
 func requestTime(r *http.Request) (time.Time, error) {
-	if v := r.Header.Get("X-Amz-Date"); v != "" {
-		if t, err := time.Parse(amzDateForm, v); err == nil {
-			return t, nil
+	var t time.Time
+	var err error
+	if vs, ok := r.Header["X-Amz-Date"]; ok {
+		var v string
+		if len(vs) > 0 {
+			v = vs[0]
 		}
-		// Signature V2 clients send X-Amz-Date as an HTTP date.
-		return httpDate(v)
+		if t, err = time.Parse(amzDateForm, v); err != nil {
+			// Signature V2 clients send X-Amz-Date as an HTTP date.
+			t, err = httpDate(v)
+		}
+	} else {
+		t, err = httpDate(r.Header.Get("Date"))
 	}
-	return httpDate(r.Header.Get("Date"))
+	if err == nil && t.Before(time.Unix(0, 0)) {
+		return time.Time{}, errNoDate
+	}
+	return t, err
 }
 
 // httpDate parses an HTTP date, also in the numeric-zone form that AWS's
@@ -126,7 +145,7 @@ func httpDate(v string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC1123Z, v); err == nil {
 		return t.UTC(), nil
 	}
-	return time.Time{}, &Error{http.StatusForbidden, "AccessDenied", "AWS authentication requires a valid Date or x-amz-date header"}
+	return time.Time{}, errNoDate
 }
 
 func checkPayloadHash(p string) error {

@@ -301,7 +301,7 @@ async function lock(bucket, obj, version, changed) {
       },
     }, h('h3', null, 'Retention'),
     h('div', { class: 'row' }, field('Mode', mode), field('Retain until (UTC)', until)),
-    field('Bypass governance retention (to shorten or remove it)', bypass),
+    field('Bypass governance retention (to shorten, remove or change its mode)', bypass),
     h('p', { class: 'hint' }, 'A compliance retention can only be extended, by anyone, ever.'),
     retErr, h('div', { class: 'actions' }, retSave)));
 }
