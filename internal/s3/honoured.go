@@ -284,6 +284,8 @@ var fields = []field{
 	{name: "X-Amz-Max-Parts", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
 	{name: "X-Amz-Part-Number-Marker", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
 	{name: "X-Amz-Transition-Default-Minimum-Object-Size", ops: ops(OpPutBucketLifecycleConfiguration), how: ignored, note: "no transitions here: the smallest object a transition moves bounds nothing"},
+	{name: "X-Amz-Skip-Destination-Validation", ops: ops(OpPutBucketNotificationConfiguration), values: []string{"false"}, how: honoured, note: "destinations are checked, as without it: TestNotificationTargetsRefused"},
+	{name: "X-Amz-Skip-Destination-Validation", ops: ops(OpPutBucketNotificationConfiguration), how: refused, note: "a destination is always checked against the targets the provider opened to the tenant"},
 	{name: "X-Amz-Optional-Object-Attributes", ops: lists, how: ignored, note: "RestoreStatus: no object is ever archived, so AWS's answer would carry nothing more"},
 
 	// Browsers: CORS and form uploads.
