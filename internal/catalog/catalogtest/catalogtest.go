@@ -63,6 +63,8 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Console", testConsole},
 		{"Publications", testPublications},
 		{"CloudDirector", testCloudDirector},
+		{"Outbox", testOutbox},
+		{"OutboxOrder", testOutboxOrder},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {
