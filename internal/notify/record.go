@@ -1,9 +1,7 @@
 package notify
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -109,6 +107,9 @@ func Document(records ...Record) []byte {
 	return b
 }
 
+// TestEventName names a test event in the outbox.
+const TestEventName = "s3:TestEvent"
+
 // TestEvent is the document AWS sends each destination when a
 // configuration is put.
 func TestEvent(bucket, requestID string, now time.Time) []byte {
@@ -120,17 +121,9 @@ func TestEvent(bucket, requestID string, now time.Time) []byte {
 	return b
 }
 
-// EncodePayload is an outbox event's payload: the target's ARN, a
-// newline, the document.
-func EncodePayload(arn string, doc []byte) []byte {
-	return append([]byte(arn+"\n"), doc...)
-}
+// SinkPrefix begins the outbox sink of each target: one sink a target,
+// so that a target that is down holds back only its own events.
+const SinkPrefix = "notification/"
 
-// DecodePayload splits what EncodePayload joined.
-func DecodePayload(p []byte) (arn string, doc []byte, err error) {
-	i := bytes.IndexByte(p, '\n')
-	if i < 0 {
-		return "", nil, errors.New("notify: payload without a target")
-	}
-	return string(p[:i]), p[i+1:], nil
-}
+// Sink is the outbox sink of the target arn.
+func Sink(arn string) string { return SinkPrefix + arn }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
@@ -67,5 +68,16 @@ func (s *Service) PutBucketNotification(ctx context.Context, id *iam.Identity, b
 // testEvents queues AWS's s3:TestEvent for each destination of a new
 // configuration, delivered as its events are.
 func (s *Service) testEvents(ctx context.Context, bucket string, arns []string, requestID string) error {
+	if len(arns) == 0 {
+		return nil
+	}
+	doc := notify.TestEvent(bucket, requestID, time.Now())
+	events := make([]catalog.Event, len(arns))
+	for i, arn := range arns {
+		events[i] = catalog.Event{Sink: notify.Sink(arn), Bucket: bucket, Name: notify.TestEventName, Payload: doc}
+	}
+	if err := s.cat.AddEvents(ctx, events); err != nil {
+		return fmt.Errorf("objects: queue test events of %s: %w", bucket, err)
+	}
 	return nil
 }

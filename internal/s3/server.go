@@ -340,6 +340,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	// Policy conditions see where the request came from.
 	r = s.WithOrigin(r)
+	o := iam.OriginOf(r.Context())
+	o.RequestID = c.reqID // notifications of its changes tell it
+	r = r.WithContext(iam.WithOrigin(r.Context(), o))
 	err := t.outcome(c, s.serve(mw, r, c))
 	// A preempted response already under way is cut short, never
 	// finished with an error document.
