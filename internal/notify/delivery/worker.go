@@ -32,9 +32,9 @@ type Store interface {
 // Options pace and bound the worker; zero values take the defaults.
 type Options struct {
 	// Interval is how often a target with nothing due is looked at
-	// again (1 s).
+	// again (500 ms).
 	Interval time.Duration
-	// Refresh is how often the targets are read again (5 s).
+	// Refresh is how often the targets are read again (2 s).
 	Refresh time.Duration
 	// Batch is how many due events of a target are read at once (64).
 	Batch int
@@ -67,8 +67,8 @@ func (o *Options) defaults() {
 			*v = d
 		}
 	}
-	def(&o.Interval, time.Second)
-	def(&o.Refresh, 5*time.Second)
+	def(&o.Interval, 500*time.Millisecond)
+	def(&o.Refresh, 2*time.Second)
 	def(&o.Timeout, 10*time.Second)
 	def(&o.Backoff, time.Second)
 	def(&o.MaxBackoff, 5*time.Minute)
