@@ -125,8 +125,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // startNode starts a TLS node that trusts the webhook's certificate and
-// retries quickly.
-func startNode(t *testing.T, h *hook) *nodetest.Server {
+// retries quickly, attempts times at most (0: 1000).
+func startNode(t *testing.T, h *hook, attempts ...int) *nodetest.Server {
 	t.Helper()
 	ca := ""
 	if h != nil {
@@ -139,6 +139,9 @@ func startNode(t *testing.T, h *hook) *nodetest.Server {
 		c.Notify.CAFile = ca
 		c.Notify.RetryBackoff = 100 * time.Millisecond
 		c.Notify.MaxAttempts = 1000
+		if len(attempts) > 0 {
+			c.Notify.MaxAttempts = attempts[0]
+		}
 		c.Notify.Timeout = 5 * time.Second
 	}})
 }
@@ -423,4 +426,54 @@ func scrape(t *testing.T, srv *nodetest.Server) []byte {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return b
+}
+
+// An event a target refuses on every attempt is dropped after the last
+// one and counted as a dead letter, and so is one for a target the
+// provider removed; neither holds back the outbox.
+func TestDeadLetters(t *testing.T) {
+	h := newHook(t, "s")
+	srv := startNode(t, h, 3)
+	c := client(srv)
+	registerTarget(t, srv, admin.NotifyTarget{ARN: hookARN, Kind: "webhook", Endpoint: h.URL, Secret: "s", Tenants: []string{"*"}})
+	createBucket(t, c, "dead-letters")
+	h.down.Store(true)
+	configure(t, c, "dead-letters", topic("all", hookARN, "", "", "s3:ObjectCreated:*"))
+	put(t, c, "dead-letters", "k1", "x")
+	put(t, c, "dead-letters", "k2", "x")
+	dead := func(n int) string {
+		return `ostium_notification_events_total{outcome="dead_lettered",target="` + hookARN + `"} ` + strconv.Itoa(n)
+	}
+	// The test event and two puts, each tried three times.
+	waitFor(t, "three dead letters", func() bool { return bytes.Contains(scrape(t, srv), []byte(dead(3))) })
+	if m := scrape(t, srv); !bytes.Contains(m, []byte(`ostium_notification_events_total{outcome="failed",target="`+hookARN+`"} 9`)) {
+		t.Fatalf("failed attempts not counted:\n%s", grepLines(m, "notification"))
+	}
+	n, _, err := srv.Node.Catalog.Backlog(context.Background(), notify.Sink(hookARN), "")
+	if err != nil || n != 0 {
+		t.Fatalf("backlog after dead letters: %d %v", n, err)
+	}
+	// The provider removes the target: the bucket's configuration stays,
+	// and its events are dropped as dead letters, not kept for ever.
+	h.down.Store(false)
+	adm := admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client())
+	if err := adm.Do(context.Background(), "DELETE", "/notify-targets/"+url.PathEscape(hookARN), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second) // the worker reads the targets every 2 s
+	put(t, c, "dead-letters", "k3", "x")
+	waitFor(t, "a dead letter for the removed target", func() bool { return bytes.Contains(scrape(t, srv), []byte(dead(4))) })
+	if len(h.events()) != 0 {
+		t.Fatalf("a removed target got %d events", len(h.events()))
+	}
+}
+
+func grepLines(b []byte, s string) string {
+	var out []byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if bytes.Contains(l, []byte(s)) {
+			out = append(append(out, l...), '\n')
+		}
+	}
+	return string(out)
 }
