@@ -92,7 +92,17 @@ type Worker struct {
 
 	mu      sync.Mutex
 	targets map[string]*target // by ARN; nil for a target no longer registered
+
+	// named are the ARNs buckets' configurations name, read every
+	// scanEvery refreshes: a pass over every bucket costs more than a
+	// read of the targets, and only finds events to drop.
+	named     map[string]bool
+	refreshes int
 }
+
+// scanEvery is how many target refreshes pass between two reads of the
+// buckets' configurations.
+const scanEvery = 15
 
 // target is a registered target with its secret opened.
 type target struct {
@@ -175,22 +185,42 @@ func (w *Worker) refresh(ctx context.Context) (map[string]bool, error) {
 		}
 		m[t.ARN] = tt
 	}
+	if w.refreshes%scanEvery == 0 {
+		bs, err := w.st.ListBuckets(ctx, catalog.BucketFilter{})
+		if err != nil {
+			return nil, err
+		}
+		named := map[string]bool{}
+		for _, b := range bs {
+			cfg, err := notify.Decode(b.Notification)
+			if err != nil || cfg == nil {
+				continue
+			}
+			for _, d := range cfg.Destinations() {
+				named[d.ARN] = true
+			}
+		}
+		w.named = named
+	}
+	w.refreshes++
+	// A target just removed may still be named: its events are dropped
+	// until the next pass over the buckets says whether it is.
+	w.mu.Lock()
+	for arn := range w.targets {
+		if m[arn] == nil {
+			if w.named == nil {
+				w.named = map[string]bool{}
+			}
+			w.named[arn] = true
+		}
+	}
+	w.mu.Unlock()
 	arns := map[string]bool{}
 	for arn := range m {
 		arns[arn] = true
 	}
-	bs, err := w.st.ListBuckets(ctx, catalog.BucketFilter{})
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range bs {
-		cfg, err := notify.Decode(b.Notification)
-		if err != nil || cfg == nil {
-			continue
-		}
-		for _, d := range cfg.Destinations() {
-			arns[d.ARN] = true
-		}
+	for arn := range w.named {
+		arns[arn] = true
 	}
 	w.mu.Lock()
 	w.targets = m
