@@ -94,9 +94,20 @@ func TestNotificationConfiguration(t *testing.T) {
 	if aws.ToString(got.QueueConfigurations[0].QueueArn) != sharedQueue {
 		t.Fatalf("queue read back as %+v", got.QueueConfigurations[0])
 	}
-	// Only its owner's tenant (and who its policy lets) may read it.
+	// Only its owner's tenant (and who its policy lets) may read or
+	// change it; a read-only application credential may only read it.
 	if _, err := ten.clients["carl"].GetBucketNotificationConfiguration(ctx, &s3.GetBucketNotificationConfigurationInput{Bucket: aws.String("acme-bob")}); apiCode(err) != "AccessDenied" {
 		t.Fatalf("another tenant reads the configuration: %v", err)
+	}
+	for _, who := range []string{"carl", "app-ro", "anonymous"} {
+		_, err := ten.clients[who].PutBucketNotificationConfiguration(ctx, &s3.PutBucketNotificationConfigurationInput{
+			Bucket: aws.String("acme-bob"), NotificationConfiguration: &types.NotificationConfiguration{}})
+		if apiCode(err) != "AccessDenied" {
+			t.Fatalf("%s changes the configuration: %v", who, err)
+		}
+	}
+	if _, err := ten.clients["app-ro"].GetBucketNotificationConfiguration(ctx, &s3.GetBucketNotificationConfigurationInput{Bucket: aws.String("acme-bob")}); err != nil {
+		t.Fatalf("a read-only application credential of the bucket reads it: %v", err)
 	}
 	if _, err := bob.PutBucketNotificationConfiguration(ctx, &s3.PutBucketNotificationConfigurationInput{
 		Bucket: aws.String("acme-bob"), NotificationConfiguration: &types.NotificationConfiguration{}}); err != nil {
