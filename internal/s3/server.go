@@ -338,11 +338,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(mw, r, c.Route, c.reqID, c.err)
 		}
 	}()
-	// Policy conditions see where the request came from.
-	r = s.WithOrigin(r)
-	o := iam.OriginOf(r.Context())
-	o.RequestID = c.reqID // notifications of its changes tell it
-	r = r.WithContext(iam.WithOrigin(r.Context(), o))
+	// Policy conditions see where the request came from, and event
+	// notifications of its changes tell that and its request id.
+	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: s.secure(r), RequestID: c.reqID}))
 	err := t.outcome(c, s.serve(mw, r, c))
 	// A preempted response already under way is cut short, never
 	// finished with an error document.
