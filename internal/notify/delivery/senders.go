@@ -78,16 +78,27 @@ type natsConns struct {
 
 func (n *natsConns) get(url string) (*nats.Conn, error) {
 	n.mu.Lock()
-	defer n.mu.Unlock()
-	if c := n.conns[url]; c != nil && c.IsConnected() {
-		return c, nil
-	} else if c != nil {
+	c := n.conns[url]
+	if c != nil && !c.IsConnected() {
 		c.Close()
 		delete(n.conns, url)
+		c = nil
 	}
+	n.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	// Dialled outside the lock: a server that does not answer holds back
+	// its own target's sends, not those to other servers.
 	c, err := nats.Connect(url, nats.Timeout(n.timeout), nats.NoReconnect(), nats.Name("ostium-notifications"))
 	if err != nil {
 		return nil, err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if have := n.conns[url]; have != nil && have.IsConnected() {
+		c.Close() // another send connected meanwhile
+		return have, nil
 	}
 	if n.conns == nil {
 		n.conns = map[string]*nats.Conn{}
