@@ -83,6 +83,8 @@ type adminFlags struct {
 	bytesInPerSec, bytesOutPerSec              string // with a unit: 100MiB
 	sseDefault, kmsKey                         string
 	prefix, description, authUser              string
+	kind, endpoint, subject, secret            string // notify-target
+	tenants                                    listFlag
 }
 
 // The flags of each subcommand; only its own show in its --help.

@@ -200,6 +200,19 @@ var routes = []route{
 	{"DELETE", "/root-keys/{key}", "RevokeRootKey", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return ok(s.RevokeRootKey(r.Context(), id, r.PathValue("key")))
 	}},
+	{"GET", "/notify-targets", "ListNotifyTargets", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.ListNotifyTargets(r.Context(), id))
+	}},
+	{"PUT", "/notify-targets", "PutNotifyTarget", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		var in NotifyTarget
+		if err := decode(r, &in); err != nil {
+			return nil, 0, err
+		}
+		return ok(s.PutNotifyTarget(r.Context(), id, in))
+	}},
+	{"DELETE", "/notify-targets/{arn}", "DeleteNotifyTarget", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(struct{}{}, s.DeleteNotifyTarget(r.Context(), id, r.PathValue("arn")))
+	}},
 }
 
 func ok[T any](v T, err error) (any, int, error)      { return v, http.StatusOK, err }

@@ -58,6 +58,7 @@ type Settings struct {
 	CORS              string // CORS rules, as package objects encodes them
 	Lifecycle         string // lifecycle rules, as package objects encodes them
 	Encryption        string // default encryption of new objects, as package objects encodes it
+	Notification      string // event notification configuration, as package notify encodes it
 }
 
 // Setting names one of Settings for SetBucketSetting.
@@ -76,6 +77,7 @@ const (
 	SettingCORS
 	SettingLifecycle
 	SettingEncryption
+	SettingNotification
 )
 
 // Meta is what S3 stores with an object besides its bytes.

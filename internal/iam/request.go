@@ -18,6 +18,9 @@ type Origin struct {
 	// later does not count, as on AWS), for the condition keys
 	// s3:x-amz-server-side-encryption(-aws-kms-key-id) of s3:PutObject.
 	SSE, SSEKMSKeyID string
+	// RequestID is the S3 request's x-amz-request-id, which event
+	// notifications tell.
+	RequestID string
 }
 
 type originKey struct{}

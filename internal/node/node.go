@@ -34,6 +34,7 @@ import (
 	"github.com/ostiumio/ostium/internal/lifecycle"
 	"github.com/ostiumio/ostium/internal/metering"
 	"github.com/ostiumio/ostium/internal/metrics"
+	"github.com/ostiumio/ostium/internal/notify/delivery"
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/osis"
 	"github.com/ostiumio/ostium/internal/platform"
@@ -149,6 +150,8 @@ type Config struct {
 	// Lifecycle: the worker's pass interval and pace, and (for tests
 	// only) the length of a lifecycle day; see lifecycle.go.
 	Lifecycle LifecycleConfig `yaml:",inline"`
+	// Notify: the delivery of event notifications; see notify.go.
+	Notify NotifyConfig `yaml:",inline"`
 	// SSE: the provider's default encryption of new objects, and (for
 	// tests only) SSE-C over plain HTTP; see sse.go.
 	SSE SSEConfig `yaml:",inline"`
@@ -259,6 +262,7 @@ func (c *Config) Validate() error {
 	add(c.Metrics.validate())
 	add(c.Log.validate())
 	add(c.Lifecycle.validate())
+	add(c.Notify.validate())
 	add(c.KMS.validate())
 	add(c.SSE.validate())
 	// Sorted, so that the same file gives the same report.
@@ -369,6 +373,8 @@ type Node struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	ready  readyCache
+
+	notifier *delivery.Worker // delivers event notifications (a leased job)
 }
 
 // Open builds a node and starts its background jobs.
@@ -408,7 +414,11 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache,
-		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule(), Keys: n.KMS})
+		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule(), Keys: n.KMS,
+		Observers: []objects.Observer{&delivery.Observer{Region: cfg.Region}}})
+	if n.notifier, err = n.notifyWorker(sealer); err != nil {
+		return fail(err)
+	}
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Admin.SetMeterInterval(or(cfg.MeterInterval, admin.DefaultMeterInterval))
@@ -518,6 +528,7 @@ func (n *Node) startJobs() {
 	if ix := n.catalogIndexer(); ix != nil {
 		runs = append(runs, leased(vcsp.JobName, ix.Run))
 	}
+	runs = append(runs, leased(delivery.JobName, n.notifier.Run))
 	prune := jobs.KeyPruner{Keys: n.Catalog, Retention: jobs.ExpiredKeyRetention, Interval: time.Hour}
 	runs = append(runs, leased("key-pruner", prune.Run))
 	if n.Audit != nil {

@@ -118,6 +118,8 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 		doc := []byte(`<LifecycleConfiguration><Rule><ID>r</ID><Filter/><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`)
 		sum := md5.Sum(doc)
 		return opRequest{"PUT", b + "?lifecycle", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
+	case "PutBucketNotificationConfiguration":
+		return opRequest{"PUT", b + "?notification", []byte(`<NotificationConfiguration/>`), nil}, true
 	}
 	return opRequest{}, false
 }

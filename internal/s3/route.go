@@ -78,6 +78,8 @@ const (
 	OpGetBucketEncryption
 	OpPutBucketEncryption
 	OpDeleteBucketEncryption
+	OpGetBucketNotificationConfiguration
+	OpPutBucketNotificationConfiguration
 	opCount
 )
 
@@ -101,6 +103,7 @@ var opNames = [opCount]string{
 	"GetBucketCors", "PutBucketCors", "DeleteBucketCors", "OptionsPreflight", "PostObject",
 	"GetObjectAttributes",
 	"GetBucketEncryption", "PutBucketEncryption", "DeleteBucketEncryption",
+	"GetBucketNotificationConfiguration", "PutBucketNotificationConfiguration",
 }
 
 func (o Op) String() string {
@@ -140,7 +143,7 @@ func (r Route) Resource() string {
 // for one gets NotImplemented rather than being mistaken for a plain
 // object or bucket request.
 var unimplemented = []string{
-	"website", "notification", "replication",
+	"website", "replication",
 	"requestPayment", "accelerate", "analytics",
 	"inventory", "metrics", "intelligent-tiering", "torrent", "restore", "select",
 	"renameObject",
@@ -216,6 +219,7 @@ var (
 		"lifecycle":         {http.MethodGet: OpGetBucketLifecycleConfiguration, http.MethodPut: OpPutBucketLifecycleConfiguration, http.MethodDelete: OpDeleteBucketLifecycle},
 		"cors":              {http.MethodGet: OpGetBucketCors, http.MethodPut: OpPutBucketCors, http.MethodDelete: OpDeleteBucketCors},
 		"encryption":        {http.MethodGet: OpGetBucketEncryption, http.MethodPut: OpPutBucketEncryption, http.MethodDelete: OpDeleteBucketEncryption},
+		"notification":      {http.MethodGet: OpGetBucketNotificationConfiguration, http.MethodPut: OpPutBucketNotificationConfiguration},
 	}
 	objectSubresources = subresources{
 		"acl":        {http.MethodGet: OpGetObjectAcl, http.MethodPut: OpPutObjectAcl},

@@ -274,39 +274,41 @@ func init() {
 		OpGetObjectAcl:            getObjectACL,
 		OpPutObjectAcl:            putObjectACL,
 
-		OpGetBucketOwnershipControls:      getOwnershipControls,
-		OpPutBucketOwnershipControls:      putOwnershipControls,
-		OpDeleteBucketOwnershipControls:   deleteOwnershipControls,
-		OpGetPublicAccessBlock:            getPublicAccessBlock,
-		OpPutPublicAccessBlock:            putPublicAccessBlock,
-		OpDeletePublicAccessBlock:         deletePublicAccessBlock,
-		OpGetBucketLogging:                getBucketLogging,
-		OpPutBucketLogging:                putBucketLogging,
-		OpPutBucketVersioning:             putBucketVersioning,
-		OpGetObjectTagging:                getObjectTagging,
-		OpPutObjectTagging:                putObjectTagging,
-		OpDeleteObjectTagging:             deleteObjectTagging,
-		OpGetBucketTagging:                getBucketTagging,
-		OpPutBucketTagging:                putBucketTagging,
-		OpDeleteBucketTagging:             deleteBucketTagging,
-		OpGetObjectLockConfiguration:      getObjectLockConfiguration,
-		OpPutObjectLockConfiguration:      putObjectLockConfiguration,
-		OpGetObjectRetention:              getObjectRetention,
-		OpPutObjectRetention:              putObjectRetention,
-		OpGetObjectLegalHold:              getObjectLegalHold,
-		OpPutObjectLegalHold:              putObjectLegalHold,
-		OpGetBucketCors:                   getBucketCors,
-		OpPutBucketCors:                   putBucketCors,
-		OpDeleteBucketCors:                deleteBucketCors,
-		OpGetBucketEncryption:             getBucketEncryption,
-		OpPutBucketEncryption:             putBucketEncryption,
-		OpDeleteBucketEncryption:          deleteBucketEncryption,
-		OpOptionsPreflight:                preflight,
-		OpPostObject:                      postObject,
-		OpGetBucketLifecycleConfiguration: getBucketLifecycle,
-		OpPutBucketLifecycleConfiguration: putBucketLifecycle,
-		OpDeleteBucketLifecycle:           deleteBucketLifecycle,
-		OpGetObjectAttributes:             getObjectAttributes,
+		OpGetBucketOwnershipControls:         getOwnershipControls,
+		OpPutBucketOwnershipControls:         putOwnershipControls,
+		OpDeleteBucketOwnershipControls:      deleteOwnershipControls,
+		OpGetPublicAccessBlock:               getPublicAccessBlock,
+		OpPutPublicAccessBlock:               putPublicAccessBlock,
+		OpDeletePublicAccessBlock:            deletePublicAccessBlock,
+		OpGetBucketLogging:                   getBucketLogging,
+		OpPutBucketLogging:                   putBucketLogging,
+		OpPutBucketVersioning:                putBucketVersioning,
+		OpGetObjectTagging:                   getObjectTagging,
+		OpPutObjectTagging:                   putObjectTagging,
+		OpDeleteObjectTagging:                deleteObjectTagging,
+		OpGetBucketTagging:                   getBucketTagging,
+		OpPutBucketTagging:                   putBucketTagging,
+		OpDeleteBucketTagging:                deleteBucketTagging,
+		OpGetObjectLockConfiguration:         getObjectLockConfiguration,
+		OpPutObjectLockConfiguration:         putObjectLockConfiguration,
+		OpGetObjectRetention:                 getObjectRetention,
+		OpPutObjectRetention:                 putObjectRetention,
+		OpGetObjectLegalHold:                 getObjectLegalHold,
+		OpPutObjectLegalHold:                 putObjectLegalHold,
+		OpGetBucketCors:                      getBucketCors,
+		OpPutBucketCors:                      putBucketCors,
+		OpDeleteBucketCors:                   deleteBucketCors,
+		OpGetBucketEncryption:                getBucketEncryption,
+		OpPutBucketEncryption:                putBucketEncryption,
+		OpDeleteBucketEncryption:             deleteBucketEncryption,
+		OpGetBucketNotificationConfiguration: getBucketNotification,
+		OpPutBucketNotificationConfiguration: putBucketNotification,
+		OpOptionsPreflight:                   preflight,
+		OpPostObject:                         postObject,
+		OpGetBucketLifecycleConfiguration:    getBucketLifecycle,
+		OpPutBucketLifecycleConfiguration:    putBucketLifecycle,
+		OpDeleteBucketLifecycle:              deleteBucketLifecycle,
+		OpGetObjectAttributes:                getObjectAttributes,
 	}
 }
 
@@ -341,8 +343,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(mw, r, c.Route, c.reqID, c.err)
 		}
 	}()
-	// Policy conditions see where the request came from.
-	r = s.WithOrigin(r)
+	// Policy conditions see where the request came from, and event
+	// notifications of its changes tell that and its request id.
+	r = r.WithContext(iam.WithOrigin(r.Context(), iam.Origin{SourceIP: s.clientIP(r), Secure: s.secure(r), RequestID: c.reqID}))
 	err := t.outcome(c, s.serve(mw, r, c))
 	// A preempted response already under way is cut short, never
 	// finished with an error document.

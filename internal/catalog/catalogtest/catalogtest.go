@@ -62,6 +62,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"WrappedKeys", testWrappedKeys},
 		{"Console", testConsole},
 		{"Publications", testPublications},
+		{"NotifyTargets", testNotifyTargets},
 		{"CloudDirector", testCloudDirector},
 		{"Outbox", testOutbox},
 		{"OutboxOrder", testOutboxOrder},

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/ostiumio/ostium/internal/admin"
+)
+
+// The event notification target commands.
+func init() {
+	adminGroups["notify-target"] = "targets of event notifications (webhooks, NATS) and the tenants that may use them"
+	adminCmds["notify-target put"] = adminCmd{args: []string{"ARN"},
+		short: "register a target (or replace the one of that ARN); a webhook given no --secret gets one, shown once",
+		example: "  ostium admin notify-target put arn:ostium:sns:us-east-1:acme:orders --kind webhook --endpoint https://hooks.acme.example/s3 --tenants acme\n" +
+			"  ostium admin notify-target put arn:ostium:sns:us-east-1:provider:events --kind nats --endpoint nats://nats.internal:4222 --subject s3.events --tenants '*'",
+		flags: func(fs *pflag.FlagSet, f *adminFlags) {
+			fs.StringVar(&f.kind, "kind", "webhook", "webhook or nats")
+			fs.StringVar(&f.endpoint, "endpoint", "", "a webhook's https URL, or a NATS server's nats:// URL")
+			fs.StringVar(&f.subject, "subject", "", "the NATS subject events are published on")
+			fs.StringVar(&f.secret, "secret", "", "the webhook's signing secret (default: a fresh one, shown once)")
+			fs.Var(&f.tenants, "tenants", "tenants that may name the target, comma-separated; * for all")
+		},
+		run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+			var tenants []string
+			for _, t := range f.tenants {
+				for _, n := range strings.Split(t, ",") {
+					if n = strings.TrimSpace(n); n != "" {
+						tenants = append(tenants, n)
+					}
+				}
+			}
+			in := admin.NotifyTarget{ARN: a[0], Kind: f.kind, Endpoint: f.endpoint, Subject: f.subject, Secret: f.secret, Tenants: tenants}
+			return call[admin.NotifyTarget](c, "PUT", "/notify-targets", in)
+		}}
+	adminCmds["notify-target list"] = adminCmd{short: "list the targets (a tenant's admin: those open to its tenant)",
+		example: "  ostium admin notify-target list",
+		run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+			return call[[]admin.NotifyTarget](c, "GET", "/notify-targets", nil)
+		}}
+	adminCmds["notify-target delete"] = adminCmd{args: []string{"ARN"}, short: "remove a target (events for it are then dropped, and counted)",
+		example: "  ostium admin notify-target delete arn:ostium:sns:us-east-1:acme:orders",
+		run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+			return deleted(c.Do(context.Background(), "DELETE", path("notify-targets", a[0]), nil, nil))
+		}}
+}
