@@ -58,6 +58,7 @@ type Settings struct {
 	CORS              string // CORS rules, as package objects encodes them
 	Lifecycle         string // lifecycle rules, as package objects encodes them
 	Encryption        string // default encryption of new objects, as package objects encodes it
+	Replication       string // replication configuration, as package replication encodes it
 }
 
 // Setting names one of Settings for SetBucketSetting.
@@ -76,6 +77,7 @@ const (
 	SettingCORS
 	SettingLifecycle
 	SettingEncryption
+	SettingReplication
 )
 
 // Meta is what S3 stores with an object besides its bytes.
@@ -97,6 +99,9 @@ type Meta struct {
 	// Encryption says how the version's bytes (or an upload's parts) are
 	// encrypted at rest; nil for plaintext.
 	Encryption *Encryption `json:"enc,omitempty"`
+	// Replication is the version's x-amz-replication-status: PENDING,
+	// COMPLETED or FAILED on a source, REPLICA on a replica; "" for none.
+	Replication string `json:"rs,omitempty"`
 }
 
 // Encryption is what reading an encrypted version needs, besides a key
@@ -366,6 +371,7 @@ type Store interface {
 	Leases
 	AccessLogQueue
 	Locks
+	ReplicationTargets
 
 	// Collection.
 	//

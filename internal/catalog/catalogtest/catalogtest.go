@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Console", testConsole},
 		{"Publications", testPublications},
 		{"CloudDirector", testCloudDirector},
+		{"ReplicationTargets", testReplicationTargets},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {

@@ -228,14 +228,14 @@ var settingColumns = []string{
 	catalog.SettingPlatform: "platform", catalog.SettingLogging: "logging",
 	catalog.SettingVersioning: "versioning", catalog.SettingObjectLock: "object_lock",
 	catalog.SettingTagging: "tagging", catalog.SettingCORS: "cors", catalog.SettingLifecycle: "lifecycle",
-	catalog.SettingEncryption: "encryption",
+	catalog.SettingEncryption: "encryption", catalog.SettingReplication: "replication",
 }
 
 var settingCols = strings.Join(settingColumns, ", ")
 
 func settingPointers(st *catalog.Settings) []any {
 	return []any{&st.ACL, &st.Policy, &st.Ownership, &st.PublicAccessBlock, &st.Platform, &st.Logging,
-		&st.Versioning, &st.ObjectLock, &st.Tagging, &st.CORS, &st.Lifecycle, &st.Encryption}
+		&st.Versioning, &st.ObjectLock, &st.Tagging, &st.CORS, &st.Lifecycle, &st.Encryption, &st.Replication}
 }
 
 func settingValues(st *catalog.Settings) []any {
