@@ -66,9 +66,18 @@ type Configuration struct {
 // bucket of this Ostium are authorized as it, at PUT time and again at
 // each delivery.
 type Writer struct {
-	Tenant string `json:"tenant,omitempty"`
-	User   string `json:"user,omitempty"`
-	Root   bool   `json:"root,omitempty"`
+	Tenant      string `json:"tenant,omitempty"`
+	User        string `json:"user,omitempty"`
+	CanonicalID string `json:"id,omitempty"`
+	Root        bool   `json:"root,omitempty"`
+	// App is an application credential's limits, which stay with it.
+	App *AppLimits `json:"app,omitempty"`
+}
+
+// AppLimits are an application credential's (iam.AppLimits).
+type AppLimits struct {
+	Buckets  []string `json:"buckets,omitempty"`
+	ReadOnly bool     `json:"readOnly,omitempty"`
 }
 
 // Rule is one replication rule.

@@ -118,6 +118,9 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 		doc := []byte(`<LifecycleConfiguration><Rule><ID>r</ID><Filter/><Status>Enabled</Status><Expiration><Days>1</Days></Expiration></Rule></LifecycleConfiguration>`)
 		sum := md5.Sum(doc)
 		return opRequest{"PUT", b + "?lifecycle", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
+	case "PutBucketReplication":
+		doc := `<ReplicationConfiguration><Role>r</Role><Rule><Prefix></Prefix><Status>Enabled</Status><Destination><Bucket>arn:aws:s3:::dst</Bucket></Destination></Rule></ReplicationConfiguration>`
+		return opRequest{"PUT", b + "?replication", []byte(doc), nil}, true
 	}
 	return opRequest{}, false
 }

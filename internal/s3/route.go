@@ -78,6 +78,9 @@ const (
 	OpGetBucketEncryption
 	OpPutBucketEncryption
 	OpDeleteBucketEncryption
+	OpGetBucketReplication
+	OpPutBucketReplication
+	OpDeleteBucketReplication
 	opCount
 )
 
@@ -101,6 +104,7 @@ var opNames = [opCount]string{
 	"GetBucketCors", "PutBucketCors", "DeleteBucketCors", "OptionsPreflight", "PostObject",
 	"GetObjectAttributes",
 	"GetBucketEncryption", "PutBucketEncryption", "DeleteBucketEncryption",
+	"GetBucketReplication", "PutBucketReplication", "DeleteBucketReplication",
 }
 
 func (o Op) String() string {
@@ -140,7 +144,7 @@ func (r Route) Resource() string {
 // for one gets NotImplemented rather than being mistaken for a plain
 // object or bucket request.
 var unimplemented = []string{
-	"website", "notification", "replication",
+	"website", "notification",
 	"requestPayment", "accelerate", "analytics",
 	"inventory", "metrics", "intelligent-tiering", "torrent", "restore", "select",
 	"renameObject",
@@ -216,6 +220,7 @@ var (
 		"lifecycle":         {http.MethodGet: OpGetBucketLifecycleConfiguration, http.MethodPut: OpPutBucketLifecycleConfiguration, http.MethodDelete: OpDeleteBucketLifecycle},
 		"cors":              {http.MethodGet: OpGetBucketCors, http.MethodPut: OpPutBucketCors, http.MethodDelete: OpDeleteBucketCors},
 		"encryption":        {http.MethodGet: OpGetBucketEncryption, http.MethodPut: OpPutBucketEncryption, http.MethodDelete: OpDeleteBucketEncryption},
+		"replication":       {http.MethodGet: OpGetBucketReplication, http.MethodPut: OpPutBucketReplication, http.MethodDelete: OpDeleteBucketReplication},
 	}
 	objectSubresources = subresources{
 		"acl":        {http.MethodGet: OpGetObjectAcl, http.MethodPut: OpPutObjectAcl},

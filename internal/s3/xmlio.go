@@ -77,6 +77,8 @@ var documents = map[Op]struct {
 	OpPutBucketEncryption:        {maxSmallBody, "s3:PutEncryptionConfiguration", false},
 	// At most 1,000 rules of a few hundred bytes each.
 	OpPutBucketLifecycleConfiguration: {maxXMLBody, "s3:PutLifecycleConfiguration", false},
+	// At most 1,000 rules, as lifecycle.
+	OpPutBucketReplication: {maxXMLBody, "s3:PutReplicationConfiguration", false},
 }
 
 var (
