@@ -207,6 +207,9 @@ type PutOptions struct {
 	// Limits, checked in the write's transaction, fail a write that would
 	// grow usage past a quota with ErrQuotaExceeded.
 	Limits Limits
+	// Events are queued in the outbox with the write (their Bucket, Key
+	// and VersionID are the object's).
+	Events []Event
 }
 
 // Limits are the quotas a write must stay within; zero means none.
@@ -372,6 +375,7 @@ type Store interface {
 	AccessLogQueue
 	Locks
 	ReplicationTargets
+	Outbox
 
 	// Collection.
 	//

@@ -29,6 +29,9 @@ type DeleteOptions struct {
 	// ErrPreconditionFailed: a removal decided on a listing must not take
 	// a version written since (lifecycle).
 	IfLatest *Object
+	// Events are queued in the outbox with the removal (their Bucket,
+	// Key and VersionID are the removed version's).
+	Events []Event
 }
 
 // SameVersion tells whether cur is still the version v was read as.

@@ -99,7 +99,7 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	dst.Parts, dst.Inline = st.layout()
 	row, err := seal.row(dst)
 	if err == nil {
-		err = s.commit(ctx, b, row, in.Cond)
+		err = s.commit(ctx, Change{Name: EventCopy, Identity: id}, b, row, in.Cond)
 	}
 	if err != nil {
 		s.deleteBlobs(ctx, part.BlobID)

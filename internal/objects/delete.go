@@ -23,7 +23,7 @@ func (s *Service) DeleteObject(ctx context.Context, id *iam.Identity, bucket, ke
 	if err != nil {
 		return catalog.Object{}, err
 	}
-	obj, err := s.removeObject(ctx, b, key, versionID, opt)
+	obj, err := s.removeObject(ctx, Change{Name: EventDelete, Identity: id}, b, key, versionID, opt)
 	if err != nil {
 		return obj, err
 	}
@@ -74,7 +74,7 @@ func (s *Service) DeleteObjects(ctx context.Context, id *iam.Identity, bucket st
 			out[i].Err = err
 			continue
 		}
-		obj, err := s.removeObject(ctx, b, t.Key, t.VersionID, opt)
+		obj, err := s.removeObject(ctx, Change{Name: EventDelete, Identity: id}, b, t.Key, t.VersionID, opt)
 		if err != nil {
 			out[i].Err = err
 			continue

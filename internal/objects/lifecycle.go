@@ -137,7 +137,7 @@ func (s *Service) LifecycleRemove(ctx context.Context, b catalog.Bucket, o catal
 		// not the one that expired.
 		opt.IfLatest, version = &o, ""
 	}
-	obj, err := s.removeObject(ctx, b, o.Key, version, opt)
+	obj, err := s.removeObject(ctx, Change{Name: EventExpirationDelete}, b, o.Key, version, opt)
 	switch {
 	case err == errLocked || errors.Is(err, catalog.ErrObjectLocked):
 		return obj, fmt.Errorf("%w: %w", lifecycle.ErrLocked, err)

@@ -283,7 +283,7 @@ func (s *Service) DeliverAccessLog(ctx context.Context, source, target, key stri
 	obj := catalog.Object{Bucket: target, Key: key, VersionID: versionFor(tb), Size: st.part.Size, ETag: st.part.ETag,
 		LastModified: st.part.LastModified, Owner: tb.Owner, StorageClass: storageClass(""), Meta: meta}
 	obj.Parts, obj.Inline = st.layout()
-	if err := s.commit(ctx, tb, obj, catalog.PutOptions{}); err != nil {
+	if err := s.commit(ctx, Change{Name: EventPut}, tb, obj, catalog.PutOptions{}); err != nil {
 		s.deleteBlobs(ctx, st.part.BlobID)
 		return err
 	}

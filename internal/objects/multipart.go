@@ -315,6 +315,10 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 			return obj, err
 		}
 	}
+	if cond.Events, err = s.observe(ctx, Change{Name: EventCompleteMultipart, Bucket: b, Object: row, Identity: id}); err != nil {
+		return obj, err
+	}
+	markPending(cond.Events, &row.Meta)
 	err = s.cat.CompleteUpload(ctx, uploadID, row, cond)
 	if errors.Is(err, catalog.ErrNoSuchUpload) {
 		return obj, noSuchUpload()

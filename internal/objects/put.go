@@ -2,6 +2,7 @@ package objects
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -54,6 +55,8 @@ type PutInput struct {
 	Lock         *LockRequest // x-amz-object-lock-*; nil: none given
 	// Encrypt asks for encryption at rest (nil: none).
 	Encrypt *EncryptRequest
+	// Event names the change for observers ("" = EventPut).
+	Event string
 }
 
 // PutObject stores an object: bytes to a fresh durable blob, then one
@@ -103,7 +106,7 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 	obj.Parts, obj.Inline = st.layout()
 	row, err := in.Payload.seal.row(obj)
 	if err == nil {
-		err = s.commit(ctx, b, row, in.Cond)
+		err = s.commit(ctx, Change{Name: cmp.Or(in.Event, EventPut), Identity: id}, b, row, in.Cond)
 	}
 	if err != nil {
 		s.deleteBlobs(ctx, part.BlobID)
@@ -113,12 +116,17 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 }
 
 // commit switches the object to its new version, within the quotas of
-// its bucket b.
-func (s *Service) commit(ctx context.Context, b catalog.Bucket, obj catalog.Object, cond catalog.PutOptions) error {
+// its bucket b, with the events of change c.
+func (s *Service) commit(ctx context.Context, c Change, b catalog.Bucket, obj catalog.Object, cond catalog.PutOptions) error {
 	var err error
 	if cond.Limits, err = s.limits(ctx, b); err != nil {
 		return err
 	}
+	c.Bucket, c.Object = b, obj
+	if cond.Events, err = s.observe(ctx, c); err != nil {
+		return err
+	}
+	markPending(cond.Events, &obj.Meta)
 	return commitErr(s.cat.PutObject(ctx, obj, cond), "commit", obj)
 }
 

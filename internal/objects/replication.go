@@ -183,7 +183,11 @@ func (s *Service) PutReplica(ctx context.Context, id *iam.Identity, in ReplicaIn
 	if src.DeleteMarker {
 		m := catalog.Object{Bucket: b.Name, Key: src.Key, VersionID: src.VersionID, DeleteMarker: true,
 			LastModified: src.LastModified, Owner: owner}
-		return commitErr(s.cat.PutObject(ctx, m, catalog.PutOptions{}), "replicate delete marker", m)
+		events, err := s.observe(ctx, Change{Name: EventDeleteMarker, Bucket: b, Object: m, Identity: id})
+		if err != nil {
+			return err
+		}
+		return commitErr(s.cat.PutObject(ctx, m, catalog.PutOptions{Events: events}), "replicate delete marker", m)
 	}
 	meta := src.Meta
 	meta.Replication = replication.StatusReplica
@@ -227,7 +231,7 @@ func (s *Service) PutReplica(ctx context.Context, id *iam.Identity, in ReplicaIn
 	obj.Parts, obj.Inline = st.layout()
 	row, err := p.seal.row(obj)
 	if err == nil {
-		err = s.commit(ctx, b, row, catalog.PutOptions{})
+		err = s.commit(ctx, Change{Name: EventPut, Identity: id}, b, row, catalog.PutOptions{})
 	}
 	if err != nil {
 		s.deleteBlobs(ctx, st.part.BlobID)
@@ -243,4 +247,20 @@ func (s *Service) SetReplicationStatus(ctx context.Context, bucket, key, version
 		return fmt.Errorf("objects: replication status of %s/%s: %w", bucket, key, err)
 	}
 	return nil
+}
+
+// markPending gives a version the replication status PENDING when the
+// replication observer queued an event for it, in the same row as the
+// event, so that a HEAD right after the write says so. A replica stays
+// REPLICA.
+func markPending(events []catalog.Event, m *catalog.Meta) {
+	if m.Replication == replication.StatusReplica {
+		return
+	}
+	for _, e := range events {
+		if e.Sink == replication.Sink {
+			m.Replication = replication.StatusPending
+			return
+		}
+	}
 }

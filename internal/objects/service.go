@@ -40,6 +40,7 @@ type Service struct {
 	// legacyDefaults: new buckets are ObjectWriter and unblocked.
 	legacyDefaults bool
 	keys           kms.Keys // data keys of encryption at rest; nil: SSE-C only
+	observers      []Observer
 }
 
 // Tenants tells whether a tenant is suspended, where its blobs go and
@@ -134,11 +135,13 @@ type Options struct {
 	// Keys wraps the data keys of SSE-S3 and SSE-KMS (nil: only SSE-C,
 	// whose key the client brings, is possible).
 	Keys kms.Keys
+	// Observers see every change to objects (observe.go).
+	Observers []Observer
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
 func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Service {
-	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, legacyDefaults: o.LegacyBucketDefaults, keys: o.Keys}
+	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, legacyDefaults: o.LegacyBucketDefaults, keys: o.Keys, observers: o.Observers}
 	s.lc.day = o.LifecycleDay
 	s.sseDefault = o.DefaultEncryption
 	if s.region == "" {

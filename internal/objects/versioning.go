@@ -129,19 +129,30 @@ func (s *Service) PutBucketVersioning(ctx context.Context, id *iam.Identity, buc
 // marker it wrote; deleting what is not there succeeds and returns the
 // target named, as S3. A version its object lock protects (opt may lift
 // governance) is refused with AccessDenied, by the catalog.
-func (s *Service) removeObject(ctx context.Context, b catalog.Bucket, key, versionID string, opt catalog.DeleteOptions) (catalog.Object, error) {
+func (s *Service) removeObject(ctx context.Context, c Change, b catalog.Bucket, key, versionID string, opt catalog.DeleteOptions) (catalog.Object, error) {
+	c.Bucket = b
 	if versionID == "" {
 		if b.Versioning == "" {
 			versionID = catalog.NullVersion
 		} else {
 			m := catalog.Object{Bucket: b.Name, Key: key, VersionID: versionFor(b), DeleteMarker: true,
 				LastModified: time.Now().UTC(), Owner: b.Owner}
-			if err := s.cat.PutObject(ctx, m, catalog.PutOptions{IfLatest: opt.IfLatest}); err != nil {
+			c.Name, c.Object = markerEvent(c.Name), m
+			events, err := s.observe(ctx, c)
+			if err != nil {
+				return m, err
+			}
+			if err := s.cat.PutObject(ctx, m, catalog.PutOptions{IfLatest: opt.IfLatest, Events: events}); err != nil {
 				return m, commitErr(err, "write delete marker", m)
 			}
 			m.IsLatest = true
 			return m, nil
 		}
+	}
+	c.Object = catalog.Object{Bucket: b.Name, Key: key, VersionID: versionID}
+	var err error
+	if opt.Events, err = s.observe(ctx, c); err != nil {
+		return c.Object, err
 	}
 	obj, err := s.cat.DeleteObject(ctx, b.Name, key, versionID, opt)
 	if errors.Is(err, catalog.ErrNoSuchObject) {

@@ -25,6 +25,9 @@ const (
 	Disabled    = "Disabled"
 )
 
+// Sink is the outbox consumer replication's events are for.
+const Sink = "replication"
+
 // Replication statuses, as x-amz-replication-status reports them.
 const (
 	StatusPending   = "PENDING"

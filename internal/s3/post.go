@@ -229,6 +229,7 @@ func postObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	if err != nil {
 		return err
 	}
+	in.Event = objects.EventPost
 	obj, err := s.svc.PutObject(r.Context(), id, in)
 	if file2.err != nil {
 		return file2.err // what the service made of the cut, the range's answer

@@ -64,6 +64,8 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Publications", testPublications},
 		{"CloudDirector", testCloudDirector},
 		{"ReplicationTargets", testReplicationTargets},
+		{"Outbox", testOutbox},
+		{"OutboxOrder", testOutboxOrder},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {

@@ -19,7 +19,7 @@ import (
 )
 
 var dialect = sqldb.Dialect{
-	Name: "postgres", Bytes: "BYTEA", Numbered: true,
+	Name: "postgres", Bytes: "BYTEA", Serial: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", Numbered: true,
 	ForShare: "FOR SHARE", ForUpdate: "FOR UPDATE",
 	LockKey: func(ctx context.Context, tx *sql.Tx, hash int64) error {
 		_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, hash)

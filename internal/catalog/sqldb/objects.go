@@ -174,7 +174,7 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 			return fmt.Errorf("sqldb: record blob %s: %w", p.BlobID, err)
 		}
 	}
-	return nil
+	return s.addEvents(ctx, tx, opt.Events, &o)
 }
 
 // current returns the latest version of a key, or nil.
@@ -243,8 +243,10 @@ func (s *Store) DeleteObject(ctx context.Context, bucket, key, versionID string,
 			return fmt.Errorf("sqldb: lock key: %w", err)
 		}
 		var err error
-		removed, err = s.removeVersion(ctx, tx, bucket, key, versionID, opt)
-		return err
+		if removed, err = s.removeVersion(ctx, tx, bucket, key, versionID, opt); err != nil {
+			return err
+		}
+		return s.addEvents(ctx, tx, opt.Events, &removed)
 	})
 	return removed, err
 }

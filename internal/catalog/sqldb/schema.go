@@ -41,7 +41,7 @@ func Migrate(ctx context.Context, tx *sql.Tx, d Dialect) error {
 		if err != nil {
 			return err
 		}
-		text := stripComments(strings.ReplaceAll(string(body), "{{bytes}}", d.Bytes))
+		text := stripComments(strings.NewReplacer("{{bytes}}", d.Bytes, "{{serial}}", d.Serial).Replace(string(body)))
 		for _, stmt := range strings.Split(text, ";") {
 			if strings.TrimSpace(stmt) == "" {
 				continue

@@ -25,6 +25,8 @@ type Dialect struct {
 	Name string
 	// Bytes is the column type of binary names and keys.
 	Bytes string
+	// Serial is the column definition of an id the engine numbers.
+	Serial string
 	// Numbered placeholders ($1, $2, ...) instead of ?.
 	Numbered bool
 	// ForShare and ForUpdate lock rows read in a transaction; empty where a

@@ -25,7 +25,7 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog/sqldb"
 )
 
-var dialect = sqldb.Dialect{Name: "sqlite", Bytes: "BLOB"}
+var dialect = sqldb.Dialect{Name: "sqlite", Bytes: "BLOB", Serial: "INTEGER PRIMARY KEY AUTOINCREMENT"}
 
 // Open opens (creating if needed) the catalog in the file at path.
 func Open(ctx context.Context, path string, opts ...sqldb.Option) (catalog.Store, error) {
