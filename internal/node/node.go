@@ -37,6 +37,7 @@ import (
 	"github.com/ostiumio/ostium/internal/objects"
 	"github.com/ostiumio/ostium/internal/osis"
 	"github.com/ostiumio/ostium/internal/platform"
+	"github.com/ostiumio/ostium/internal/replicator"
 	"github.com/ostiumio/ostium/internal/s3"
 	"github.com/ostiumio/ostium/internal/vcsp"
 )
@@ -148,6 +149,9 @@ type Config struct {
 	// Lifecycle: the worker's pass interval and pace, and (for tests
 	// only) the length of a lifecycle day; see lifecycle.go.
 	Lifecycle LifecycleConfig `yaml:",inline"`
+	// Replication: the replication worker's pace and bounds, and where
+	// remote targets may be plain http; see replication.go.
+	Replication ReplicationConfig `yaml:",inline"`
 	// SSE: the provider's default encryption of new objects, and (for
 	// tests only) SSE-C over plain HTTP; see sse.go.
 	SSE SSEConfig `yaml:",inline"`
@@ -258,6 +262,7 @@ func (c *Config) Validate() error {
 	add(c.Metrics.validate())
 	add(c.Log.validate())
 	add(c.Lifecycle.validate())
+	add(c.Replication.validate())
 	add(c.KMS.validate())
 	add(c.SSE.validate())
 	// Sorted, so that the same file gives the same report.
@@ -348,6 +353,8 @@ type Node struct {
 	Metrics   *metrics.Metrics
 	AccessLog *accesslog.Logger
 	Audit     *audit.Log
+	// Replicator delivers bucket replication (under its lease).
+	Replicator *replicator.Worker
 	// Handler serves the S3 listeners (S3, admin API, health, metrics);
 	// Console the console's own listener (the console alone).
 	Handler http.Handler
@@ -405,11 +412,15 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache,
-		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule(), Keys: n.KMS})
+		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule(), Keys: n.KMS,
+		Observers: []objects.Observer{&replicator.Observer{}}})
+	n.Replicator = n.newReplicator(sealer)
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Admin.SetMeterInterval(or(cfg.MeterInterval, admin.DefaultMeterInterval))
 	n.Admin.SetKMS(n.KMS)
+	plain, _ := cfg.Replication.plainHTTP() // Validate checked them
+	n.Admin.SetReplicationPlainHTTP(plain)
 	n.Meter = metering.New(n.Catalog)
 	n.AccessLog = accesslog.New(n.Catalog, accesslog.Options{Buffer: cfg.AccessLogBuffer, Queue: cfg.AccessLogQueue})
 	proxies, _ := cfg.trustedProxies() // Validate checked them
@@ -513,6 +524,7 @@ func (n *Node) startJobs() {
 	if ix := n.catalogIndexer(); ix != nil {
 		runs = append(runs, leased(vcsp.JobName, ix.Run))
 	}
+	runs = append(runs, leased(replicator.JobName, n.Replicator.Run))
 	prune := jobs.KeyPruner{Keys: n.Catalog, Retention: jobs.ExpiredKeyRetention, Interval: time.Hour}
 	runs = append(runs, leased("key-pruner", prune.Run))
 	if n.Audit != nil {

@@ -401,6 +401,36 @@ func (c *Configuration) MatchDeleteMarker(key string) *Rule {
 	return r
 }
 
+// PerDestination returns, for each destination, the enabled rule of
+// highest priority that applies to a version of key with tags (as AWS
+// decides each destination of a multi-destination configuration on its
+// own rules); for a delete marker, only rules that replicate them.
+func (c *Configuration) PerDestination(key string, tags map[string]string, deleteMarker bool) []*Rule {
+	if c == nil {
+		return nil
+	}
+	var out []*Rule
+	for _, d := range c.Destinations() {
+		var best *Rule
+		for i := range c.Rules {
+			r := &c.Rules[i]
+			if a, err := ParseARN(r.Destination.Bucket); err != nil || a != d || r.Status != Enabled || !r.matches(key, tags) {
+				continue
+			}
+			if best == nil || prio(r) > prio(best) {
+				best = r
+			}
+		}
+		if best != nil && deleteMarker && !best.ReplicatesDeleteMarkers() {
+			best = nil
+		}
+		if best != nil {
+			out = append(out, best)
+		}
+	}
+	return out
+}
+
 // ReplicatesDeleteMarkers tells whether a rule sends delete markers:
 // with DeleteMarkerReplication Enabled, and (as AWS) rules of the first
 // schema always do.

@@ -79,8 +79,8 @@ func TestParseRefused(t *testing.T) {
 			`<Rule><ID>a</ID><Priority>2</Priority><Status>Enabled</Status><Filter/>`+dm+dest+`</Rule>`), "InvalidArgument"},
 		"dm with tag": {doc(`<Rule><Priority>1</Priority><Status>Enabled</Status><Filter><Tag><Key>k</Key><Value>v</Value></Tag></Filter>` +
 			`<DeleteMarkerReplication><Status>Enabled</Status></DeleteMarkerReplication>` + dest + `</Rule>`), "InvalidRequest"},
-		"two predicates": {doc(`<Rule><Priority>1</Priority><Status>Enabled</Status><Filter><Prefix>a</Prefix><Tag><Key>k</Key><Value>v</Value></Tag></Filter>` + dm + dest + `</Rule>`), "MalformedXML"},
-		"bad class":      {doc(`<Rule><Priority>1</Priority><Status>Enabled</Status><Filter/>` + dm + `<Destination><Bucket>arn:aws:s3:::d</Bucket><StorageClass>COLD</StorageClass></Destination></Rule>`), "MalformedXML"},
+		"two predicates":    {doc(`<Rule><Priority>1</Priority><Status>Enabled</Status><Filter><Prefix>a</Prefix><Tag><Key>k</Key><Value>v</Value></Tag></Filter>` + dm + dest + `</Rule>`), "MalformedXML"},
+		"bad class":         {doc(`<Rule><Priority>1</Priority><Status>Enabled</Status><Filter/>` + dm + `<Destination><Bucket>arn:aws:s3:::d</Bucket><StorageClass>COLD</StorageClass></Destination></Rule>`), "MalformedXML"},
 		"prefix and filter": {doc(`<Rule><Priority>1</Priority><Status>Enabled</Status><Prefix>a</Prefix><Filter/>` + dm + dest + `</Rule>`), "InvalidRequest"},
 		"v1 overlap": {doc(`<Rule><ID>a</ID><Prefix>a</Prefix><Status>Enabled</Status>`+dest+`</Rule>`,
 			`<Rule><ID>b</ID><Prefix>ab</Prefix><Status>Enabled</Status>`+dest+`</Rule>`), "InvalidRequest"},
@@ -91,5 +91,33 @@ func TestParseRefused(t *testing.T) {
 		if !errors.As(err, &e) || e.Code != tc.code {
 			t.Errorf("%s: got %v, want %s", name, err, tc.code)
 		}
+	}
+}
+
+// Each destination is decided on its own rules, the highest priority
+// first; a delete marker only by rules that replicate them.
+func TestPerDestination(t *testing.T) {
+	c, err := Parse([]byte(doc(v2Rule,
+		`<Rule><ID>far</ID><Priority>5</Priority><Status>Enabled</Status><Filter><Prefix>logs/x</Prefix></Filter>
+<DeleteMarkerReplication><Status>Disabled</Status></DeleteMarkerReplication>
+<Destination><Bucket>arn:ostium:replication::site2:far</Bucket></Destination></Rule>`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(rs []*Rule) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	if got := ids(c.PerDestination("logs/x1", nil, false)); got != "r1,far" {
+		t.Fatalf("both destinations: %q", got)
+	}
+	if got := ids(c.PerDestination("logs/a", nil, false)); got != "r1" {
+		t.Fatalf("one destination: %q", got)
+	}
+	if got := ids(c.PerDestination("logs/x1", nil, true)); got != "r1" {
+		t.Fatalf("delete marker: %q", got)
 	}
 }

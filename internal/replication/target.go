@@ -27,3 +27,7 @@ func ResolveTarget(ctx context.Context, targets catalog.ReplicationTargets, tena
 	}
 	return t, nil
 }
+
+// TargetSealContext binds a target's sealed secret to its row, so that
+// it cannot be moved to another target.
+func TargetSealContext(tenant, name string) string { return "replication-target\x00" + tenant + "\x00" + name }
