@@ -81,6 +81,8 @@ type adminFlags struct {
 	maxObjects                                 int64
 	sseDefault, kmsKey                         string
 	prefix, description, authUser              string
+	targetAccessKey, targetRegion              string
+	targetShared, targetPathStyle              bool
 }
 
 // The flags of each subcommand; only its own show in its --help.
