@@ -120,21 +120,36 @@ func (w *Worker) Pass(ctx context.Context) (int, error) {
 	}
 	slots := make(chan struct{}, w.o.Concurrency)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var settled []int64 // acknowledged together, in one transaction
+	ack := func() error {
+		wg.Wait()
+		if len(settled) == 0 {
+			return nil
+		}
+		// Not the pass's context: what was delivered is acknowledged even
+		// as the lease ends (else it is only delivered again).
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return w.cat.AckEvents(actx, settled...)
+	}
 	for _, e := range es {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
-			wg.Wait()
-			return len(es), ctx.Err()
+			return len(es), errors.Join(ctx.Err(), ack())
 		}
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			w.handle(ctx, e)
+			if w.handle(ctx, e) {
+				mu.Lock()
+				settled = append(settled, e.ID)
+				mu.Unlock()
+			}
 		}()
 	}
-	wg.Wait()
-	return len(es), nil
+	return len(es), ack()
 }
 
 // permanent marks a failure that trying again will not mend (access
@@ -147,27 +162,30 @@ func (p permanent) Unwrap() error { return p.err }
 
 func permanentf(format string, a ...any) error { return permanent{fmt.Errorf(format, a...)} }
 
-// handle delivers one event and settles it: acknowledged and COMPLETED,
-// acknowledged and FAILED, or retried later.
-func (w *Worker) handle(ctx context.Context, e catalog.Event) {
+// handle delivers one event and settles it, reporting whether it is
+// done with (COMPLETED or FAILED; the caller acknowledges it), else it is
+// retried later.
+func (w *Worker) handle(ctx context.Context, e catalog.Event) bool {
 	var p payload
 	if err := json.Unmarshal(e.Payload, &p); err != nil {
 		slog.Error("replication: undecodable event dropped", "bucket", e.Bucket, "key", e.Key, "err", err)
 		w.settle(ctx, e, p, replication.StatusFailed)
-		return
+		return true
 	}
 	size, err := w.deliver(ctx, e, p)
 	var perm permanent
 	switch {
 	case ctx.Err() != nil:
-		return // not an attempt: the next holder of the lease takes it again
+		return false // not an attempt: the next holder of the lease takes it again
 	case err == nil:
 		w.o.Metrics.Done(e.Bucket, size)
 		w.settle(ctx, e, p, replication.StatusCompleted)
+		return true
 	case errors.As(err, &perm) || isPermanent(err):
 		slog.Warn("replication failed", "bucket", e.Bucket, "key", e.Key, "version", e.VersionID, "err", err)
 		w.o.Metrics.Failed(e.Bucket)
 		w.settle(ctx, e, p, replication.StatusFailed)
+		return true
 	default:
 		wait := w.o.MinBackoff << min(e.Attempts, 20)
 		if wait > w.o.MaxBackoff || wait <= 0 {
@@ -178,6 +196,7 @@ func (w *Worker) handle(ctx context.Context, e catalog.Event) {
 		if rerr := w.cat.RetryEvent(ctx, e.ID, time.Now().Add(wait), err.Error()); rerr != nil {
 			slog.Warn("replication: retry", "err", rerr)
 		}
+		return false
 	}
 }
 
@@ -185,7 +204,7 @@ func (w *Worker) handle(ctx context.Context, e catalog.Event) {
 // again.
 func isPermanent(err error) bool {
 	for _, k := range []error{objects.ErrAccessDenied, objects.ErrInvalidRequest, objects.ErrReplicaSSEC,
-		objects.ErrQuotaExceeded, iam.ErrUnknownUser, catalog.ErrNoSuchReplicationTarget} {
+		objects.ErrQuotaExceeded, objects.ErrEntityTooLarge, iam.ErrUnknownUser, catalog.ErrNoSuchReplicationTarget} {
 		if errors.Is(err, k) {
 			return true
 		}
@@ -193,17 +212,14 @@ func isPermanent(err error) bool {
 	return false
 }
 
-// settle records a version's status (a delete marker has none) and
-// acknowledges its event. A status the catalog cannot record is logged:
-// the replica is there either way.
+// settle records a version's status (a delete marker has none), before
+// its event is acknowledged. A status the catalog cannot record is
+// logged: the replica is there either way.
 func (w *Worker) settle(ctx context.Context, e catalog.Event, p payload, status string) {
 	if !p.DeleteMarker {
 		if err := w.svc.SetReplicationStatus(ctx, e.Bucket, e.Key, e.VersionID, status); err != nil {
 			slog.Warn("replication: status", "bucket", e.Bucket, "key", e.Key, "err", err)
 		}
-	}
-	if err := w.cat.AckEvents(ctx, e.ID); err != nil {
-		slog.Warn("replication: ack", "err", err)
 	}
 }
 
