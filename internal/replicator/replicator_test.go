@@ -35,6 +35,23 @@ var ctx = context.Background()
 func fast(c *node.Config) {
 	c.Replication = node.ReplicationConfig{Poll: 50 * time.Millisecond, MaxBackoff: 300 * time.Millisecond,
 		BackfillInterval: 300 * time.Millisecond, PlainHTTP: []string{"127.0.0.0/8"}}
+	c.Metrics.Allow = []string{"127.0.0.0/8"}
+}
+
+// metric returns the value of a series /metrics exports ("" if none).
+func metric(t *testing.T, srv *nodetest.Server, series string) string {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL + "/metrics")
+	must(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	must(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 func start(t *testing.T) *nodetest.Server {
@@ -254,8 +271,12 @@ func TestReplicateWithinOstium(t *testing.T) {
 	// would not send REPLICA versions on without ReplicaModifications).
 	var br admin.BucketReplication
 	ac := admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client())
-	must(t, ac.Do(ctx, "GET", "/buckets/src/replication", nil, &br))
-	if !br.Configured || br.Backlog != 0 || len(br.Destinations) != 1 {
+	// Its event is acknowledged just after the status is recorded.
+	eventually(t, "backlog empty", func() (bool, string) {
+		must(t, ac.Do(ctx, "GET", "/buckets/src/replication", nil, &br))
+		return br.Backlog == 0, fmt.Sprint(br.Backlog)
+	})
+	if !br.Configured || len(br.Destinations) != 1 || br.Destinations[0] != "arn:aws:s3:::dst" {
 		t.Fatalf("admin view of src: %+v", br)
 	}
 }
@@ -363,6 +384,12 @@ func TestRemoteTargetDownAndCrash(t *testing.T) {
 	if br.Backlog != n || br.LagSeconds <= 0 {
 		t.Fatalf("backlog while down: %+v", br)
 	}
+	if v := metric(t, src, `ostium_replication_backlog{bucket="src"}`); v != fmt.Sprint(n) {
+		t.Fatalf("backlog metric while down: %q", v)
+	}
+	if v := metric(t, src, `ostium_replication_objects_total{bucket="src",outcome="retried"}`); v == "" || v == "0" {
+		t.Fatalf("no retry counted while down: %q", v)
+	}
 	// The node closes mid-backlog and a new one opens on its data and
 	// catalog; then the target comes back.
 	src.Stop()
@@ -374,6 +401,9 @@ func TestRemoteTargetDownAndCrash(t *testing.T) {
 			s := status(t, c, "src", key, v)
 			return s == types.ReplicationStatusCompleted, string(s)
 		})
+	}
+	if v := metric(t, again, `ostium_replication_objects_total{bucket="src",outcome="completed"}`); v != fmt.Sprint(n) {
+		t.Fatalf("completed metric: %q", v)
 	}
 	listed, err := rc.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String("far")})
 	must(t, err)
