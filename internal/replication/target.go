@@ -30,4 +30,6 @@ func ResolveTarget(ctx context.Context, targets catalog.ReplicationTargets, tena
 
 // TargetSealContext binds a target's sealed secret to its row, so that
 // it cannot be moved to another target.
-func TargetSealContext(tenant, name string) string { return "replication-target\x00" + tenant + "\x00" + name }
+func TargetSealContext(tenant, name string) string {
+	return "replication-target\x00" + tenant + "\x00" + name
+}

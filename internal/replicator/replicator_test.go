@@ -63,7 +63,9 @@ func client(srv *nodetest.Server, ak, sk string) *s3.Client {
 		Credentials: credentials.NewStaticCredentialsProvider(ak, sk, ""), HTTPClient: srv.Client()})
 }
 
-func root(srv *nodetest.Server) *s3.Client { return client(srv, nodetest.AccessKey, nodetest.SecretKey) }
+func root(srv *nodetest.Server) *s3.Client {
+	return client(srv, nodetest.AccessKey, nodetest.SecretKey)
+}
 
 func must(t *testing.T, err error) {
 	t.Helper()
