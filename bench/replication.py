@@ -8,9 +8,10 @@ remote target (plain http, allowed for 127.0.0.0/8). For each
 destination kind, a bucket of the same Ostium ("local") and a bucket of
 the second node ("remote"):
 
-  drain    N objects of SIZE written as fast as 16 clients can, with the
-           rule in place; objects/s replicated is N over the time from the
-           first write until the backlog is empty.
+  drain    N objects of SIZE written first; then a rule with
+           ExistingObjectReplication: objects/s replicated is N over the
+           time from the configuration until the destination holds them
+           all (the worker's own rate, no client in the way).
   steady   writes at each RATE objects/s for SECONDS; the backlog and lag
            (the age of the oldest waiting version, from the admin API) are
            sampled every 0.5 s; reports their median and maximum and the
@@ -99,22 +100,36 @@ def versioned(s3, name):
     s3.put_bucket_versioning(Bucket=name, VersioningConfiguration={"Status": "Enabled"})
 
 
-def configure(s3, src, arn):
+def configure(s3, src, arn, existing=False):
+    rule = {"ID": "all", "Priority": 1, "Status": "Enabled", "Filter": {"Prefix": ""},
+            "DeleteMarkerReplication": {"Status": "Disabled"}, "Destination": {"Bucket": arn}}
+    if existing:
+        rule["ExistingObjectReplication"] = {"Status": "Enabled"}
     s3.put_bucket_replication(Bucket=src, ReplicationConfiguration={
-        "Role": "arn:aws:iam::000000000000:role/bench",
-        "Rules": [{"ID": "all", "Priority": 1, "Status": "Enabled", "Filter": {"Prefix": ""},
-                   "DeleteMarkerReplication": {"Status": "Disabled"}, "Destination": {"Bucket": arn}}]})
+        "Role": "arn:aws:iam::000000000000:role/bench", "Rules": [rule]})
 
 
-def drain(src, bucket, n, size):
+def count_versions(s3, bucket):
+    n = 0
+    for page in s3.get_paginator("list_object_versions").paginate(Bucket=bucket):
+        n += len(page.get("Versions", []))
+    return n
+
+
+def drain(src, bucket, n, size, configure_existing, dst_s3, dst_bucket):
+    """N versions written first; then a rule with ExistingObjectReplication:
+    the worker's own rate, from the configuration until the destination
+    holds them all, with no client in the way."""
     body = os.urandom(size)
     t0 = time.monotonic()
     with ThreadPoolExecutor(16) as ex:
         list(ex.map(lambda i: src.s3.put_object(Bucket=bucket, Key=f"o{i:07d}", Body=body), range(n)))
     wrote = time.monotonic() - t0
-    while src.admin("replication", "status", bucket)["backlog"] > 0:
-        time.sleep(0.1)
-    total = time.monotonic() - t0
+    t1 = time.monotonic()
+    configure_existing()
+    while count_versions(dst_s3, dst_bucket) < n:
+        time.sleep(0.2)
+    total = time.monotonic() - t1
     return {"objects": n, "size": size, "write_s": wrote, "write_ops": n / wrote, "total_s": total, "replicated_ops": n / total}
 
 
@@ -133,9 +148,9 @@ def steady(src, bucket, rate, seconds, size, kind):
 
     sampler = threading.Thread(target=sample)
     sampler.start()
-    # Four writers, each pacing its share of the rate.
+    # Eight writers, each pacing its share of the rate.
     def writer(w):
-        every, i = 4.0 / rate, 0
+        every, i = 8.0 / rate, 0
         nxt = time.monotonic()
         while time.monotonic() - t0 < seconds:
             src.s3.put_object(Bucket=bucket, Key=f"s{rate}-{w}-{i:07d}", Body=body)
@@ -143,8 +158,8 @@ def steady(src, bucket, rate, seconds, size, kind):
             nxt += every
             time.sleep(max(0, nxt - time.monotonic()))
         return i
-    with ThreadPoolExecutor(4) as ex:
-        written = sum(ex.map(writer, range(4)))
+    with ThreadPoolExecutor(8) as ex:
+        written = sum(ex.map(writer, range(8)))
     t_stop = time.monotonic()
     while src.admin("replication", "status", bucket)["backlog"] > 0:
         time.sleep(0.1)
@@ -208,7 +223,8 @@ def main():
             bin = os.path.join(tmp, "ostium")
             subprocess.run(["go", "build", "-o", bin, "./cmd/ostium"], cwd=REPO, check=True)
         dst = Node(bin, tmp, "target")
-        src = Node(bin, tmp, "source", "replication_plain_http: [127.0.0.0/8]\nreplication_poll: 100ms\n")
+        src = Node(bin, tmp, "source", "replication_plain_http: [127.0.0.0/8]\nreplication_poll: 100ms\n"
+                   "replication_backfill_interval: 200ms\n")
         nodes = [src, dst]
         src.admin("replication", "target", "add", "site2", dst.endpoint, "--target-access-key", AK, "--path-style", stdin=SK + "\n")
         runs, rows, samples = 0, [], []
@@ -217,18 +233,16 @@ def main():
                 runs += 1
                 sb, db = f"src-{runs}", f"dst-{runs}"
                 versioned(src.s3, sb)
-                if kind == "local":
-                    versioned(src.s3, db)
-                    configure(src.s3, sb, f"arn:aws:s3:::{db}")
-                else:
-                    versioned(dst.s3, db)
-                    configure(src.s3, sb, f"arn:ostium:replication::site2:{db}")
+                dnode = src if kind == "local" else dst
+                versioned(dnode.s3, db)
+                arn = f"arn:aws:s3:::{db}" if kind == "local" else f"arn:ostium:replication::site2:{db}"
                 if phase == "drain":
-                    r = drain(src, sb, a.objects, a.size)
+                    r = drain(src, sb, a.objects, a.size, lambda: configure(src.s3, sb, arn, existing=True), dnode.s3, db)
                     r["kind"] = kind
                     rows.append(r)
                     print(f"{kind} drain: written {r['write_ops']:.0f}/s, replicated {r['replicated_ops']:.0f}/s", flush=True)
                 else:
+                    configure(src.s3, sb, arn)
                     r, s = steady(src, sb, int(phase[6:]), a.seconds, a.size, kind)
                     rows.append(r)
                     samples += s
@@ -241,7 +255,7 @@ def main():
         with open(out + ".md", "w") as f:
             f.write(f"Replication on one machine (two nodes on loopback, SQLite catalogs, {a.size}-byte objects; "
                     f"`python3 bench/replication.py --objects {a.objects} --size {a.size} --rates {a.rates} --seconds {a.seconds}`).\n\n")
-            f.write("| destination | written (obj/s, 16 clients) | replicated (obj/s, first write to empty backlog) |\n| --- | ---: | ---: |\n")
+            f.write("| destination | written (obj/s, 16 boto3 clients) | replicated (obj/s: existing versions, from the configuration until the destination holds all) |\n| --- | ---: | ---: |\n")
             for r in rows:
                 if "replicated_ops" in r:
                     f.write(f"| {r['kind']} | {r['write_ops']:.0f} | {r['replicated_ops']:.0f} |\n")

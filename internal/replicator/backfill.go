@@ -2,6 +2,8 @@ package replicator
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"time"
@@ -16,9 +18,20 @@ import (
 const backfillCursor = "replication-backfill"
 
 type cursor struct {
-	Bucket        string `json:"bucket"`
+	Bucket        string `json:"bucket,omitempty"`
 	KeyMarker     string `json:"key,omitempty"`
 	VersionMarker string `json:"version,omitempty"`
+	// Done names the buckets whose existing versions were all queued,
+	// with a digest of the configuration they were queued for: a
+	// bucket is walked once per configuration (as AWS's one-time batch
+	// of existing objects), and again only when it changes.
+	Done map[string]string `json:"done,omitempty"`
+}
+
+// digest names a configuration in the cursor.
+func digest(encoded string) string {
+	h := sha256.Sum256([]byte(encoded))
+	return hex.EncodeToString(h[:8])
 }
 
 // backfillPage is how many versions one step lists.
@@ -42,7 +55,8 @@ func (w *Worker) runBackfill(ctx context.Context) {
 // no replication status yet and that such a rule replicates (marking it
 // PENDING). Versions written since the configuration were queued by
 // their own write and carry a status already. The position is saved
-// after each page.
+// after each page; a bucket walked whole for its configuration is not
+// walked again until the configuration changes.
 func (w *Worker) Backfill(ctx context.Context) error {
 	cur, err := w.loadCursor(ctx)
 	if err != nil {
@@ -52,16 +66,22 @@ func (w *Worker) Backfill(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	done := map[string]string{} // of the buckets that still have such rules
 	for _, b := range buckets {
+		cfg := existingRules(b.Replication)
+		if cfg == nil {
+			continue
+		}
+		d := digest(b.Replication)
+		if cur.Done[b.Name] == d {
+			done[b.Name] = d
+			continue
+		}
 		if b.Name < cur.Bucket {
 			continue
 		}
 		if b.Name != cur.Bucket {
-			cur = cursor{Bucket: b.Name}
-		}
-		cfg := existingRules(b.Replication)
-		if cfg == nil {
-			continue
+			cur.Bucket, cur.KeyMarker, cur.VersionMarker = b.Name, "", ""
 		}
 		for {
 			vs, err := w.cat.ListVersions(ctx, b.Name, catalog.VersionQuery{KeyMarker: cur.KeyMarker, VersionMarker: cur.VersionMarker, Limit: backfillPage})
@@ -98,8 +118,16 @@ func (w *Worker) Backfill(ctx context.Context) error {
 				return err
 			}
 		}
+		done[b.Name] = d
+		if cur.Done == nil {
+			cur.Done = map[string]string{}
+		}
+		cur.Done[b.Name] = d
+		if err := w.saveCursor(ctx, cur); err != nil {
+			return err
+		}
 	}
-	return w.saveCursor(ctx, cursor{})
+	return w.saveCursor(ctx, cursor{Done: done})
 }
 
 // existingRules is a configuration reduced to its rules that replicate
@@ -143,10 +171,6 @@ func (w *Worker) saveCursor(ctx context.Context, cur cursor) error {
 	if !ok {
 		return nil
 	}
-	s := ""
-	if cur != (cursor{}) {
-		b, _ := json.Marshal(cur)
-		s = string(b)
-	}
-	return cs.SetCursor(ctx, backfillCursor, s)
+	b, _ := json.Marshal(cur)
+	return cs.SetCursor(ctx, backfillCursor, string(b))
 }
