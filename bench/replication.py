@@ -223,9 +223,10 @@ def main():
             bin = os.path.join(tmp, "ostium")
             subprocess.run(["go", "build", "-o", bin, "./cmd/ostium"], cwd=REPO, check=True)
         dst = Node(bin, tmp, "target")
+        nodes.append(dst)
         src = Node(bin, tmp, "source", "replication_plain_http: [127.0.0.0/8]\nreplication_poll: 100ms\n"
                    "replication_backfill_interval: 200ms\n")
-        nodes = [src, dst]
+        nodes.append(src)
         src.admin("replication", "target", "add", "site2", dst.endpoint, "--target-access-key", AK, "--path-style", stdin=SK + "\n")
         runs, rows, samples = 0, [], []
         for kind in ("local", "remote"):
