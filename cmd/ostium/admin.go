@@ -85,6 +85,8 @@ type adminFlags struct {
 	prefix, description, authUser              string
 	kind, endpoint, subject, secret            string // notify-target
 	tenants                                    listFlag
+	targetAccessKey, targetRegion              string
+	targetShared, targetPathStyle              bool
 }
 
 // The flags of each subcommand; only its own show in its --help.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strings"
 	"sync"
@@ -100,6 +101,9 @@ type Service struct {
 	// meterEvery is how often usage counters reach the catalog
 	// (SetMeterInterval; 0: DefaultMeterInterval).
 	meterEvery time.Duration
+	// plainHTTP are the networks where a replication target may be
+	// plain http (SetReplicationPlainHTTP).
+	plainHTTP []netip.Prefix
 }
 
 // Platforms are the node's storage platforms (*platform.Set).

@@ -59,6 +59,7 @@ type Settings struct {
 	Lifecycle         string // lifecycle rules, as package objects encodes them
 	Encryption        string // default encryption of new objects, as package objects encodes it
 	Notification      string // event notification configuration, as package notify encodes it
+	Replication       string // replication configuration, as package replication encodes it
 }
 
 // Setting names one of Settings for SetBucketSetting.
@@ -78,6 +79,7 @@ const (
 	SettingLifecycle
 	SettingEncryption
 	SettingNotification
+	SettingReplication
 )
 
 // Meta is what S3 stores with an object besides its bytes.
@@ -103,6 +105,9 @@ type Meta struct {
 	// version, so that the same completion sent again (a client retrying
 	// a response it lost) is answered with the version it made.
 	UploadID string `json:"up,omitempty"`
+	// Replication is the version's x-amz-replication-status: PENDING,
+	// COMPLETED or FAILED on a source, REPLICA on a replica; "" for none.
+	Replication string `json:"rs,omitempty"`
 }
 
 // Encryption is what reading an encrypted version needs, besides a key
@@ -376,6 +381,7 @@ type Store interface {
 	Leases
 	AccessLogQueue
 	Locks
+	ReplicationTargets
 	Outbox
 	RateDemand
 

@@ -39,6 +39,7 @@ import (
 	"github.com/ostiumio/ostium/internal/osis"
 	"github.com/ostiumio/ostium/internal/platform"
 	"github.com/ostiumio/ostium/internal/ratelimit"
+	"github.com/ostiumio/ostium/internal/replicator"
 	"github.com/ostiumio/ostium/internal/s3"
 	"github.com/ostiumio/ostium/internal/vcsp"
 )
@@ -152,6 +153,9 @@ type Config struct {
 	Lifecycle LifecycleConfig `yaml:",inline"`
 	// Notify: the delivery of event notifications; see notify.go.
 	Notify NotifyConfig `yaml:",inline"`
+	// Replication: the replication worker's pace and bounds, and where
+	// remote targets may be plain http; see replication.go.
+	Replication ReplicationConfig `yaml:",inline"`
 	// SSE: the provider's default encryption of new objects, and (for
 	// tests only) SSE-C over plain HTTP; see sse.go.
 	SSE SSEConfig `yaml:",inline"`
@@ -263,6 +267,7 @@ func (c *Config) Validate() error {
 	add(c.Log.validate())
 	add(c.Lifecycle.validate())
 	add(c.Notify.validate())
+	add(c.Replication.validate())
 	add(c.KMS.validate())
 	add(c.SSE.validate())
 	// Sorted, so that the same file gives the same report.
@@ -353,6 +358,8 @@ type Node struct {
 	Metrics   *metrics.Metrics
 	AccessLog *accesslog.Logger
 	Audit     *audit.Log
+	// Replicator delivers bucket replication (under its lease).
+	Replicator *replicator.Worker
 	// Handler serves the S3 listeners (S3, admin API, health, metrics);
 	// Console the console's own listener (the console alone).
 	Handler http.Handler
@@ -415,14 +422,17 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache,
 		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule(), Keys: n.KMS,
-		Observers: []objects.Observer{&delivery.Observer{Region: cfg.Region}}})
+		Observers: []objects.Observer{&delivery.Observer{Region: cfg.Region}, &replicator.Observer{}}})
 	if n.notifier, err = n.notifyWorker(sealer); err != nil {
 		return fail(err)
 	}
+	n.Replicator = n.newReplicator(sealer)
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Admin.SetMeterInterval(or(cfg.MeterInterval, admin.DefaultMeterInterval))
 	n.Admin.SetKMS(n.KMS)
+	plain, _ := cfg.Replication.plainHTTP() // Validate checked them
+	n.Admin.SetReplicationPlainHTTP(plain)
 	n.Meter = metering.New(n.Catalog)
 	n.AccessLog = accesslog.New(n.Catalog, accesslog.Options{Buffer: cfg.AccessLogBuffer, Queue: cfg.AccessLogQueue})
 	proxies, _ := cfg.trustedProxies() // Validate checked them
@@ -529,6 +539,7 @@ func (n *Node) startJobs() {
 		runs = append(runs, leased(vcsp.JobName, ix.Run))
 	}
 	runs = append(runs, leased(delivery.JobName, n.notifier.Run))
+	runs = append(runs, leased(replicator.JobName, n.Replicator.Run))
 	prune := jobs.KeyPruner{Keys: n.Catalog, Retention: jobs.ExpiredKeyRetention, Interval: time.Hour}
 	runs = append(runs, leased("key-pruner", prune.Run))
 	if n.Audit != nil {

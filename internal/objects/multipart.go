@@ -355,6 +355,7 @@ func (s *Service) CompleteUpload(ctx context.Context, id *iam.Identity, bucket, 
 	if cond.Events, err = s.observe(ctx, Change{Name: EventCompleteMultipart, Bucket: b, Object: row, Identity: id}); err != nil {
 		return obj, err
 	}
+	markPending(cond.Events, &row.Meta)
 	err = s.cat.CompleteUpload(ctx, uploadID, row, cond)
 	if errors.Is(err, catalog.ErrNoSuchUpload) {
 		// Completed (or aborted) since it was read: by this same

@@ -126,6 +126,7 @@ func (s *Service) commit(ctx context.Context, c Change, b catalog.Bucket, obj ca
 	if cond.Events, err = s.observe(ctx, c); err != nil {
 		return err
 	}
+	markPending(cond.Events, &obj.Meta)
 	return commitErr(s.cat.PutObject(ctx, obj, cond), "commit", obj)
 }
 

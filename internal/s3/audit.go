@@ -46,6 +46,9 @@ var audited = [opCount]auditWhen{
 	// Lifecycle rules delete data.
 	OpPutBucketLifecycleConfiguration: always,
 	OpDeleteBucketLifecycle:           always,
+	// Replication sends copies of the data elsewhere.
+	OpPutBucketReplication:    always,
+	OpDeleteBucketReplication: always,
 	// Removing a default encryption leaves new objects in the clear.
 	OpPutBucketEncryption:    always,
 	OpDeleteBucketEncryption: always,

@@ -120,6 +120,9 @@ func requestFor(op, uploadID string) (opRequest, bool) {
 		return opRequest{"PUT", b + "?lifecycle", doc, http.Header{"Content-Md5": {base64.StdEncoding.EncodeToString(sum[:])}}}, true
 	case "PutBucketNotificationConfiguration":
 		return opRequest{"PUT", b + "?notification", []byte(`<NotificationConfiguration/>`), nil}, true
+	case "PutBucketReplication":
+		doc := `<ReplicationConfiguration><Role>r</Role><Rule><Prefix></Prefix><Status>Enabled</Status><Destination><Bucket>arn:aws:s3:::dst</Bucket></Destination></Rule></ReplicationConfiguration>`
+		return opRequest{"PUT", b + "?replication", []byte(doc), nil}, true
 	}
 	return opRequest{}, false
 }

@@ -175,6 +175,7 @@ func getObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) error
 	setVersionHeader(h, rd.Object)
 	s.setSSEHeaders(r.Context(), h, c, rd.Object.Meta.Encryption, false, true, r.Header.Get(hSSECKeyMD5))
 	setLockHeaders(h, s.svc.VisibleLock(r.Context(), c.id, c.Bucket, c.Key, rd.Object.Lock))
+	setReplicationStatus(h, rd.Object)
 	if rd.Object.IsLatest {
 		s.setExpiration(r.Context(), h, rd.Object)
 	}

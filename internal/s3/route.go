@@ -80,6 +80,9 @@ const (
 	OpDeleteBucketEncryption
 	OpGetBucketNotificationConfiguration
 	OpPutBucketNotificationConfiguration
+	OpGetBucketReplication
+	OpPutBucketReplication
+	OpDeleteBucketReplication
 	opCount
 )
 
@@ -104,6 +107,7 @@ var opNames = [opCount]string{
 	"GetObjectAttributes",
 	"GetBucketEncryption", "PutBucketEncryption", "DeleteBucketEncryption",
 	"GetBucketNotificationConfiguration", "PutBucketNotificationConfiguration",
+	"GetBucketReplication", "PutBucketReplication", "DeleteBucketReplication",
 }
 
 func (o Op) String() string {
@@ -143,7 +147,7 @@ func (r Route) Resource() string {
 // for one gets NotImplemented rather than being mistaken for a plain
 // object or bucket request.
 var unimplemented = []string{
-	"website", "replication",
+	"website",
 	"requestPayment", "accelerate", "analytics",
 	"inventory", "metrics", "intelligent-tiering", "torrent", "restore", "select",
 	"renameObject",
@@ -220,6 +224,7 @@ var (
 		"cors":              {http.MethodGet: OpGetBucketCors, http.MethodPut: OpPutBucketCors, http.MethodDelete: OpDeleteBucketCors},
 		"encryption":        {http.MethodGet: OpGetBucketEncryption, http.MethodPut: OpPutBucketEncryption, http.MethodDelete: OpDeleteBucketEncryption},
 		"notification":      {http.MethodGet: OpGetBucketNotificationConfiguration, http.MethodPut: OpPutBucketNotificationConfiguration},
+		"replication":       {http.MethodGet: OpGetBucketReplication, http.MethodPut: OpPutBucketReplication, http.MethodDelete: OpDeleteBucketReplication},
 	}
 	objectSubresources = subresources{
 		"acl":        {http.MethodGet: OpGetObjectAcl, http.MethodPut: OpPutObjectAcl},

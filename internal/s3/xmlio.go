@@ -79,6 +79,8 @@ var documents = map[Op]struct {
 	OpPutBucketLifecycleConfiguration: {maxXMLBody, "s3:PutLifecycleConfiguration", false},
 	// At most 100 rules.
 	OpPutBucketNotificationConfiguration: {maxACLBody, "s3:PutBucketNotification", false},
+	// At most 1,000 rules, as lifecycle.
+	OpPutBucketReplication: {maxXMLBody, "s3:PutReplicationConfiguration", false},
 }
 
 var (

@@ -280,13 +280,12 @@ def test_request_time_too_skewed(server, bucket):
 
 
 @pytest.mark.parametrize("op", [
-    "get_bucket_website", "get_bucket_replication",
+    "get_bucket_website",
 ])
 def test_unimplemented_features_answer_501(s3, bucket, op):
     s3.put_object(Bucket=bucket, Key="k", Body=b"x")
     calls = {
         "get_bucket_website": lambda: s3.get_bucket_website(Bucket=bucket),
-        "get_bucket_replication": lambda: s3.get_bucket_replication(Bucket=bucket),
     }
     with pytest.raises(ClientError) as e:
         calls[op]()

@@ -393,7 +393,7 @@ func testSettings(t *testing.T, s catalog.Store) {
 	for which, v := range map[catalog.Setting]string{
 		catalog.SettingLogging: "log", catalog.SettingVersioning: "Enabled", catalog.SettingObjectLock: "lock",
 		catalog.SettingTagging: "tags", catalog.SettingCORS: "cors", catalog.SettingLifecycle: "rules",
-		catalog.SettingEncryption: "enc",
+		catalog.SettingEncryption: "enc", catalog.SettingReplication: "repl",
 	} {
 		must(t, s.SetBucketSetting(ctx, "b", which, v))
 	}
@@ -404,7 +404,7 @@ func testSettings(t *testing.T, s catalog.Store) {
 	}
 	b, _ = s.GetBucket(ctx, "b")
 	if b.Settings != (catalog.Settings{ACL: "acl1", Policy: `{"Statement":[]}`, PublicAccessBlock: "pab1", Platform: "ceph",
-		Logging: "log", Versioning: "Enabled", ObjectLock: "lock", Tagging: "tags", CORS: "cors", Lifecycle: "rules", Encryption: "enc"}) {
+		Logging: "log", Versioning: "Enabled", ObjectLock: "lock", Tagging: "tags", CORS: "cors", Lifecycle: "rules", Encryption: "enc", Replication: "repl"}) {
 		t.Fatalf("settings after changes = %+v", b.Settings)
 	}
 	wantErr(t, s.SetBucketSetting(ctx, "nope", catalog.SettingACL, "x"), catalog.ErrNoSuchBucket)

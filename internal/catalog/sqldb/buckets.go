@@ -228,7 +228,7 @@ var settingColumns = []string{
 	catalog.SettingPlatform: "platform", catalog.SettingLogging: "logging",
 	catalog.SettingVersioning: "versioning", catalog.SettingObjectLock: "object_lock",
 	catalog.SettingTagging: "tagging", catalog.SettingCORS: "cors", catalog.SettingLifecycle: "lifecycle",
-	catalog.SettingEncryption: "encryption", catalog.SettingNotification: "notification",
+	catalog.SettingEncryption: "encryption", catalog.SettingNotification: "notification", catalog.SettingReplication: "replication",
 }
 
 var settingCols = strings.Join(settingColumns, ", ")
@@ -236,7 +236,7 @@ var settingCols = strings.Join(settingColumns, ", ")
 func settingPointers(st *catalog.Settings) []any {
 	return []any{&st.ACL, &st.Policy, &st.Ownership, &st.PublicAccessBlock, &st.Platform, &st.Logging,
 		&st.Versioning, &st.ObjectLock, &st.Tagging, &st.CORS, &st.Lifecycle, &st.Encryption,
-		&st.Notification}
+		&st.Notification, &st.Replication}
 }
 
 func settingValues(st *catalog.Settings) []any {
