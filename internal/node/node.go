@@ -38,6 +38,7 @@ import (
 	"github.com/ostiumio/ostium/internal/osis"
 	"github.com/ostiumio/ostium/internal/platform"
 	"github.com/ostiumio/ostium/internal/s3"
+	"github.com/ostiumio/ostium/internal/storageclass"
 	"github.com/ostiumio/ostium/internal/vcsp"
 )
 
@@ -126,6 +127,10 @@ type Config struct {
 	// and buckets that name none ("" = "local").
 	Platforms       map[string]platform.Spec `yaml:"platforms,omitempty"`
 	DefaultPlatform string                   `yaml:"default_platform,omitempty"`
+	// StorageClasses maps S3 storage classes to platforms (STANDARD_IA:
+	// ceph), under the maps the provider and tenants set through the
+	// admin API; see docs/storage-classes.md.
+	StorageClasses storageclass.Map `yaml:"storage_classes,omitempty"`
 	// PresignV2MaxAge bounds how far ahead a presigned Signature V2 URL may
 	// expire (0 = a week, as S3 bounds V4 URLs).
 	PresignV2MaxAge time.Duration `yaml:"sigv2_presign_max_age,omitempty"`
@@ -301,6 +306,7 @@ func (c *Config) Validate() error {
 	for _, name := range slices.Sorted(maps.Keys(specs)) {
 		add(platform.Validate(name, specs[name]))
 	}
+	add(c.StorageClasses.Validate(func(p string) bool { _, ok := specs[p]; return ok }))
 	return errors.Join(errs...)
 }
 
@@ -405,7 +411,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		return fail(err)
 	}
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache,
-		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule(), Keys: n.KMS})
+		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule(), Keys: n.KMS,
+		StorageClasses: cfg.StorageClasses})
 	n.Audit = audit.New(n.Catalog, cfg.AuditRetention)
 	n.Admin = admin.NewService(n.Catalog, n.Keys, sealer, n.Platforms, n.Audit)
 	n.Admin.SetMeterInterval(or(cfg.MeterInterval, admin.DefaultMeterInterval))
