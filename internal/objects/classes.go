@@ -92,6 +92,10 @@ func (s *Service) ClassPlatform(ctx context.Context, b catalog.Bucket, class str
 	return s.classPlatform(ctx, b.Tenant, class)
 }
 
+// moveHook, when a test sets it, runs between a move's copies and its
+// switch (where a crash leaves the copies for the sweeper).
+var moveHook func()
+
 // ErrMoveChanged is a move whose version changed (or went) while its
 // bytes were copied: nothing was switched, and the copies are deleted.
 var ErrMoveChanged = errors.New("objects: the version changed during its move")
@@ -167,6 +171,9 @@ func (s *Service) Move(ctx context.Context, b catalog.Bucket, o catalog.Object, 
 			m.Bytes += n.bytes
 			m.Blobs++
 		}
+	}
+	if moveHook != nil {
+		moveHook()
 	}
 	if err := s.cat.(catalog.Classes).MoveVersion(ctx, o, parts, class); err != nil {
 		s.deleteBlobs(ctx, blobIDs(parts)...)
