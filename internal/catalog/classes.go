@@ -15,7 +15,7 @@ type Classes interface {
 	SetTenantStorageClasses(ctx context.Context, name, classes string) error
 	// MoveVersion switches version from (as it was read, with its Parts
 	// and Inline) to class, its bytes now in parts (nil: kept where they
-	// are, for an object whose bytes stay in its row), in one
+	// are: in its row, or in blobs already on the class's platform), in one
 	// transaction: only while the version is still as it was read (same
 	// modification time and blobs), else ErrPreconditionFailed;
 	// ErrNoSuchObject once it is gone. The blobs it replaces are queued

@@ -68,6 +68,15 @@ func testMoveVersion(t *testing.T, s catalog.Store) {
 	if err := cl.MoveVersion(ctx, catalog.Object{Bucket: "b", Key: "none", VersionID: catalog.NullVersion}, again, "STANDARD_IA"); !errors.Is(err, catalog.ErrNoSuchObject) {
 		t.Fatalf("move of no version: %v", err)
 	}
+	// A version whose blobs stay (already on the class's platform)
+	// changes class alone: nothing is queued.
+	before := len(queued(t, s))
+	j, err := s.GetObject(ctx, "b", "j", "")
+	must(t, err)
+	must(t, cl.MoveVersion(ctx, j, nil, "STANDARD_IA"))
+	if got, err := s.GetObject(ctx, "b", "j", ""); err != nil || got.StorageClass != "STANDARD_IA" || !sameIDs(got.Parts, j.Parts) || len(queued(t, s)) != before {
+		t.Fatalf("a move in place: %+v %v", got, err)
+	}
 	// An inline object changes class in place.
 	in := catalog.Object{Bucket: "b", Key: "small", VersionID: catalog.NullVersion, Size: 2, ETag: `"s"`, LastModified: time.Now().UTC(),
 		Owner: "owner", StorageClass: "STANDARD", Inline: []byte("hi")}
@@ -119,4 +128,16 @@ func testClassUsage(t *testing.T, s catalog.Store) {
 	if _, ok := u["STANDARD_IA"]; ok || u["GLACIER_IR"] != (catalog.Usage{Bytes: 40, Objects: 1}) || u["STANDARD"] != (catalog.Usage{Bytes: 10, Objects: 1}) {
 		t.Fatalf("tenant class usage after a delete: %v", u)
 	}
+}
+
+func sameIDs(a, b []catalog.Part) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].BlobID != b[i].BlobID {
+			return false
+		}
+	}
+	return true
 }

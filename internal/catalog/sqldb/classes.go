@@ -63,8 +63,7 @@ func (s *Store) MoveVersion(ctx context.Context, from catalog.Object, parts []ca
 		}
 		// The one switch point of a move: the version must still be the
 		// one whose bytes were copied.
-		if cur.DeleteMarker || !cur.LastModified.Equal(from.LastModified) || !sameBlobs(cur.Parts, from.Parts) ||
-			parts == nil && len(cur.Parts) > 0 {
+		if cur.DeleteMarker || !cur.LastModified.Equal(from.LastModified) || !sameBlobs(cur.Parts, from.Parts) {
 			return catalog.ErrPreconditionFailed
 		}
 		if parts == nil {
