@@ -48,7 +48,7 @@ transition)
   out=bench/results/$day-transition
   echo "==> go test -bench Transition (count=$count, benchtime=$benchtime): raw output in $out.txt"
   go test -run '^$' -bench '^BenchmarkTransition' -benchtime "$benchtime" -count "$count" -timeout 60m ./bench | tee "$out.txt"
-  go run ./bench/chart -svg "$out.svg" < "$out.txt" > "$out.md"
+  go run ./bench/chart -title "Objects moved a second by the lifecycle worker, as a fraction of the blob store copying them (one at a time)" -svg "$out.svg" < "$out.txt" > "$out.md"
   cat "$out.md"
   echo "chart: $out.svg"
   ;;
