@@ -119,6 +119,10 @@ type Moved struct {
 // copy. The version's lock and metadata are kept.
 func (s *Service) Move(ctx context.Context, b catalog.Bucket, o catalog.Object, class string) (Moved, error) {
 	var m Moved
+	cl, ok := s.cat.(catalog.Classes)
+	if !ok {
+		return m, fmt.Errorf("objects: catalog %T keeps no storage classes", s.cat)
+	}
 	if o.DeleteMarker {
 		return m, nil
 	}
@@ -175,7 +179,7 @@ func (s *Service) Move(ctx context.Context, b catalog.Bucket, o catalog.Object, 
 	if moveHook != nil {
 		moveHook()
 	}
-	if err := s.cat.(catalog.Classes).MoveVersion(ctx, o, parts, class); err != nil {
+	if err := cl.MoveVersion(ctx, o, parts, class); err != nil {
 		s.deleteBlobs(ctx, blobIDs(parts)...)
 		return Moved{}, moveErr(err)
 	}
