@@ -78,11 +78,10 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		return src, dst, err
 	}
 	meta.Encryption = seal.record()
-	sc := in.StorageClass
-	if sc == "" && !in.ReplaceMeta {
-		sc = src.StorageClass
-	}
-	if sc, err = s.writableClass(sc); err != nil {
+	// AWS: a copy is STANDARD unless the request names a class, whatever
+	// the source's (its class's platform is where its bytes go).
+	sc, err := s.writableClass(in.StorageClass)
+	if err != nil {
 		return src, dst, err
 	}
 	st, err := s.writeBlob(ctx, b, Payload{Body: r, Size: src.Size, Algorithms: algos, seal: seal, class: sc}, true)

@@ -152,6 +152,18 @@ func TestStorageClassPlacement(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantFiles(t, "a GLACIER_IR copy", cold, 4)
+	// AWS: a copy that names no class is STANDARD, whatever its source's.
+	if _, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: &bucket, Key: aws.String("copy-std"), CopySource: aws.String(bucket + "/ia")}); err != nil {
+		t.Fatal(err)
+	}
+	wantFiles(t, "a copy of a STANDARD_IA object naming no class", fast, 3)
+	if got := headClass(t, c, bucket, "copy-std"); got != "" {
+		t.Fatalf("a copy naming no class: %q, want STANDARD (none on HEAD)", got)
+	}
+	if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &bucket, Key: aws.String("copy-std")}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the deleted copy's blob is collected", func() bool { return len(platformFiles(t, fast)) == 2 })
 	// A copy in place with only a new class moves the object: its new
 	// blob on the class's platform, the old one collected.
 	if _, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: &bucket, Key: aws.String("std"), CopySource: aws.String(bucket + "/std"),
