@@ -7,6 +7,10 @@
 #   bench/run.sh sse [count] [benchtime]
 #       the cost of encryption at rest (bench/sse_test.go): plain, SSE-S3
 #       and SSE-C on one node in one run, each kind as a ratio of plain
+#   bench/run.sh transition [count] [benchtime]
+#       lifecycle transitions between two local-disk platforms
+#       (bench/transition_test.go): objects a second the worker moves,
+#       next to the same blobs copied by the blob store itself
 #   bench/run.sh workloads [FILE ...]
 #       workload files (default bench/workloads/*.xml) with `ostium bench run`
 #       against an `ostium serve` this script starts on a fresh data dir
@@ -35,6 +39,16 @@ sse)
   echo "==> go test -bench SSE (count=$count, benchtime=$benchtime): raw output in $out.txt"
   go test -run '^$' -bench '^BenchmarkSSE' -benchtime "$benchtime" -count "$count" -timeout 60m ./bench | tee "$out.txt"
   go run ./bench/chart -base plain -svg "$out.svg" < "$out.txt" > "$out.md"
+  cat "$out.md"
+  echo "chart: $out.svg"
+  ;;
+transition)
+  count=${1:-1} # each benchmark already measures both targets 3 times, interleaved
+  benchtime=${2:-200x}
+  out=bench/results/$day-transition
+  echo "==> go test -bench Transition (count=$count, benchtime=$benchtime): raw output in $out.txt"
+  go test -run '^$' -bench '^BenchmarkTransition' -benchtime "$benchtime" -count "$count" -timeout 60m ./bench | tee "$out.txt"
+  go run ./bench/chart -title "Objects moved a second by the lifecycle worker, as a fraction of the blob store copying them (one at a time)" -svg "$out.svg" < "$out.txt" > "$out.md"
   cat "$out.md"
   echo "chart: $out.svg"
   ;;

@@ -22,6 +22,10 @@ import (
 // benchmarks: plain); otherwise ostium is a ratio of ceiling.
 var base string
 
+// title, when set, is the chart's title in place of the default, which
+// describes the gateway benchmarks' 16 clients.
+var title string
+
 // figure is the mean of one metric over the runs of one benchmark target.
 type figure struct {
 	sum float64
@@ -39,6 +43,7 @@ type result struct {
 func main() {
 	svgPath := flag.String("svg", "", "write the ratio chart to this SVG file")
 	flag.StringVar(&base, "base", "", "compare every target with this one (e.g. plain) instead of ostium with ceiling")
+	flag.StringVar(&title, "title", "", "the chart's title (default: the gateway benchmarks')")
 	flag.Parse()
 	results, err := parse(os.Stdin)
 	if err != nil {
@@ -161,9 +166,13 @@ func svg(results []result) string {
 	h := 60 + rowH*len(results)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="13">`, w, h)
-	title := "Ostium as a fraction of the same-run ceiling (16 clients)"
-	if base != "" {
+	title := title
+	switch {
+	case title != "":
+	case base != "":
 		title = "Each kind as a fraction of " + base + ", same node, same run (16 clients)"
+	default:
+		title = "Ostium as a fraction of the same-run ceiling (16 clients)"
 	}
 	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/><text x="10" y="22" font-size="15">%s</text>`, html.EscapeString(title))
 	for i, r := range results {

@@ -90,6 +90,11 @@ TLS certificate.`,
 	}
 	fs.Var(&metricsAllow, "metrics-allow", "address or CIDR prefix that may scrape /metrics, repeatable (OSTIUM_METRICS_ALLOW, comma-separated; default any)")
 	fs.IntVar(&f.Metrics.TenantLabels, "metrics-tenant-labels", 0, "per-tenant request metrics for up to this many tenants (0 = none)")
+	var classes listFlag
+	if v := os.Getenv("OSTIUM_STORAGE_CLASSES"); v != "" {
+		classes = strings.Split(v, ",")
+	}
+	fs.Var(&classes, "storage-class", "a storage class's platform, CLASS=PLATFORM (STANDARD_IA=ceph), repeatable (OSTIUM_STORAGE_CLASSES, comma-separated)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		// A PostgreSQL URL may hold a password, and so the metrics token
 		// is a secret: read after parsing, so that --help does not print
@@ -101,6 +106,10 @@ TLS certificate.`,
 		f.Metrics.Token = os.Getenv("OSTIUM_METRICS_TOKEN")
 		f.Domains = domains
 		f.SandboxActiveObjects = sandbox
+		var err error
+		if f.StorageClasses, err = classFlags(classes); err != nil {
+			return err
+		}
 		return serve(fs, *configFile, f)
 	}
 	return cmd
@@ -290,6 +299,7 @@ func overrideFromFlags(cfg *node.Config, f node.Config, fs *pflag.FlagSet) {
 		"domain": func() { cfg.Domains = f.Domains }, "gc-interval": func() { cfg.GCInterval = f.GCInterval },
 		"sweep-interval": func() { cfg.SweepInterval = f.SweepInterval }, "sweep-grace": func() { cfg.SweepGrace = f.SweepGrace },
 		"block-public-access": func() { cfg.BlockPublicAccess = f.BlockPublicAccess },
+		"storage-class":       func() { cfg.StorageClasses = f.StorageClasses },
 		"bucket-defaults":     func() { cfg.BucketDefaults = f.BucketDefaults },
 		"tls-listen":          func() { cfg.TLSListen = f.TLSListen }, "tls-cert": func() { cfg.TLSCert = f.TLSCert },
 		"tls-key": func() { cfg.TLSKey = f.TLSKey }, "node-key-file": func() { cfg.NodeKeyFile = f.NodeKeyFile },

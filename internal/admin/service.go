@@ -51,7 +51,10 @@ type Tenant struct {
 	// Encryption is the default encryption of new objects the provider
 	// set (nil = none: the node's default applies).
 	Encryption *TenantEncryption `json:"encryption,omitempty"`
-	Created    time.Time         `json:"created"`
+	// StorageClasses is the tenant's own map of storage classes to
+	// platforms (nil = the provider's applies).
+	StorageClasses map[string]string `json:"storage_classes,omitempty"`
+	Created        time.Time         `json:"created"`
 }
 
 type User struct {
@@ -174,7 +177,7 @@ func apiErr(err error) error {
 
 func tenantOut(t catalog.Tenant) Tenant {
 	return Tenant{Name: t.Name, DisplayName: t.DisplayName, Status: t.Status, CanonicalID: t.CanonicalID, Platform: t.Platform,
-		Encryption: encryptionOut(t.Encryption), Created: t.CreatedAt}
+		Encryption: encryptionOut(t.Encryption), StorageClasses: classesOut(t.StorageClasses), Created: t.CreatedAt}
 }
 
 func userOut(u catalog.User) User {

@@ -2,8 +2,11 @@ package admin
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -22,6 +25,9 @@ type Usage struct {
 	// the running totals quotas are enforced against, which the hourly
 	// rows only sample (at most usageBucketsMax buckets, by name).
 	BucketsNow map[string]catalog.Usage `json:"buckets_now"`
+	// NowByClass splits Now by storage class (each row's
+	// class_byte_hours splits its byte-hours alike).
+	NowByClass map[string]catalog.Usage `json:"stored_now_by_class,omitempty"`
 	// Rows of hours before ClosedUntil are final. The hour that starts
 	// there is still counted and is final at Closes: its end, plus the
 	// interval at which nodes add their counters to the catalog.
@@ -106,6 +112,11 @@ func (s *Service) Usage(ctx context.Context, id *iam.Identity, tenant string, fr
 	if u.Now, err = s.cat.TenantUsage(ctx, owner); err != nil {
 		return u, apiErr(err)
 	}
+	if cl, ok := s.cat.(catalog.Classes); ok {
+		if u.NowByClass, err = cl.TenantClassUsage(ctx, owner); err != nil {
+			return u, apiErr(err)
+		}
+	}
 	bs, err := s.cat.ListBuckets(ctx, catalog.BucketFilter{Tenant: tenant})
 	if err != nil {
 		return u, apiErr(err)
@@ -136,11 +147,11 @@ func later(a, b time.Time) time.Time {
 // line per bucket and hour.
 func usageCSV(u Usage) csvBody {
 	out := csvBody{{"tenant", "bucket", "hour", "byte_hours", "objects", "get_requests", "put_requests",
-		"list_requests", "delete_requests", "bytes_in", "bytes_out"}}
+		"list_requests", "delete_requests", "bytes_in", "bytes_out", "class_byte_hours"}}
 	for _, r := range u.Rows {
 		n := func(v int64) string { return strconv.FormatInt(v, 10) }
 		out = append(out, []string{u.Tenant, r.Bucket, r.Hour.Format(time.RFC3339), n(r.ByteHours), n(r.Objects),
-			n(r.Get), n(r.Put), n(r.List), n(r.Delete), n(r.BytesIn), n(r.BytesOut)})
+			n(r.Get), n(r.Put), n(r.List), n(r.Delete), n(r.BytesIn), n(r.BytesOut), classHours(r.ClassByteHours)})
 	}
 	return out
 }
@@ -160,4 +171,15 @@ func parseTime(name, v string) (time.Time, error) {
 		return time.Unix(n, 0), nil
 	}
 	return time.Time{}, newErr(http.StatusBadRequest, "InvalidArgument", "%s: %q is neither RFC 3339 nor Unix seconds", name, v)
+}
+
+// classHours is a row's byte-hours by storage class as one CSV field,
+// "STANDARD=10;STANDARD_IA=20" ("" when all are STANDARD), so that the
+// columns before it keep their places.
+func classHours(m map[string]int64) string {
+	var parts []string
+	for _, c := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, c+"="+strconv.FormatInt(m[c], 10))
+	}
+	return strings.Join(parts, ";")
 }

@@ -147,6 +147,11 @@ type Part struct {
 	// object or upload has instead the one entry SealedChecksums, them
 	// sealed under its data key.
 	Checksums map[string]string
+	// Identity is what an encrypted part's bytes are bound to (package
+	// sse) when it is not BlobID: the id the bytes were first sealed
+	// under, kept when a move (a lifecycle transition, a change of
+	// storage class) copies the ciphertext to another platform.
+	Identity string
 }
 
 // SealedChecksums is the entry of Part.Checksums that holds an SSE-C

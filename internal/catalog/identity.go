@@ -41,7 +41,11 @@ type Tenant struct {
 	// that the provider set, as package objects encodes it ("" = none:
 	// the node's default applies).
 	Encryption string
-	CreatedAt  time.Time
+	// StorageClasses is the tenant's own map of storage classes to
+	// platforms, as package storageclass encodes it ("" = the
+	// provider's applies).
+	StorageClasses string
+	CreatedAt      time.Time
 }
 
 // User roles.

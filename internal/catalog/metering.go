@@ -40,6 +40,9 @@ type UsageRow struct {
 	// Objects the object count of the same sample.
 	ByteHours int64 `json:"byte_hours"`
 	Objects   int64 `json:"objects"`
+	// ClassByteHours splits ByteHours by storage class, when any of the
+	// bucket's bytes are of a class other than STANDARD (nil: all are).
+	ClassByteHours map[string]int64 `json:"class_byte_hours,omitempty"`
 	Traffic
 }
 

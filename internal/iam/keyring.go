@@ -225,6 +225,7 @@ type tenantState struct {
 	platform  string
 	id        string // canonical id
 	sse       string // default encryption of new objects, encoded
+	classes   string // storage classes' platforms, encoded
 }
 
 // TenantSuspended reports whether tenant is suspended; a tenant that no
@@ -261,6 +262,28 @@ func (k *Keyring) ProviderEncryption(ctx context.Context) (string, error) {
 	return v, nil
 }
 
+// TenantStorageClasses returns the tenant's own map of storage classes
+// to platforms, as package storageclass encodes it ("" = none).
+func (k *Keyring) TenantStorageClasses(ctx context.Context, tenant string) (string, error) {
+	st, err := k.tenant(ctx, tenant)
+	return st.classes, err
+}
+
+// ProviderStorageClasses returns the provider-wide map of storage
+// classes to platforms set through the admin API ("" = none set).
+func (k *Keyring) ProviderStorageClasses(ctx context.Context) (string, error) {
+	now := time.Now()
+	if v, ok := cached(k, &k.settings, catalog.ProviderStorageClasses, now); ok {
+		return v, nil
+	}
+	v, err := k.store.ProviderSetting(ctx, catalog.ProviderStorageClasses)
+	if err != nil {
+		return "", fmt.Errorf("iam: provider storage classes: %w", err)
+	}
+	remember(k, &k.settings, catalog.ProviderStorageClasses, v, now.Add(k.ttl))
+	return v, nil
+}
+
 // TenantPlatform returns the platform the tenant's new blobs go to (""
 // = the node's default).
 func (k *Keyring) TenantPlatform(ctx context.Context, tenant string) (string, error) {
@@ -277,7 +300,7 @@ func (k *Keyring) tenant(ctx context.Context, tenant string) (tenantState, error
 	if err != nil && !errors.Is(err, catalog.ErrNoSuchTenant) {
 		return tenantState{}, fmt.Errorf("iam: look up tenant %s: %w", tenant, err)
 	}
-	st := tenantState{suspended: err != nil || t.Status != catalog.TenantActive, platform: t.Platform, id: t.CanonicalID, sse: t.Encryption}
+	st := tenantState{suspended: err != nil || t.Status != catalog.TenantActive, platform: t.Platform, id: t.CanonicalID, sse: t.Encryption, classes: t.StorageClasses}
 	remember(k, &k.tenants, tenant, st, now.Add(k.ttl))
 	return st, nil
 }

@@ -66,10 +66,10 @@ type Rule struct {
 	Expiration                     *Expiration                     `xml:"Expiration,omitempty" json:"expiration,omitempty"`
 	NoncurrentVersionExpiration    *NoncurrentVersionExpiration    `xml:"NoncurrentVersionExpiration,omitempty" json:"noncurrent,omitempty"`
 	AbortIncompleteMultipartUpload *AbortIncompleteMultipartUpload `xml:"AbortIncompleteMultipartUpload,omitempty" json:"abort,omitempty"`
-	// Transitions are read only to be refused: no storage class here
-	// is colder than another.
-	Transitions           []struct{} `xml:"Transition" json:"-"`
-	NoncurrentTransitions []struct{} `xml:"NoncurrentVersionTransition" json:"-"`
+	// Transitions move objects to another storage class's platform
+	// (transition.go).
+	Transitions           []Transition                  `xml:"Transition" json:"transitions,omitempty"`
+	NoncurrentTransitions []NoncurrentVersionTransition `xml:"NoncurrentVersionTransition" json:"noncurrent_transitions,omitempty"`
 }
 
 // Filter selects the objects a rule applies to; at most one of its
@@ -219,9 +219,6 @@ func (r *Rule) validate() error {
 	if r.Status != Enabled && r.Status != Disabled {
 		return malformed("The XML you provided was not well-formed or did not validate against our published schema")
 	}
-	if len(r.Transitions) > 0 || len(r.NoncurrentTransitions) > 0 {
-		return &Error{"NotImplemented", "Lifecycle transitions are not implemented: every object is stored in the same storage"}
-	}
 	switch {
 	case r.Filter != nil && r.Prefix != nil:
 		return malformed("The XML you provided was not well-formed or did not validate against our published schema")
@@ -233,7 +230,8 @@ func (r *Rule) validate() error {
 			return err
 		}
 	}
-	if r.Expiration == nil && r.NoncurrentVersionExpiration == nil && r.AbortIncompleteMultipartUpload == nil {
+	if r.Expiration == nil && r.NoncurrentVersionExpiration == nil && r.AbortIncompleteMultipartUpload == nil &&
+		len(r.Transitions) == 0 && len(r.NoncurrentTransitions) == 0 {
 		return invalidReq("At least one action needs to be specified in a rule")
 	}
 	tags := r.Filter != nil && (r.Filter.Tag != nil || r.Filter.And != nil && len(r.Filter.And.Tags) > 0)
@@ -268,6 +266,9 @@ func (r *Rule) validate() error {
 		case nv.NewerNoncurrentVersions != nil && (*nv.NewerNoncurrentVersions <= 0 || *nv.NewerNoncurrentVersions > MaxNewerKept):
 			return invalidArg("'NewerNoncurrentVersions' for NoncurrentVersionExpiration action must be a positive integer up to 100")
 		}
+	}
+	if err := r.validTransitions(); err != nil {
+		return err
 	}
 	if a := r.AbortIncompleteMultipartUpload; a != nil {
 		switch {

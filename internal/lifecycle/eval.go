@@ -39,6 +39,8 @@ type Version struct {
 	// OnlyVersion: no other version of the key exists (what makes a
 	// current delete marker an expired object delete marker).
 	OnlyVersion bool
+	// StorageClass is the class the version is in ("" = STANDARD).
+	StorageClass string
 }
 
 // Action is what a rule set says is due for a version.
@@ -53,16 +55,19 @@ const (
 	// RemoveVersion: this version (a noncurrent one, or an expired object
 	// delete marker) is removed for good.
 	RemoveVersion
+	// Move: this version moves to storage class Due.Class (a transition).
+	Move
 )
 
 func (a Action) String() string {
-	return [...]string{"none", "expire", "remove-version"}[a]
+	return [...]string{"none", "expire", "remove-version", "move"}[a]
 }
 
 // Due is an action and the rule that asked for it.
 type Due struct {
 	Action Action
 	RuleID string
+	Class  string // Move's storage class
 }
 
 // matches tells whether the rule applies to an object of this key, size
@@ -124,13 +129,21 @@ func (r *Rule) expiry(created time.Time, day time.Duration) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// Evaluate says what is due for version v at now. Expiration of a
-// current version wins over nothing; several rules due at once give the
-// first rule's id.
+// Evaluate says what is due for version v at now. An expiration wins
+// over a transition due at once (as on AWS); several expirations due at
+// once give the first rule's id.
 func (c *Configuration) Evaluate(v Version, now time.Time, day time.Duration) Due {
 	if c == nil {
 		return Due{}
 	}
+	if d := c.expiration(v, now, day); d.Action != None {
+		return d
+	}
+	return c.transition(v, now, day)
+}
+
+// expiration is what the rules' expirations say is due for v at now.
+func (c *Configuration) expiration(v Version, now time.Time, day time.Duration) Due {
 	for i := range c.Rules {
 		r := &c.Rules[i]
 		if !r.matches(v.Key, v.Size, v.Tags, v.DeleteMarker) {
@@ -146,14 +159,14 @@ func (c *Configuration) Evaluate(v Version, now time.Time, day time.Duration) Du
 				continue
 			}
 			if dm := r.Expiration.ExpiredObjectDeleteMarker; dm != nil && *dm {
-				return Due{RemoveVersion, r.ID}
+				return Due{Action: RemoveVersion, RuleID: r.ID}
 			}
 			if at, ok := r.expiry(v.LastModified, day); ok && !now.Before(at) {
-				return Due{RemoveVersion, r.ID}
+				return Due{Action: RemoveVersion, RuleID: r.ID}
 			}
 		case v.IsLatest:
 			if at, ok := r.expiry(v.LastModified, day); ok && !now.Before(at) {
-				return Due{ExpireCurrent, r.ID}
+				return Due{Action: ExpireCurrent, RuleID: r.ID}
 			}
 		default:
 			nv := r.NoncurrentVersionExpiration
@@ -164,7 +177,7 @@ func (c *Configuration) Evaluate(v Version, now time.Time, day time.Duration) Du
 				continue
 			}
 			if !now.Before(DueAt(v.NoncurrentSince, *nv.NoncurrentDays, day)) {
-				return Due{RemoveVersion, r.ID}
+				return Due{Action: RemoveVersion, RuleID: r.ID}
 			}
 		}
 	}
@@ -233,7 +246,8 @@ func (c *Configuration) Aborts() bool {
 func (c *Configuration) Versions() bool {
 	for i := range c.Rules {
 		r := &c.Rules[i]
-		if r.Status == Enabled && (r.Expiration != nil || r.NoncurrentVersionExpiration != nil) {
+		if r.Status == Enabled && (r.Expiration != nil || r.NoncurrentVersionExpiration != nil ||
+			len(r.Transitions) > 0 || len(r.NoncurrentTransitions) > 0) {
 			return true
 		}
 	}

@@ -72,6 +72,7 @@ type Options struct {
 type Worker struct {
 	store   Store
 	rm      Remover
+	mv      Mover           // nil: transitions wait (rm does not move)
 	cursors catalog.Cursors // nil: every pass starts over
 	o       Options
 	// saveEvery spaces the cursor's saves.
@@ -95,16 +96,22 @@ func NewWorker(store Store, rm Remover, o Options) *Worker {
 	}
 	w := &Worker{store: store, rm: rm, o: o, saveEvery: time.Second}
 	w.cursors, _ = store.(catalog.Cursors)
+	w.mv, _ = rm.(Mover)
 	return w
 }
 
 // Stats are what one pass did.
 type Stats struct {
 	Expired, Removed, Aborted, Locked, Failed int
+	// Due counts the versions found due for a transition, Moved those
+	// moved, MovedBytes the bytes they copied.
+	Due, Moved int
+	MovedBytes int64
 }
 
 func (s Stats) String() string {
-	return fmt.Sprintf("expired=%d removed=%d aborted=%d locked=%d failed=%d", s.Expired, s.Removed, s.Aborted, s.Locked, s.Failed)
+	return fmt.Sprintf("expired=%d removed=%d aborted=%d locked=%d failed=%d transitions_due=%d moved=%d moved_bytes=%d",
+		s.Expired, s.Removed, s.Aborted, s.Locked, s.Failed, s.Due, s.Moved, s.MovedBytes)
 }
 
 // Run makes a pass every interval until ctx ends.
@@ -173,6 +180,7 @@ func (w *Worker) RunOnce(ctx context.Context) (Stats, error) {
 		}
 	}
 	w.save(ctx, position{})
+	w.o.Metrics.SetBacklog(st.Due - st.Moved)
 	return st, nil
 }
 
@@ -286,7 +294,7 @@ func (w *Worker) judge(ctx context.Context, b catalog.Bucket, cfg *Configuration
 		*ks = keyState{key: o.Key}
 	}
 	v := Version{Key: o.Key, Size: o.Size, Tags: o.Meta.Tags, LastModified: o.LastModified,
-		IsLatest: o.IsLatest, DeleteMarker: o.DeleteMarker,
+		IsLatest: o.IsLatest, DeleteMarker: o.DeleteMarker, StorageClass: o.StorageClass,
 		OnlyVersion: o.IsLatest && (next == nil || next.Key != o.Key)}
 	if !o.IsLatest {
 		v.NoncurrentSince, v.NewerNoncurrent = ks.newer, ks.noncurrent
@@ -304,6 +312,8 @@ func (w *Worker) judge(ctx context.Context, b catalog.Bucket, cfg *Configuration
 		return w.remove(ctx, b, o, true, due, st)
 	case RemoveVersion:
 		return w.remove(ctx, b, o, false, due, st)
+	case Move:
+		return w.move(ctx, b, o, due, st)
 	}
 	return nil
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/ostiumio/ostium/internal/ratelimit"
 	"github.com/ostiumio/ostium/internal/replicator"
 	"github.com/ostiumio/ostium/internal/s3"
+	"github.com/ostiumio/ostium/internal/storageclass"
 	"github.com/ostiumio/ostium/internal/vcsp"
 )
 
@@ -129,6 +130,10 @@ type Config struct {
 	// and buckets that name none ("" = "local").
 	Platforms       map[string]platform.Spec `yaml:"platforms,omitempty"`
 	DefaultPlatform string                   `yaml:"default_platform,omitempty"`
+	// StorageClasses maps S3 storage classes to platforms (STANDARD_IA:
+	// ceph), under the maps the provider and tenants set through the
+	// admin API; see docs/storage-classes.md.
+	StorageClasses storageclass.Map `yaml:"storage_classes,omitempty"`
 	// PresignV2MaxAge bounds how far ahead a presigned Signature V2 URL may
 	// expire (0 = a week, as S3 bounds V4 URLs).
 	PresignV2MaxAge time.Duration `yaml:"sigv2_presign_max_age,omitempty"`
@@ -311,6 +316,7 @@ func (c *Config) Validate() error {
 	for _, name := range slices.Sorted(maps.Keys(specs)) {
 		add(platform.Validate(name, specs[name]))
 	}
+	add(c.StorageClasses.Validate(func(p string) bool { _, ok := specs[p]; return ok }))
 	return errors.Join(errs...)
 }
 
@@ -422,7 +428,8 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	n.Service = objects.New(n.Catalog, n.Blobs, n.Keys, objects.Options{Region: cfg.Region, BlockPublicAccess: cfg.BlockPublicAccess, BucketCache: n.Metrics.BucketCache,
 		LegacyBucketDefaults: cfg.BucketDefaults == BucketDefaultsLegacy, LifecycleDay: cfg.Lifecycle.Day, DefaultEncryption: cfg.SSE.rule(), Keys: n.KMS,
-		Observers: []objects.Observer{&delivery.Observer{Region: cfg.Region}, &replicator.Observer{}}})
+		Observers:      []objects.Observer{&delivery.Observer{Region: cfg.Region}, &replicator.Observer{}},
+		StorageClasses: cfg.StorageClasses})
 	if n.notifier, err = n.notifyWorker(sealer); err != nil {
 		return fail(err)
 	}

@@ -79,7 +79,13 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 		return src, dst, err
 	}
 	meta.Encryption = seal.record()
-	st, err := s.writeBlob(ctx, b, Payload{Body: r, Size: src.Size, Algorithms: algos, seal: seal}, true)
+	// AWS: a copy is STANDARD unless the request names a class, whatever
+	// the source's (its class's platform is where its bytes go).
+	sc, err := s.writableClass(in.StorageClass)
+	if err != nil {
+		return src, dst, err
+	}
+	st, err := s.writeBlob(ctx, b, Payload{Body: r, Size: src.Size, Algorithms: algos, seal: seal, class: sc}, true)
 	if err != nil {
 		return src, dst, err
 	}
@@ -87,10 +93,6 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	meta.Checksums, meta.ChecksumType, meta.ACL = sums, "", acl
 	if len(sums) > 0 {
 		meta.ChecksumType = "FULL_OBJECT"
-	}
-	sc := in.StorageClass
-	if sc == "" && !in.ReplaceMeta {
-		sc = src.StorageClass
 	}
 	dst = catalog.Object{
 		Bucket: in.Bucket, Key: in.Key, VersionID: versionFor(b),

@@ -394,6 +394,9 @@ func (s *Service) openSealed(ctx context.Context, p catalog.Part, inline []byte,
 		return nil, fmt.Errorf("objects: %w", err)
 	}
 	params := sse.Params{Key: key, Identity: p.BlobID, Part: p.Number}
+	if p.Identity != "" {
+		params.Identity = p.Identity // sealed under another id, then moved
+	}
 	var src io.ReadCloser
 	if p.BlobID == "" {
 		params.Identity = inlineIdentity

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/blob"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 )
@@ -283,7 +284,7 @@ func (s *Service) open(ctx context.Context, obj catalog.Object, key []byte, star
 	if len(obj.Inline) > 0 {
 		return io.NopCloser(bytes.NewReader(obj.Inline[start : start+length])), nil
 	}
-	r := &partsReader{ctx: ctx, s: s, parts: obj.Parts, off: start, left: length, key: key}
+	r := &partsReader{ctx: ctx, s: s, parts: obj.Parts, off: start, left: length, key: key, obj: obj, total: len(obj.Parts)}
 	if length > 0 {
 		if err := r.next(); err != nil {
 			return nil, err
@@ -300,6 +301,10 @@ type partsReader struct {
 	left  int64
 	cur   io.ReadCloser
 	key   []byte // the data key of an encrypted object
+	// obj is the version read and total its number of parts, so that a
+	// part whose blob a move took away is found again (relocate).
+	obj   catalog.Object
+	total int
 }
 
 func (r *partsReader) Read(p []byte) (int, error) {
@@ -343,12 +348,10 @@ func (r *partsReader) next() error {
 	}
 	p := r.parts[0]
 	n := min(p.Size-r.off, r.left)
-	var rc io.ReadCloser
-	var err error
-	if r.key != nil {
-		rc, err = r.s.openSealed(r.ctx, p, nil, r.key, r.off, n)
-	} else {
-		rc, err = r.s.blobs.Get(r.ctx, p.BlobID, r.off, n)
+	rc, err := r.openPart(p, n)
+	if errors.Is(err, blob.ErrNotFound) && r.relocate() {
+		p = r.parts[0]
+		rc, err = r.openPart(p, n)
 	}
 	if err != nil {
 		return fmt.Errorf("objects: open blob %s: %w", p.BlobID, err)
@@ -356,6 +359,31 @@ func (r *partsReader) next() error {
 	r.cur = rc
 	r.parts, r.off = r.parts[1:], 0
 	return nil
+}
+
+func (r *partsReader) openPart(p catalog.Part, n int64) (io.ReadCloser, error) {
+	if r.key != nil {
+		return r.s.openSealed(r.ctx, p, nil, r.key, r.off, n)
+	}
+	return r.s.blobs.Get(r.ctx, p.BlobID, r.off, n)
+}
+
+// relocate reads the version again when a blob of it is gone: a move (a
+// lifecycle transition) may have switched it to copies on another
+// platform since it was read, and the collector taken the old blobs. If
+// it is the same version, laid out in as many parts, the read goes on
+// from the copies: a read that began before a move does not fail for it.
+func (r *partsReader) relocate() bool {
+	cur, err := r.s.cat.GetObject(r.ctx, r.obj.Bucket, r.obj.Key, r.obj.VersionID)
+	if err != nil || !cur.LastModified.Equal(r.obj.LastModified) || len(cur.Parts) != r.total {
+		return false
+	}
+	i := r.total - len(r.parts)
+	if cur.Parts[i].BlobID == r.parts[0].BlobID {
+		return false // not moved: the blob is lost, not elsewhere
+	}
+	r.parts = cur.Parts[i:]
+	return true
 }
 
 // copyBufs are the buffers of copies from blobs that are not files: a

@@ -76,10 +76,14 @@ func (s *Service) GetBucketLifecycle(ctx context.Context, id *iam.Identity, buck
 // PutBucketLifecycle replaces a bucket's lifecycle configuration, which
 // the caller has parsed (lifecycle.Parse validates it as AWS does).
 func (s *Service) PutBucketLifecycle(ctx context.Context, id *iam.Identity, bucket string, c *lifecycle.Configuration) error {
-	if _, err := s.bucket(ctx, id, bucket, "", "s3:PutLifecycleConfiguration"); err != nil {
+	b, err := s.bucket(ctx, id, bucket, "", "s3:PutLifecycleConfiguration")
+	if err != nil {
 		return err
 	}
 	if err := c.Validate(); err != nil {
+		return err
+	}
+	if err := s.transitionsPlaced(ctx, b, c); err != nil {
 		return err
 	}
 	return s.setSetting(ctx, bucket, catalog.SettingLifecycle, c.Encode())

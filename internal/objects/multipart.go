@@ -65,7 +65,9 @@ func (s *Service) CreateEncryptedUpload(ctx context.Context, id *iam.Identity, u
 	u.UploadID = base64.RawURLEncoding.EncodeToString(raw[:])
 	u.Owner = owner
 	u.Initiated = time.Now().UTC()
-	u.StorageClass = storageClass(u.StorageClass)
+	if u.StorageClass, err = s.writableClass(u.StorageClass); err != nil {
+		return u, err
+	}
 	if u.ChecksumAlgorithm != "" && u.ChecksumType == "" {
 		// As S3: CRC64NVME exists only whole-object; the others default to
 		// composite.
@@ -164,7 +166,7 @@ func (s *Service) uploadPart(ctx context.Context, id *iam.Identity, in PartInput
 	}
 	// Parts always go to blobs: completing an upload lays them out as they
 	// are.
-	p.seal = seal
+	p.seal, p.class = seal, u.StorageClass
 	st, err := s.writeBlob(ctx, b, p, false)
 	if err != nil {
 		return catalog.Part{}, src, err

@@ -42,6 +42,9 @@ type Payload struct {
 	Expected func() map[string]string
 
 	seal *sealing // encrypt at rest (encrypt.go); nil: plaintext
+	// class is the storage class the bytes are written for, which may
+	// send them to a platform of their own (classes.go).
+	class string
 }
 
 // PutInput describes a PutObject.
@@ -82,6 +85,9 @@ func (s *Service) PutObject(ctx context.Context, id *iam.Identity, in PutInput) 
 		return catalog.Object{}, err
 	}
 	in.Meta.Encryption = in.Payload.seal.record()
+	if in.Payload.class, err = s.writableClass(in.StorageClass); err != nil {
+		return catalog.Object{}, err
+	}
 	st, err := s.writeBlob(ctx, b, in.Payload, true)
 	if err != nil {
 		return catalog.Object{}, err
@@ -194,7 +200,7 @@ func (s *Service) writeBlob(ctx context.Context, b catalog.Bucket, p Payload, in
 	} else {
 		body = io.LimitReader(body, MaxPutSize+1)
 	}
-	pl, err := s.placement(ctx, b)
+	pl, err := s.placement(ctx, b, p.class)
 	if err != nil {
 		return stored{}, err
 	}

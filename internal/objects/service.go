@@ -21,6 +21,7 @@ import (
 	"github.com/ostiumio/ostium/internal/kms"
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/objectlock"
+	"github.com/ostiumio/ostium/internal/storageclass"
 )
 
 // Service implements S3 semantics. Its methods authorize the caller
@@ -41,6 +42,9 @@ type Service struct {
 	legacyDefaults bool
 	keys           kms.Keys // data keys of encryption at rest; nil: SSE-C only
 	observers      []Observer
+	// classes maps storage classes to platforms on this node, under the
+	// provider's and tenants' maps (classes.go).
+	classes storageclass.Map
 }
 
 // Tenants tells whether a tenant is suspended, where its blobs go and
@@ -61,18 +65,22 @@ type placer interface {
 	InlineMax(platform string) int64
 }
 
-// placement says where bucket b's new blobs go: on the bucket's
-// platform, else its tenant's, else the node's default; and the largest
-// object kept in its catalog row instead.
+// placement says where bucket b's new blobs of a storage class go: on
+// the class's platform when it has one (classes.go), else on the
+// bucket's platform, else its tenant's, else the node's default; and the
+// largest object kept in its catalog row instead.
 type placement struct {
 	platform  string
 	inlineMax int64
 }
 
-func (s *Service) placement(ctx context.Context, b catalog.Bucket) (placement, error) {
+func (s *Service) placement(ctx context.Context, b catalog.Bucket, class string) (placement, error) {
 	p, ok := s.blobs.(placer)
 	if !ok {
 		return placement{inlineMax: InlineMax}, nil
+	}
+	if platform, ok, err := s.classPlatform(ctx, b.Tenant, class); err != nil || ok {
+		return placement{platform, min(p.InlineMax(platform), InlineMax)}, err
 	}
 	platform := b.Platform
 	if platform == "" && b.Tenant != "" {
@@ -137,6 +145,9 @@ type Options struct {
 	Keys kms.Keys
 	// Observers see every change to objects (observe.go).
 	Observers []Observer
+	// StorageClasses maps storage classes to platforms, under the maps
+	// the provider and tenants set through the admin API.
+	StorageClasses storageclass.Map
 }
 
 // New returns a Service storing metadata in cat and bytes in blobs.
@@ -144,6 +155,7 @@ func New(cat catalog.Store, blobs blob.Store, tenants Tenants, o Options) *Servi
 	s := &Service{cat: cat, blobs: blobs, tenants: tenants, region: o.Region, hits: o.BucketCache, legacyDefaults: o.LegacyBucketDefaults, keys: o.Keys, observers: o.Observers}
 	s.lc.day = o.LifecycleDay
 	s.sseDefault = o.DefaultEncryption
+	s.classes = o.StorageClasses
 	if s.region == "" {
 		s.region = "us-east-1"
 	}

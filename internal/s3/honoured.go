@@ -283,7 +283,7 @@ var fields = []field{
 	{name: "X-Amz-Object-Attributes", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
 	{name: "X-Amz-Max-Parts", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
 	{name: "X-Amz-Part-Number-Marker", ops: ops(OpGetObjectAttributes), how: honoured, note: "TestGetObjectAttributes"},
-	{name: "X-Amz-Transition-Default-Minimum-Object-Size", ops: ops(OpPutBucketLifecycleConfiguration), how: ignored, note: "no transitions here: the smallest object a transition moves bounds nothing"},
+	{name: "X-Amz-Transition-Default-Minimum-Object-Size", ops: ops(OpPutBucketLifecycleConfiguration), how: ignored, note: "both values mean the same here: every class a transition may reach keeps AWS's 128 KiB minimum (they differ only for the archive classes, which are refused)"},
 	{name: "X-Amz-Skip-Destination-Validation", ops: ops(OpPutBucketNotificationConfiguration), values: []string{"false"}, how: honoured, note: "destinations are checked, as without it: TestNotificationTargetsRefused"},
 	{name: "X-Amz-Skip-Destination-Validation", ops: ops(OpPutBucketNotificationConfiguration), how: refused, note: "a destination is always checked against the targets the provider opened to the tenant"},
 	{name: "X-Amz-Optional-Object-Attributes", ops: lists, how: ignored, note: "RestoreStatus: no object is ever archived, so AWS's answer would carry nothing more"},

@@ -20,8 +20,9 @@ func init() {
 var errLifecycleDigest = &apiError{400, "InvalidRequest", "Missing required header for this request: Content-MD5"}
 
 // transitionMinimum is the x-amz-transition-default-minimum-object-size
-// AWS answers with by default; there are no transitions here, so it
-// bounds nothing.
+// AWS answers with by default, and what transitions here keep to:
+// objects under 128 KiB move only when a rule's filter says by size
+// (lifecycle.TransitionMinSize).
 const transitionMinimum = "all_storage_classes_128K"
 
 // lifecycleError is a refused configuration as AWS answers it.

@@ -121,8 +121,12 @@ func TestLifecycleConfiguration(t *testing.T) {
 		{"abort with tags", "InvalidRequest", []types.LifecycleRule{{ID: aws.String("r"), Status: types.ExpirationStatusEnabled,
 			Filter:                         &types.LifecycleRuleFilter{Tag: &types.Tag{Key: aws.String("k"), Value: aws.String("v")}},
 			AbortIncompleteMultipartUpload: &types.AbortIncompleteMultipartUpload{DaysAfterInitiation: aws.Int32(1)}}}},
-		{"transition", "NotImplemented", []types.LifecycleRule{{ID: aws.String("r"), Status: types.ExpirationStatusEnabled, Filter: &types.LifecycleRuleFilter{},
+		// An archive class: nothing here restores it (docs/storage-classes.md).
+		{"transition to an archive", "InvalidStorageClass", []types.LifecycleRule{{ID: aws.String("r"), Status: types.ExpirationStatusEnabled, Filter: &types.LifecycleRuleFilter{},
 			Transitions: []types.Transition{{Days: aws.Int32(30), StorageClass: types.TransitionStorageClassGlacier}}}}},
+		// A class with no platform of its own on this node.
+		{"transition to no platform", "InvalidStorageClass", []types.LifecycleRule{{ID: aws.String("r"), Status: types.ExpirationStatusEnabled, Filter: &types.LifecycleRuleFilter{},
+			Transitions: []types.Transition{{Days: aws.Int32(30), StorageClass: types.TransitionStorageClassStandardIa}}}}},
 	} {
 		_, err := c.PutBucketLifecycleConfiguration(ctx, &s3.PutBucketLifecycleConfigurationInput{
 			Bucket: &bucket, LifecycleConfiguration: &types.BucketLifecycleConfiguration{Rules: tc.rules}})

@@ -86,7 +86,10 @@ def test_configuration_round_trip(lc):
         ({"ID": "r", "Status": "Enabled", "Filter": {}}, "InvalidRequest"),
         ({"ID": "r", "Status": "Enabled", "Filter": {"Tag": {"Key": "k", "Value": "v"}},
           "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}}, "InvalidRequest"),
-        ({"ID": "r", "Status": "Enabled", "Filter": {}, "Transitions": [{"Days": 30, "StorageClass": "GLACIER"}]}, "NotImplemented"),
+        # Nothing here restores an archive (docs/storage-classes.md).
+        ({"ID": "r", "Status": "Enabled", "Filter": {}, "Transitions": [{"Days": 30, "StorageClass": "GLACIER"}]}, "InvalidStorageClass"),
+        # AWS: 30 days in STANDARD before STANDARD_IA.
+        ({"ID": "r", "Status": "Enabled", "Filter": {}, "Transitions": [{"Days": 29, "StorageClass": "STANDARD_IA"}]}, "InvalidArgument"),
     ]:
         with pytest.raises(ClientError) as e:
             s3.put_bucket_lifecycle_configuration(Bucket=bucket, LifecycleConfiguration={"Rules": [rule]})

@@ -93,7 +93,7 @@ func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 				break
 			}
 		}
-		for _, q := range []string{`DELETE FROM buckets WHERE name = ?`, `DELETE FROM bucket_stats WHERE bucket = ?`} {
+		for _, q := range []string{`DELETE FROM buckets WHERE name = ?`, `DELETE FROM bucket_stats WHERE bucket = ?`, `DELETE FROM class_stats WHERE bucket = ?`} {
 			if _, err := s.exec(ctx, tx, s.q(q), []byte(name)); err != nil {
 				return fmt.Errorf("sqldb: delete bucket: %w", err)
 			}

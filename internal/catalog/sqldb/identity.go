@@ -76,12 +76,12 @@ func (s *Store) CreateTenant(ctx context.Context, t catalog.Tenant) error {
 	return wrap("create tenant", err)
 }
 
-const tenantCols = `name, display_name, status, canonical_id, platform, encryption, created`
+const tenantCols = `name, display_name, status, canonical_id, platform, encryption, storage_classes, created`
 
 func scanTenant(sc interface{ Scan(...any) error }) (catalog.Tenant, error) {
 	var t catalog.Tenant
 	var created int64
-	err := sc.Scan(&t.Name, &t.DisplayName, &t.Status, &t.CanonicalID, &t.Platform, &t.Encryption, &created)
+	err := sc.Scan(&t.Name, &t.DisplayName, &t.Status, &t.CanonicalID, &t.Platform, &t.Encryption, &t.StorageClasses, &created)
 	t.CreatedAt = fromNanos(created)
 	return t, err
 }

@@ -41,6 +41,15 @@ func (s *Store) SampleStorage(ctx context.Context, hour time.Time) error {
 			SELECT b.name, ?, b.tenant, COALESCE(SUM(st.bytes), 0), COALESCE(SUM(st.objects), 0)
 			FROM buckets b LEFT JOIN bucket_stats st ON st.bucket = b.name WHERE 1 = 1 GROUP BY b.name, b.tenant
 			ON CONFLICT (bucket, hour) DO NOTHING`), hour.Unix())
+		if err != nil {
+			return err
+		}
+		// The classes counted apart (class_stats); STANDARD's is the
+		// bucket's sample less theirs.
+		_, err = s.exec(ctx, tx, s.q(`INSERT INTO storage_class_hourly (bucket, hour, class, bytes, objects)
+			SELECT bucket, ?, class, SUM(bytes), SUM(objects) FROM class_stats WHERE 1 = 1 GROUP BY bucket, class
+			HAVING SUM(bytes) <> 0 OR SUM(objects) <> 0
+			ON CONFLICT (bucket, hour, class) DO NOTHING`), hour.Unix())
 		return err
 	})
 	return wrap("sample storage", err)
@@ -86,8 +95,36 @@ func (s *Store) UsageReport(ctx context.Context, tenant string, from, to time.Ti
 	if err != nil {
 		return nil, err
 	}
+	_, err = queryAll(ctx, s, "usage report", func(sc interface{ Scan(...any) error }) (struct{}, error) {
+		var b []byte
+		var class string
+		var h, bytes int64
+		if err := sc.Scan(&b, &h, &class, &bytes); err != nil {
+			return struct{}{}, err
+		}
+		r := row(b, h)
+		if r.ClassByteHours == nil {
+			r.ClassByteHours = map[string]int64{}
+		}
+		r.ClassByteHours[class] = bytes
+		return struct{}{}, nil
+	}, `SELECT c.bucket, c.hour, c.class, c.bytes FROM storage_class_hourly c JOIN storage_hourly h ON h.bucket = c.bucket AND h.hour = c.hour
+		WHERE h.tenant = ? AND c.hour >= ? AND c.hour < ?`, tenant, from.Unix(), to.Unix())
+	if err != nil {
+		return nil, err
+	}
 	out := make([]catalog.UsageRow, 0, len(rows))
 	for _, r := range rows {
+		if r.ClassByteHours != nil {
+			// STANDARD holds what the other classes do not.
+			std := r.ByteHours
+			for _, v := range r.ClassByteHours {
+				std -= v
+			}
+			if std != 0 {
+				r.ClassByteHours[catalog.StandardClass] = std
+			}
+		}
 		out = append(out, *r)
 	}
 	sort.Slice(out, func(i, j int) bool {

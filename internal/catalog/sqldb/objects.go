@@ -19,12 +19,13 @@ type storedPart struct {
 	ETag      string            `json:"e,omitempty"`
 	Modified  int64             `json:"t,omitempty"`
 	Checksums map[string]string `json:"c,omitempty"`
+	Identity  string            `json:"i,omitempty"`
 }
 
 func encodeParts(ps []catalog.Part) (string, error) {
 	out := make([]storedPart, len(ps))
 	for i, p := range ps {
-		out[i] = storedPart{p.Number, p.BlobID, p.Size, p.ETag, nanos(p.LastModified), p.Checksums}
+		out[i] = storedPart{p.Number, p.BlobID, p.Size, p.ETag, nanos(p.LastModified), p.Checksums, p.Identity}
 	}
 	b, err := json.Marshal(out)
 	return string(b), err
@@ -40,7 +41,7 @@ func decodeParts(s string) ([]catalog.Part, error) {
 	}
 	out := make([]catalog.Part, len(in))
 	for i, p := range in {
-		out[i] = catalog.Part{Number: p.Number, BlobID: p.BlobID, Size: p.Size, ETag: p.ETag, LastModified: fromNanos(p.Modified), Checksums: p.Checksums}
+		out[i] = catalog.Part{Number: p.Number, BlobID: p.BlobID, Size: p.Size, ETag: p.ETag, LastModified: fromNanos(p.Modified), Checksums: p.Checksums, Identity: p.Identity}
 	}
 	return out, nil
 }

@@ -18,7 +18,10 @@ func (s *Store) count(ctx context.Context, tx *sql.Tx, o catalog.Object, sign in
 	if o.DeleteMarker {
 		return nil
 	}
-	return s.addUsage(ctx, tx, o.Bucket, o.Key, sign*o.Size, sign)
+	if err := s.addUsage(ctx, tx, o.Bucket, o.Key, sign*o.Size, sign); err != nil {
+		return err
+	}
+	return s.addClassUsage(ctx, tx, o.Bucket, o.Key, o.StorageClass, sign*o.Size, sign)
 }
 
 // addUsage adds to a bucket's totals: a version's bytes and count, or
