@@ -200,6 +200,9 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 	if took := sum.Took(); took != "" {
 		fmt.Printf("The run %s.\n", took)
 	}
+	if sum.Availability != nil {
+		report.WriteAvailability(os.Stdout, sum.Availability)
+	}
 	if out == "" {
 		out = resultsDir(name, sum.Started)
 	}
