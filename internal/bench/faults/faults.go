@@ -26,7 +26,7 @@ type Fault struct {
 	Name string `yaml:"name" json:"name"`
 	// Stage, if set, is the stage At counts from; else At counts from the
 	// start of the run.
-	Stage string `yaml:"stage" json:"stage,omitempty"`
+	Stage string   `yaml:"stage" json:"stage,omitempty"`
 	At    Duration `yaml:"at" json:"at"`
 	// Command is run by sh -c, in its own process group.
 	Command string   `yaml:"command" json:"command"`
