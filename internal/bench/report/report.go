@@ -119,10 +119,14 @@ func setup(typ string) bool {
 	return false
 }
 
-// Check says why a run failed, or nil: no operation succeeded, a stage had
+// Check says why a run failed, or nil: an acknowledged write was lost
+// (a run with faults), no operation succeeded, a stage had
 // only failures, reads found mismatched contents, or more than
 // maxErrorRatio of all operations failed.
 func Check(s Summary, maxErrorRatio float64) error {
+	if a := s.Availability; a != nil && a.Acknowledged != nil && a.Acknowledged.Lost() {
+		return fmt.Errorf("acknowledged writes lost: %s", a.Acknowledged)
+	}
 	var ok, failed int64
 	for _, st := range s.Stages {
 		var sOK, sFailed int64
@@ -143,9 +147,6 @@ func Check(s Summary, maxErrorRatio float64) error {
 	}
 	if ok == 0 {
 		return errors.New("no operation succeeded")
-	}
-	if a := s.Availability; a != nil && a.Acknowledged != nil && a.Acknowledged.Lost() {
-		return fmt.Errorf("acknowledged writes lost: %s", a.Acknowledged)
 	}
 	if s.Verified != nil && s.Verified.Mismatches > 0 {
 		return fmt.Errorf("%d reads returned other contents than were written", s.Verified.Mismatches)
