@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -296,10 +297,12 @@ func availabilityHTML(a *Availability) string {
 		for i, k := range st {
 			errs[i].x, errs[i].y = append(errs[i].x, x), append(errs[i].y, float64(s.Errors[k]))
 		}
-		if s.OK > 0 {
-			p50.x, p50.y = append(p50.x, x), append(p50.y, s.P50Ms)
-			p99.x, p99.y = append(p99.x, x), append(p99.y, s.P99Ms)
+		l50, l99 := s.P50Ms, s.P99Ms
+		if s.OK == 0 { // no success, no latency: a gap in the lines
+			l50, l99 = math.NaN(), math.NaN()
 		}
+		p50.x, p50.y = append(p50.x, x), append(p50.y, l50)
+		p99.x, p99.y = append(p99.x, x), append(p99.y, l99)
 	}
 	b.WriteString("<div class=charts>")
 	b.WriteString(markedChart("Operations per second: successes and errors by status", "seconds from the start of the run", "ops/s", append([]series{ok}, errs...), ms))

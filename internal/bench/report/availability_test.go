@@ -14,7 +14,8 @@ import (
 func TestAvailabilityReport(t *testing.T) {
 	a := &Availability{
 		Seconds: []Second{{T: 0, OK: 90, P50Ms: 2, P99Ms: 9}, {T: 1, OK: 100, P50Ms: 2, P99Ms: 8},
-			{T: 2, OK: 10, Errors: map[string]int64{"503": 40, "transport": 3}, P50Ms: 3, P99Ms: 30}, {T: 3, OK: 99, P50Ms: 2, P99Ms: 9}},
+			{T: 2, OK: 10, Errors: map[string]int64{"503": 40, "transport": 3}, P50Ms: 3, P99Ms: 30}, {T: 3, OK: 99, P50Ms: 2, P99Ms: 9},
+			{T: 4, Errors: map[string]int64{"503": 50}}, {T: 5, OK: 100, P50Ms: 2, P99Ms: 9}},
 		Faults: []FaultRun{{Name: "kill node", Command: "kill -9 1234", AtS: 2.4, DurationS: 0.01, Output: "killed\n",
 			BaselineOK: 100, Failed: 43, FirstErrorS: 2, LastErrorS: 2, ErrorWindowS: 1, RecoverS: 0.6, Impact: true},
 			{Name: "later", Command: "true", AtS: -1, FirstErrorS: -1, LastErrorS: -1, RecoverS: -1}},
@@ -30,6 +31,12 @@ func TestAvailabilityReport(t *testing.T) {
 	}
 	s := Summary{Started: time.Now(), Availability: a}
 	h := HTML(s, nil)
+	// Successes and two kinds of errors, one line each; p50 and p99 each
+	// in two lines, broken at the second without a success (and so
+	// without a latency) rather than bridging it.
+	if n := strings.Count(h, "<polyline"); n != 3+4 {
+		t.Errorf("%d lines in the charts, want 7", n)
+	}
 	// The mark is a dashed line at 2.4 s on both charts, named.
 	if strings.Count(h, `stroke-dasharray="4 3"`) != 2 || strings.Count(h, ">kill node</text>") != 2 || !strings.Contains(h, "class=\"err\">Acknowledged writes") {
 		t.Errorf("report.html's availability section:\n%s", h)
@@ -42,7 +49,7 @@ func TestAvailabilityReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	tl, _ := os.ReadFile(filepath.Join(dir, "timeline.csv"))
-	if !strings.Contains(string(tl), "t_s,stage,ok,errors_503,errors_transport,p50_ms,p99_ms,fault\n") || !strings.Contains(string(tl), "2,,10,40,3,3.000,30.000,kill node\n") {
+	if !strings.Contains(string(tl), "t_s,stage,ok,errors_503,errors_transport,p50_ms,p99_ms,fault\n") || !strings.Contains(string(tl), "2,,10,40,3,3.000,30.000,kill node\n3,,99,0,0,2.000,9.000,\n4,,0,50,0,0.000,0.000,\n") {
 		t.Errorf("timeline.csv:\n%s", tl)
 	}
 	out, err := os.ReadFile(filepath.Join(dir, "faults", "01-kill-node.log"))

@@ -56,7 +56,10 @@ func markedLineChart(title, xLabel, yLabel string, ss []series, logX bool, ms []
 	var xmin, xmax, ymax float64 = math.Inf(1), math.Inf(-1), 0
 	for _, s := range ss {
 		for i := range s.x {
-			xmin, xmax, ymax = math.Min(xmin, s.x[i]), math.Max(xmax, s.x[i]), math.Max(ymax, s.y[i])
+			xmin, xmax = math.Min(xmin, s.x[i]), math.Max(xmax, s.x[i])
+			if !math.IsNaN(s.y[i]) {
+				ymax = math.Max(ymax, s.y[i])
+			}
 		}
 	}
 	if math.IsInf(xmin, 0) {
@@ -104,13 +107,28 @@ func markedLineChart(title, xLabel, yLabel string, ss []series, logX bool, ms []
 	}
 	for i, s := range ss {
 		color := palette[i%len(palette)]
+		// A NaN is a gap (a second without a value): the line stops there
+		// rather than bridging it.
 		var pts []string
+		line := func() {
+			if len(pts) > 0 {
+				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.8" points="%s"/>`, color, strings.Join(pts, " "))
+			}
+			pts = pts[:0]
+		}
 		for j := range s.x {
+			if math.IsNaN(s.y[j]) {
+				line()
+				continue
+			}
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", fx(s.x[j]), fy(s.y[j])))
 		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.8" points="%s"/>`, color, strings.Join(pts, " "))
+		line()
 		if len(s.x) < 40 { // a few points: marked, so that one alone shows
 			for j := range s.x {
+				if math.IsNaN(s.y[j]) {
+					continue
+				}
 				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>`, fx(s.x[j]), fy(s.y[j]), color)
 			}
 		}
