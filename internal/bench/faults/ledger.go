@@ -61,18 +61,21 @@ func (l *Ledger) Len() int {
 }
 
 // verifyWorkers read back at once; attempts and retryWait give an
-// endpoint still recovering the time to answer.
+// endpoint still recovering the time to answer, within retryFor of the
+// check's start (an endpoint that stays away is not waited on for every
+// key).
 const (
 	verifyWorkers = 8
 	attempts      = 5
 	retryWait     = time.Second
+	retryFor      = time.Minute
 )
 
 // Verify reads back every key of the ledger through the target of its
 // storage, checking each byte against what the generator writes for the
 // key and the size against the size acknowledged. A 404 is a missing
-// write; a 503 or a request without an answer is retried a few times, and
-// unreadable after that.
+// write; a 5xx or a request without an answer is retried a few times
+// (during the check's first minute), and unreadable after that.
 func (l *Ledger) Verify(ctx context.Context, targets func(store int) (*target.Target, error)) (*report.AckCheck, error) {
 	l.mu.Lock()
 	type entry struct {
@@ -97,6 +100,7 @@ func (l *Ledger) Verify(ctx context.Context, targets func(store int) (*target.Ta
 			ts[e.k.store] = t
 		}
 	}
+	retryUntil := time.Now().Add(retryFor)
 	var verified, missing, mismatched, unreadable atomic.Int64
 	var lastErr atomic.Value
 	var wg sync.WaitGroup
@@ -114,7 +118,7 @@ func (l *Ledger) Verify(ctx context.Context, targets func(store int) (*target.Ta
 						err = payload.ErrMismatch
 					}
 					var se *target.Error
-					retry := err != nil && !errors.Is(err, payload.ErrMismatch) && ctx.Err() == nil &&
+					retry := err != nil && !errors.Is(err, payload.ErrMismatch) && ctx.Err() == nil && time.Now().Before(retryUntil) &&
 						(!errors.As(err, &se) || se.Status == http.StatusServiceUnavailable || se.Status >= 500)
 					if !retry {
 						break

@@ -2,7 +2,9 @@ package faults_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/bench/faults"
 	"github.com/ostiumio/ostium/internal/bench/target"
@@ -62,5 +64,16 @@ func TestLedgerReadsBackAcknowledgedWrites(t *testing.T) {
 	}
 	if c.Acknowledged != 3 || c.Verified != 1 || c.Missing != 1 || c.Mismatched != 1 || c.Unreadable != 0 || !c.Lost() {
 		t.Fatalf("%+v", c)
+	}
+	// An endpoint that does not answer is asked again (5 times a second
+	// apart), then each of its keys is unreadable: not verified, lost.
+	srv.Stop()
+	t0 := time.Now()
+	c, err = l.Verify(ctx, func(store int) (*target.Target, error) { return target.New(cfg) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Unreadable != 3 || c.Verified != 0 || !c.Lost() || !strings.Contains(c.LastError, "connection refused") || time.Since(t0) < 4*time.Second {
+		t.Fatalf("%+v after %v", c, time.Since(t0))
 	}
 }

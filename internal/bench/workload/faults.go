@@ -44,6 +44,9 @@ func (fr *faultRun) acked(s *Storage) func(op, bucket, key string, size int64) {
 // (through ctx, the caller's: a fatal fault does not stop the check).
 func (fr *faultRun) finish(ctx context.Context, o Options) (*report.Availability, error) {
 	a, fatal := fr.session.Finish()
+	if ctx.Err() != nil { // stopped: nothing to read back with
+		return a, fatal
+	}
 	o.faults = nil
 	check, err := fr.ledger.Verify(ctx, func(i int) (*target.Target, error) {
 		fr.mu.Lock()
