@@ -169,7 +169,12 @@ func WriteAvailability(w io.Writer, a *Availability) {
 	if a.Acknowledged != nil {
 		fmt.Fprintf(w, "Acknowledged writes: %s.\n", a.Acknowledged)
 	}
-	fmt.Fprintln(w, "\nAvailability per second (operations that ended in it)")
+	show := a.shown()
+	if show == nil {
+		fmt.Fprintln(w, "\nAvailability per second (operations that ended in it)")
+	} else {
+		fmt.Fprintln(w, "\nAvailability per second around the faults (operations that ended in it; timeline.csv has every second)")
+	}
 	st := a.statuses()
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "s\tok\t"
@@ -178,7 +183,13 @@ func WriteAvailability(w io.Writer, a *Availability) {
 	}
 	fmt.Fprintln(tw, head+"p50 ms\tp99 ms\tfault\t")
 	marks := a.marks()
-	for _, s := range a.Seconds {
+	for i, s := range a.Seconds {
+		if show != nil && !show[i] {
+			if i > 0 && show[i-1] {
+				fmt.Fprintln(tw, "...\t")
+			}
+			continue
+		}
 		line := fmt.Sprintf("%d\t%d\t", s.T, s.OK)
 		for _, k := range st {
 			line += strconv.FormatInt(s.Errors[k], 10) + "\t"
@@ -186,6 +197,34 @@ func WriteAvailability(w io.Writer, a *Availability) {
 		fmt.Fprintf(tw, "%s%.2f\t%.2f\t%s\t\n", line, s.P50Ms, s.P99Ms, strings.Join(marks[s.T], ", "))
 	}
 	tw.Flush()
+}
+
+// printedSeconds is the longest timeline printed whole; a longer one is
+// printed around its faults only.
+const printedSeconds = 120
+
+// shown are the seconds a long timeline prints: from 5 s before each
+// fault to 5 s after its recovery (or the next fault); nil for all.
+func (a *Availability) shown() map[int]bool {
+	if len(a.Seconds) <= printedSeconds {
+		return nil
+	}
+	m := map[int]bool{}
+	for _, f := range a.Faults {
+		if !f.Ran() {
+			continue
+		}
+		end := f.AtS + 10
+		if f.RecoverS > 0 {
+			end = f.AtS + f.RecoverS + 5
+		} else if f.LastErrorS >= 0 {
+			end = max(end, float64(f.LastErrorS)+5)
+		}
+		for s := int(f.AtS) - 5; float64(s) <= end; s++ {
+			m[s] = true
+		}
+	}
+	return m
 }
 
 // marks are the names of the faults started in each second.

@@ -29,6 +29,17 @@ func TestAvailabilityReport(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
 	}
+	// A long run prints the seconds around its faults.
+	long := &Availability{Faults: []FaultRun{{Name: "f", AtS: 100.5, RecoverS: 2.5, Impact: true, FirstErrorS: 100, LastErrorS: 101}}}
+	for i := range 300 {
+		long.Seconds = append(long.Seconds, Second{T: i, OK: 1000 + int64(i)})
+	}
+	var lb strings.Builder
+	WriteAvailability(&lb, long)
+	if l := lb.String(); !strings.Contains(l, "\n   95  1095") || strings.Contains(l, "\n   94  1094") || !strings.Contains(l, "\n  108  1108") ||
+		strings.Contains(l, "\n  109  1109") || !strings.Contains(l, "timeline.csv has every second") {
+		t.Errorf("a long timeline:\n%s", l)
+	}
 	s := Summary{Started: time.Now(), Availability: a}
 	h := HTML(s, nil)
 	// Successes and two kinds of errors, one line each; p50 and p99 each
