@@ -200,6 +200,9 @@ func finish(sum report.Summary, results []*engine.Result, runErr error, out, nam
 	if took := sum.Took(); took != "" {
 		fmt.Printf("The run %s.\n", took)
 	}
+	if sum.Availability != nil {
+		report.WriteAvailability(os.Stdout, sum.Availability)
+	}
 	if out == "" {
 		out = resultsDir(name, sum.Started)
 	}
@@ -248,7 +251,12 @@ func newBenchRunCmd() *cobra.Command {
 		Long: `Run a workload file: COSBench XML (recognised by its content) or YAML.
 Keys in the environment (OSTIUM_ROOT_ACCESS_KEY and OSTIUM_ROOT_SECRET_KEY,
 or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) override the file's, and
---access-key and --secret-key override both.`,
+--access-key and --secret-key override both.
+
+A workload may carry a fault schedule (faults:, or <faults> in XML):
+commands run at set times of the run; the report then adds the
+availability per second and each fault's error window, time to recover,
+and the acknowledged writes read back afterwards.`,
 		Example: `  ostium bench run internal/bench/workload/testdata/hybrid-small.xml --endpoint http://localhost:9000
   ostium bench run --drivers host1:9101,host2:9101 workload.yaml`,
 		Args: cobra.ExactArgs(1),

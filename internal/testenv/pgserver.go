@@ -109,6 +109,17 @@ func (p *PGServer) pgctl(args ...string) {
 	p.run("pg_ctl", append([]string{"-D", p.data(), "-l", filepath.Join(p.dir, "log"), "-w"}, args...)...)
 }
 
+// CtlCommand is the shell command line of pg_ctl with args on this
+// server, as the test's user may run it: a fault command for a workload.
+func (p *PGServer) CtlCommand(args ...string) string {
+	argv := append(append([]string{}, p.as...), filepath.Join(p.bin, "pg_ctl"), "-D", p.data(), "-l", filepath.Join(p.dir, "log"))
+	var q []string
+	for _, a := range append(argv, args...) {
+		q = append(q, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
+	}
+	return strings.Join(q, " ")
+}
+
 // Start starts the server and waits until it accepts connections.
 func (p *PGServer) Start() {
 	p.t.Helper()

@@ -99,6 +99,11 @@ func (c *Controller) Run(ctx context.Context, w *workload.Workload, o workload.O
 	if len(c.Drivers) == 0 {
 		return report.Summary{}, nil, errors.New("driver: no drivers")
 	}
+	if len(w.Faults) > 0 {
+		// The timeline needs every operation as it ends, and the ledger
+		// every acknowledged write: one process's.
+		return report.Summary{}, nil, errors.New("driver: a workload with a fault schedule runs in one process, not over drivers")
+	}
 	client, lead := c.Client, c.Lead
 	if client == nil {
 		client = http.DefaultClient

@@ -61,6 +61,9 @@ type Work struct {
 	StopOnError bool
 	// Progress, if set, is called at each interval with the work so far.
 	Progress func(Progress)
+	// Observe, if set, hears of every operation counted, as it ends: the
+	// availability timeline of a run with faults.
+	Observe func(kind string, start time.Time, latency time.Duration, err error)
 }
 
 // Worker is one worker's state, handed to each operation it runs.
@@ -214,6 +217,9 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 					}
 					st.errs.Add(1)
 					st.lastErr.Store(err.Error())
+					if w.Observe != nil {
+						w.Observe(st.Kind, t0, lat, err)
+					}
 					if w.StopOnError {
 						firstErr.CompareAndSwap(nil, &err)
 						cancel()
@@ -223,6 +229,9 @@ func Run(ctx context.Context, w Work) (*Result, error) {
 				}
 				if out.Skipped {
 					continue
+				}
+				if w.Observe != nil {
+					w.Observe(st.Kind, t0, lat, nil)
 				}
 				st.ops.Add(1)
 				st.bytes.Add(out.Bytes)

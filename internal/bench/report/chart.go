@@ -35,13 +35,31 @@ func niceMax(v float64) float64 {
 	return 10 * p
 }
 
+// mark is a vertical line across a chart at x: a fault, say.
+type mark struct {
+	x    float64
+	name string
+}
+
 // lineChart draws series against shared axes as an inline SVG. logX puts
 // the x axis on a log scale (latency distributions).
 func lineChart(title, xLabel, yLabel string, ss []series, logX bool) string {
+	return markedLineChart(title, xLabel, yLabel, ss, logX, nil)
+}
+
+// markedChart is a line chart over time with marks.
+func markedChart(title, xLabel, yLabel string, ss []series, ms []mark) string {
+	return markedLineChart(title, xLabel, yLabel, ss, false, ms)
+}
+
+func markedLineChart(title, xLabel, yLabel string, ss []series, logX bool, ms []mark) string {
 	var xmin, xmax, ymax float64 = math.Inf(1), math.Inf(-1), 0
 	for _, s := range ss {
 		for i := range s.x {
-			xmin, xmax, ymax = math.Min(xmin, s.x[i]), math.Max(xmax, s.x[i]), math.Max(ymax, s.y[i])
+			xmin, xmax = math.Min(xmin, s.x[i]), math.Max(xmax, s.x[i])
+			if !math.IsNaN(s.y[i]) {
+				ymax = math.Max(ymax, s.y[i])
+			}
 		}
 	}
 	if math.IsInf(xmin, 0) {
@@ -80,15 +98,37 @@ func lineChart(title, xLabel, yLabel string, ss []series, logX bool) string {
 	for _, x := range ticks {
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`, fx(x), chartH-padB+14, short(x))
 	}
+	for i, m := range ms {
+		if m.x < xmin || m.x > xmax {
+			continue
+		}
+		fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="#555" stroke-dasharray="4 3"/><text x="%.1f" y="%d" font-size="10" fill="#555">%s</text>`,
+			fx(m.x), fx(m.x), padT-4, chartH-padB, fx(m.x)+3, padT+6+(i%3)*11, html.EscapeString(m.name))
+	}
 	for i, s := range ss {
 		color := palette[i%len(palette)]
+		// A NaN is a gap (a second without a value): the line stops there
+		// rather than bridging it.
 		var pts []string
+		line := func() {
+			if len(pts) > 0 {
+				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.8" points="%s"/>`, color, strings.Join(pts, " "))
+			}
+			pts = pts[:0]
+		}
 		for j := range s.x {
+			if math.IsNaN(s.y[j]) {
+				line()
+				continue
+			}
 			pts = append(pts, fmt.Sprintf("%.1f,%.1f", fx(s.x[j]), fy(s.y[j])))
 		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="1.8" points="%s"/>`, color, strings.Join(pts, " "))
+		line()
 		if len(s.x) < 40 { // a few points: marked, so that one alone shows
 			for j := range s.x {
+				if math.IsNaN(s.y[j]) {
+					continue
+				}
 				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="2.5" fill="%s"/>`, fx(s.x[j]), fy(s.y[j]), color)
 			}
 		}

@@ -46,6 +46,9 @@ td:first-child,th:first-child{text-align:left} .note{color:#555} .err{color:#b00
 	if s.Verified != nil {
 		fmt.Fprintf(&b, "<p>Contents: %s.</p>", html.EscapeString(s.Verified.String()))
 	}
+	if s.Availability != nil {
+		b.WriteString(availabilityHTML(s.Availability))
+	}
 	var labels []string
 	var ops, mbs []float64
 	for i, st := range s.Stages {

@@ -76,6 +76,9 @@ type Summary struct {
 	// measured stage came to what the bench process can do (Headroom).
 	ClientCPU *ClientCPU `json:"client_cpu,omitempty"`
 	Bounds    []Bound    `json:"bounds,omitempty"`
+	// Availability is the timeline and the faults' figures of a run with
+	// a fault schedule.
+	Availability *Availability `json:"availability,omitempty"`
 }
 
 // Verified counts the reads whose every byte was checked.
@@ -116,10 +119,14 @@ func setup(typ string) bool {
 	return false
 }
 
-// Check says why a run failed, or nil: no operation succeeded, a stage had
+// Check says why a run failed, or nil: an acknowledged write was lost
+// (a run with faults), no operation succeeded, a stage had
 // only failures, reads found mismatched contents, or more than
 // maxErrorRatio of all operations failed.
 func Check(s Summary, maxErrorRatio float64) error {
+	if a := s.Availability; a != nil && a.Acknowledged != nil && a.Acknowledged.Lost() {
+		return fmt.Errorf("acknowledged writes lost: %s", a.Acknowledged)
+	}
 	var ok, failed int64
 	for _, st := range s.Stages {
 		var sOK, sFailed int64
@@ -276,7 +283,8 @@ func ProgressLine(name string, p engine.Progress) string {
 }
 
 // WriteDir writes summary.json, summary.csv, timeseries.csv,
-// histogram.csv and report.html into dir.
+// histogram.csv and report.html into dir; with faults, timeline.csv,
+// faults.csv and each fault command's output in faults/.
 func WriteDir(dir string, s Summary, results []*engine.Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -319,7 +327,14 @@ func WriteDir(dir string, s Summary, results []*engine.Result) error {
 			})
 		}
 	}
-	for name, rows := range map[string][][]string{"summary.csv": summary, "timeseries.csv": series, "histogram.csv": hist} {
+	files := map[string][][]string{"summary.csv": summary, "timeseries.csv": series, "histogram.csv": hist}
+	if a := s.Availability; a != nil {
+		files["timeline.csv"], files["faults.csv"] = availabilityRows(a)
+		if err := writeOutputs(dir, a); err != nil {
+			return err
+		}
+	}
+	for name, rows := range files {
 		if err := writeCSV(filepath.Join(dir, name), rows); err != nil {
 			return err
 		}

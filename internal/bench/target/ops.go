@@ -76,6 +76,8 @@ func (t *Target) Put(ctx context.Context, bucket, key string, size int64) (Resul
 	res.Bytes = size
 	if err != nil {
 		res.Bytes = 0
+	} else if t.cfg.Acked != nil {
+		t.cfg.Acked("write", bucket, key, size)
 	}
 	return res, err
 }
@@ -122,7 +124,11 @@ func (t *Target) Head(ctx context.Context, bucket, key string) (Result, error) {
 
 // Delete removes an object.
 func (t *Target) Delete(ctx context.Context, bucket, key string) (Result, error) {
-	return t.call(ctx, Request{Method: http.MethodDelete, Bucket: bucket, Key: key}, nil)
+	res, err := t.call(ctx, Request{Method: http.MethodDelete, Bucket: bucket, Key: key}, nil)
+	if err == nil && t.cfg.Acked != nil {
+		t.cfg.Acked("delete", bucket, key, 0)
+	}
+	return res, err
 }
 
 // List lists up to 1,000 keys of a bucket under prefix.

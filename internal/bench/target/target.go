@@ -54,6 +54,9 @@ type Config struct {
 	// "sse-s3", "sse-kms" or "sse-kms:KEY-ID", or "sse-c:KEY" (KEY the
 	// base64 of 32 bytes, sent again with every read and part).
 	SSE string
+	// Acked, if set, hears of every write ("write") and delete ("delete")
+	// the endpoint acknowledged: the ledger a fault run checks afterwards.
+	Acked func(op, bucket, key string, size int64)
 }
 
 // Target is a set of S3 endpoints.

@@ -6,9 +6,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ostiumio/ostium/internal/bench/faults"
 	"github.com/ostiumio/ostium/internal/bench/quick"
 )
 
@@ -18,6 +20,8 @@ type Workload struct {
 	Description string  `yaml:"description"`
 	Storage     Storage `yaml:"storage"`
 	Stages      []Stage `yaml:"stages"`
+	// Faults is the fault schedule: commands run at set times of the run.
+	Faults []faults.Fault `yaml:"faults" json:"faults,omitempty"`
 }
 
 // Storage says where a work runs: type s3, or mock/none (in process).
@@ -125,6 +129,11 @@ func parseYAML(b []byte) (*Workload, error) {
 	if len(root.Content) > 0 {
 		doc = root.Content[0]
 	}
+	for i, fn := range seq(doc, "faults") {
+		if i < len(w.Faults) {
+			w.Faults[i].Line = fn.Line
+		}
+	}
 	for i, sn := range seq(doc, "stages") {
 		if i >= len(w.Stages) {
 			break
@@ -220,6 +229,9 @@ func parseXML(b []byte) (*Workload, error) {
 	} else if s != nil {
 		w.Storage = *s
 	}
+	if w.Faults, err = parseFaults(root.child("faults")); err != nil {
+		return nil, err
+	}
 	flow := root.child("workflow")
 	if flow == nil {
 		return nil, fmt.Errorf("no <workflow>")
@@ -307,11 +319,73 @@ func parseXML(b []byte) (*Workload, error) {
 	return w, err
 }
 
+// parseFaults reads <faults><fault name="" stage="" at="10s"
+// timeout="30s" fatal="true" command="..."/></faults>, an element of
+// Ostium's that COSBench does not have (it sits beside <workflow>).
+func parseFaults(n *xmlNode) ([]faults.Fault, error) {
+	if n == nil {
+		return nil, nil
+	}
+	var fs []faults.Fault
+	for _, c := range n.Children {
+		if c.XMLName.Local != "fault" {
+			return nil, fmt.Errorf("line %d: <%s> in <faults>: only <fault> belongs there", c.Line, c.XMLName.Local)
+		}
+		f := faults.Fault{Line: c.Line, Name: c.attr("name"), Stage: c.attr("stage"), Command: c.attr("command")}
+		for _, d := range []struct {
+			name string
+			dst  *faults.Duration
+		}{{"at", &f.At}, {"timeout", &f.Timeout}} {
+			if v := c.attr(d.name); v != "" {
+				x, err := faults.ParseDuration(v)
+				if err != nil {
+					return nil, fmt.Errorf("line %d: <fault %s>: %w", c.Line, d.name, err)
+				}
+				*d.dst = x
+			}
+		}
+		if c.attr("at") == "" {
+			return nil, fmt.Errorf("line %d: <fault> lacks at (when to run it)", c.Line)
+		}
+		switch v := c.attr("fatal"); v {
+		case "", "false":
+		case "true":
+			f.Fatal = true
+		default:
+			return nil, fmt.Errorf("line %d: <fault fatal=%q>: true or false", c.Line, v)
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
+
+// spans are the stages as a fault schedule sees them: how long each
+// lasts, when its works' runtimes say.
+func (w *Workload) spans() []faults.Span {
+	var out []faults.Span
+	for _, st := range w.Stages {
+		sp := faults.Span{Name: st.Name, Closure: time.Duration(st.ClosureDelay) * time.Second}
+		for _, wk := range st.Works {
+			timed := wk.Type == "delay" || (wk.Type == "" || wk.Type == "normal") && wk.Runtime > 0 && wk.TotalOps <= 0 && wk.TotalBytes <= 0
+			if !timed {
+				sp.Length = 0
+				break
+			}
+			sp.Length = max(sp.Length, time.Duration(wk.Rampup+wk.Runtime+wk.Rampdown)*time.Second)
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
 // validate checks, before anything runs, what COSBench requires of a
 // workload; each error names the line and the reason.
 func (w *Workload) validate() error {
 	if len(w.Stages) == 0 {
 		return fmt.Errorf("no workstage")
+	}
+	if err := faults.Validate(w.Faults, w.spans()); err != nil {
+		return err
 	}
 	for _, st := range w.Stages {
 		for _, wk := range st.Works {

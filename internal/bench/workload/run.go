@@ -32,6 +32,8 @@ type Options struct {
 	// Transport, if set, carries the requests of a work (by its name)
 	// whose storage is the in-process mock: the generator ceiling's own.
 	Transport func(work string) http.RoundTripper `json:"-"`
+	// faults is the fault schedule's machinery, in a run that has one.
+	faults *faultRun
 }
 
 // Verified adds up the verification counts of a run's targets.
@@ -79,14 +81,34 @@ func (s Share) part(total int64, workers int) int64 {
 	return total*int64(offset+local)/int64(workers) - total*int64(offset)/int64(workers)
 }
 
-// Run runs the whole workload here, stage after stage.
+// Run runs the whole workload here, stage after stage; with a fault
+// schedule, its faults alongside, and the availability it measured in the
+// summary.
 func Run(ctx context.Context, w *Workload, o Options) (report.Summary, []*engine.Result, error) {
 	sum := report.Summary{Started: time.Now()}
 	if o.Verified == nil {
 		o.Verified = &Verified{}
 	}
+	if len(w.Faults) == 0 {
+		return run(ctx, w, o, sum)
+	}
+	fr := startFaults(ctx, w, sum.Started)
+	o.faults = fr
+	sum, all, err := run(fr.ctx, w, o, sum)
+	a, ferr := fr.finish(ctx, o)
+	sum.Availability = a
+	if ferr != nil { // a fatal fault's failure says more than the run's end it caused
+		err = ferr
+	}
+	return sum, all, err
+}
+
+func run(ctx context.Context, w *Workload, o Options, sum report.Summary) (report.Summary, []*engine.Result, error) {
 	var all []*engine.Result
 	for si := range w.Stages {
+		if o.faults != nil {
+			o.faults.session.StageStarted(w.Stages[si].Name, time.Now())
+		}
 		var done func()
 		if measured(&w.Stages[si]) {
 			if sum.ClientCPU == nil {
@@ -260,6 +282,9 @@ func newTarget(s *Storage, o Options, work string) (*target.Target, error) {
 	if o.AccessKey != "" {
 		c.AccessKey, c.SecretKey = o.AccessKey, o.SecretKey
 	}
+	if o.faults != nil {
+		c.Acked = o.faults.acked(s)
+	}
 	return target.New(c)
 }
 
@@ -281,7 +306,11 @@ func runWork(ctx context.Context, t *target.Target, name string, wk *Work, o Opt
 		}
 		return engine.Empty(name, kinds), nil
 	}
-	ew := engine.Work{Name: name, Type: wk.Type, Workers: local, Ops: ops, Interval: time.Duration(wk.Interval) * time.Second}
+	var observe func(string, time.Time, time.Duration, error)
+	if o.faults != nil {
+		observe = o.faults.session.Timeline().Observe
+	}
+	ew := engine.Work{Name: name, Type: wk.Type, Workers: local, Ops: ops, Interval: time.Duration(wk.Interval) * time.Second, Observe: observe}
 	switch wk.Type {
 	case "init", "prepare", "cleanup", "dispose":
 		ew.UntilDone = true
@@ -301,7 +330,8 @@ func runWork(ctx context.Context, t *target.Target, name string, wk *Work, o Opt
 		if secs <= 0 {
 			return nil
 		}
-		_, err := engine.Run(ctx, engine.Work{Name: name + " (" + what + ")", Workers: local, Ops: ops, Runtime: time.Duration(secs) * time.Second})
+		_, err := engine.Run(ctx, engine.Work{Name: name + " (" + what + ")", Workers: local, Ops: ops, Runtime: time.Duration(secs) * time.Second,
+			Observe: observe})
 		return err
 	}
 	if err := ramp(wk.Rampup, "rampup"); err != nil {
