@@ -25,6 +25,9 @@ var routes = []route{
 	{method: "DELETE", pattern: "/buckets/{bucket}", serve: deleteBucket},
 	{method: "POST", pattern: "/buckets/{bucket}/policy/validate", serve: validatePolicy},
 	{method: "GET", pattern: "/buckets/{bucket}/settings/{setting}", serve: getSetting},
+	{method: "GET", pattern: "/buckets/{bucket}/replication", serve: func(h *Handler, c *call) (any, int, error) {
+		return ok(h.o.Admin.BucketReplication(c.ctx(), c.id(), c.path("bucket")))
+	}},
 	{method: "PUT", pattern: "/buckets/{bucket}/settings/{setting}", serve: putSetting},
 	{method: "DELETE", pattern: "/buckets/{bucket}/settings/{setting}", serve: deleteSetting},
 

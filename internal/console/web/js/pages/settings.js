@@ -1,5 +1,6 @@
 // A bucket's settings, a tab each: versioning, object lock, lifecycle,
-// CORS, tags, policy, ACL sharing, public access, encryption.
+// CORS, tags, policy, ACL sharing, public access, encryption, and how its
+// replication keeps up.
 import { h, field, input, select, button, replace, errorBox, busy, tabs, table } from '../dom.js';
 import { get, put, del, enc, api } from '../api.js';
 import { href, go } from '../router.js';
@@ -18,6 +19,7 @@ const TABS = [
   { id: 'acl', label: 'Sharing (ACL)' },
   { id: 'public-access', label: 'Public access' },
   { id: 'encryption', label: 'Encryption' },
+  { id: 'replication', label: 'Replication' },
 ];
 
 // The "not configured" errors S3 answers for a setting never set: shown
@@ -40,7 +42,7 @@ export async function settingsPage({ params, query }) {
   const tab = TABS.some((t) => t.id === query.get('tab')) ? query.get('tab') : 'versioning';
   const panel = h('div', { id: 'tabpanel', role: 'tabpanel', 'aria-labelledby': 'tab-' + tab, class: 'panel', 'data-testid': 'settings-panel' }, loading());
   const render = {
-    versioning, 'object-lock': objectLock, lifecycle, cors, tags, policy, acl, 'public-access': publicAccess, encryption,
+    versioning, 'object-lock': objectLock, lifecycle, cors, tags, policy, acl, 'public-access': publicAccess, encryption, replication,
   }[tab];
   Promise.resolve(render(bucket))
     .then((n) => replace(panel, n))
@@ -384,4 +386,21 @@ async function encryption(bucket) {
       else await del(path);
       paint(await getSetting(bucket, 'encryption'));
     }));
+}
+
+// replication shows where the bucket replicates and how far behind it
+// is; the rules themselves are S3's PutBucketReplication.
+async function replication(bucket) {
+  const r = await get(`/buckets/${enc(bucket)}/replication`);
+  if (!r.configured) {
+    return h('div', null, h('h2', null, 'Replication'),
+      h('p', { 'data-testid': 'replication-off' }, 'This bucket replicates nowhere. Replication rules are set with S3 (PutBucketReplication), on a versioned bucket.'));
+  }
+  const lag = r.lag_seconds > 0 ? (r.lag_seconds < 120 ? Math.round(r.lag_seconds) + ' s' : Math.round(r.lag_seconds / 60) + ' min') : 'none';
+  return h('div', null, h('h2', null, 'Replication'),
+    h('dl', null,
+      h('dt', null, 'Destinations'), h('dd', { 'data-testid': 'replication-destinations' }, r.destinations.join(', ')),
+      h('dt', null, 'Versions waiting'), h('dd', { 'data-testid': 'replication-backlog' }, String(r.backlog)),
+      h('dt', null, 'Oldest waiting for'), h('dd', { 'data-testid': 'replication-lag' }, lag)),
+    h('p', { class: 'hint' }, 'A version waits until its replica is written; one that cannot be is retried, backing off, and shows as FAILED on HEAD when it never can. A destination that was down catches up when it is back.'));
 }
