@@ -24,6 +24,7 @@ import (
 	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/node"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
+	"github.com/ostiumio/ostium/internal/testenv"
 	"github.com/ostiumio/ostium/internal/replicator"
 )
 
@@ -434,4 +435,53 @@ func TestRemoteTargetDownAndCrash(t *testing.T) {
 	if _, err := rc.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("far"), Key: aws.String("secret")}); err == nil {
 		t.Fatal("an encrypted version went over plain http")
 	}
+}
+
+// Replication to an S3 endpoint that is not Ostium (moto's server): the
+// versions, their bytes and metadata reach it, each once, and the source
+// says COMPLETED; a delete marker follows.
+func TestReplicateToAnotherS3Server(t *testing.T) {
+	endpoint := testenv.Moto(t)
+	far := s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider("testing", "testing", "")})
+	versioned(t, far, "far")
+
+	src := start(t)
+	c := root(src)
+	versioned(t, c, "src")
+	ac := admin.NewClient(src.URL, nodetest.AccessKey, nodetest.SecretKey, src.Client())
+	must(t, ac.Do(ctx, "POST", "/replication-targets", map[string]any{"name": "moto", "endpoint": endpoint,
+		"access_key": "testing", "secret_key": "testing", "path_style": true}, nil))
+	must(t, putConfig(c, "src", config("arn:ostium:replication::moto:far", false)))
+	versions := map[string]string{}
+	for i := range 5 {
+		key := fmt.Sprintf("k%d", i)
+		out, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("src"), Key: aws.String(key),
+			Body: strings.NewReader("body of " + key), Metadata: map[string]string{"n": key}, ContentType: aws.String("text/plain")})
+		must(t, err)
+		versions[key] = aws.ToString(out.VersionId)
+	}
+	for key, v := range versions {
+		eventually(t, key+" replicated", func() (bool, string) {
+			s := status(t, c, "src", key, v)
+			return s == types.ReplicationStatusCompleted, string(s)
+		})
+	}
+	for key := range versions {
+		out, body := get(t, far, "far", key, "")
+		if string(body) != "body of "+key || out.Metadata["n"] != key || aws.ToString(out.ContentType) != "text/plain" {
+			t.Fatalf("%s at the far end: %q %v %q", key, body, out.Metadata, aws.ToString(out.ContentType))
+		}
+	}
+	listed, err := far.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String("far")})
+	must(t, err)
+	if len(listed.Versions) != len(versions) {
+		t.Fatalf("the far end holds %d versions, want %d (each once)", len(listed.Versions), len(versions))
+	}
+	_, err = c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("src"), Key: aws.String("k1")})
+	must(t, err)
+	eventually(t, "delete marker at the far end", func() (bool, string) {
+		_, err := far.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("far"), Key: aws.String("k1")})
+		return err != nil, "still there"
+	})
 }

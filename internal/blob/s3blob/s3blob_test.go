@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -29,6 +27,7 @@ import (
 	"github.com/ostiumio/ostium/internal/blob/blobtest"
 	"github.com/ostiumio/ostium/internal/blob/s3blob"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
+	"github.com/ostiumio/ostium/internal/testenv"
 )
 
 // platform is a real S3 server the suite runs against.
@@ -42,38 +41,9 @@ func ostium(t *testing.T) platform {
 	return platform{srv.URL, nodetest.AccessKey, nodetest.SecretKey}
 }
 
-// moto starts moto's S3 server (PyPI: moto[server]) on loopback, as
-// `python3 -m moto.server` so that no scripts directory need be on PATH.
-// CI installs it; elsewhere the test is skipped when it is missing.
+// moto is moto's S3 server, an S3 endpoint that is not Ostium.
 func moto(t *testing.T) platform {
-	if err := exec.Command("python3", "-c", "import moto.server").Run(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("moto is not installed (pip install 'moto[server]')")
-		}
-		t.Skip("moto not installed")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command("python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", fmt.Sprint(port))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("moto_server did not start")
-		}
-	}
-	return platform{"http://" + addr, "testing", "testing"}
+	return platform{testenv.Moto(t), "testing", "testing"}
 }
 
 func fresh(t *testing.T, p platform, layout string, tune func(*s3blob.Config)) blob.Store {
