@@ -277,7 +277,7 @@ func testQuotas(t *testing.T, s catalog.Store) {
 	must(t, s.SetQuota(ctx, catalog.Quota{Tenant: "acme", MaxBytes: 200, MaxObjects: 20})) // replaces
 	qs, err := s.ListQuotas(ctx, "acme")
 	must(t, err)
-	if fmt.Sprint(qs) != "[{acme  200 20} {acme b 5 0}]" {
+	if fmt.Sprint(qs) != "[{acme  200 20 0 0 0} {acme b 5 0 0 0 0}]" {
 		t.Fatalf("ListQuotas = %v", qs)
 	}
 }
