@@ -4,7 +4,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's wall time when it ends, and all of them at the end (also
+# when a step fails): CI has a time budget, and this is where it goes.
+steps=() step_name= step_start=
+step_done() {
+  [ -n "$step_name" ] || return 0
+  local s=$((SECONDS - step_start))
+  printf '<== %s: %dm%02ds\n' "$step_name" $((s / 60)) $((s % 60))
+  steps+=("$(printf '%4dm%02ds  %s' $((s / 60)) $((s % 60)) "$step_name")")
+  step_name=
+}
+step() { step_done; step_name=$* step_start=$SECONDS; printf '\n==> %s\n' "$*"; }
+step_times() {
+  local rc=$?
+  [ $rc = 0 ] || [ -z "$step_name" ] || step_name+=" (failed: exit $rc)"
+  step_done
+  printf '\n==> step times (test/all.sh, %dm%02ds in all)\n' $((SECONDS / 60)) $((SECONDS % 60))
+  printf '%s\n' "${steps[@]}"
+}
+trap step_times EXIT
 
 step "go vet"
 go vet ./...
