@@ -17,6 +17,8 @@ step_done() {
 step() { step_done; step_name=$* step_start=$SECONDS; printf '\n==> %s\n' "$*"; }
 step_times() {
   local rc=$?
+  # A run cut short does not leave the cluster pass running.
+  [ -z "${cluster:-}" ] || kill "$cluster" 2>/dev/null || true
   [ $rc = 0 ] || [ -z "$step_name" ] || step_name+=" (failed: exit $rc)"
   step_done
   printf '\n==> step times (test/all.sh, %dm%02ds in all)\n' $((SECONDS / 60)) $((SECONDS % 60))
@@ -53,20 +55,38 @@ fi
 step "fuzz targets (${FUZZTIME:-10s} each)"
 test/fuzz.sh
 
-step "end-to-end: boto3, aws cli, rclone, s3cmd"
-python3 -m pytest -q test/e2e
-
+# The cluster pass runs beside the single-node one, its output kept until
+# that one ends: each mostly keeps one core busy (a client and a server
+# taking turns), so together they use a 2-core machine rather than
+# taking turns. Neither shares a port, directory or bucket with the other.
+cluster= cluster_log=
 if [ -n "${OSTIUM_TEST_POSTGRES:-}" ]; then
   # Clients through HAProxy to three nodes sharing PostgreSQL and an S3
   # platform (test/e2e/cluster.py): the tests marked multinode, those that
   # several nodes can break (state one node changes and another decides
   # by: credentials, policies, bucket configurations, quotas; listings
   # right after writes through other nodes; multipart uploads spread over
-  # them). The rest ran above against one node; the Go suite's PostgreSQL
+  # them). The rest run against one node only; the Go suite's PostgreSQL
   # pass runs the S3 protocol's tests on the shared catalog.
-  step "end-to-end through a cluster: 3 nodes, PostgreSQL, S3 platform, HAProxy"
-  OSTIUM_E2E_CLUSTER=1 python3 -m pytest -q test/e2e -m multinode
+  cluster_log=$(mktemp)
+  OSTIUM_E2E_CLUSTER=1 python3 -m pytest -q test/e2e -m multinode >"$cluster_log" 2>&1 &
+  cluster=$!
 fi
+
+step "end-to-end: boto3, aws cli, rclone, s3cmd, SDKs against one node"
+single=0
+python3 -m pytest -q test/e2e || single=$?
+
+if [ -n "$cluster" ]; then
+  step "end-to-end through a cluster: 3 nodes, PostgreSQL, S3 platform, HAProxy (begun with the single-node pass)"
+  through=0
+  wait "$cluster" || through=$?
+  cluster=
+  cat "$cluster_log"
+  rm -f "$cluster_log"
+  [ "$through" = 0 ] || { echo "end-to-end through the cluster: failed (exit $through)"; exit "$through"; }
+fi
+[ "$single" = 0 ] || { echo "end-to-end against one node: failed (exit $single)"; exit "$single"; }
 
 # The .deb installed, served from and purged (root only: it skips
 # without); the .rpm's contents where rpm is installed.
