@@ -110,6 +110,18 @@ def bucket_name(server, s3, request):
     empty_and_delete(s3, name)
 
 
+def pytest_collection_modifyitems(config, items):
+    """Against a cluster (OSTIUM_E2E_CLUSTER), a test that does not use the
+    session's server starts a single node of its own: run again, it would
+    prove nothing about the cluster, so it is left out."""
+    if not os.environ.get("OSTIUM_E2E_CLUSTER"):
+        return
+    own = [item for item in items if "server" not in getattr(item, "fixturenames", ())]
+    if own:
+        config.hook.pytest_deselected(items=own)
+        items[:] = [item for item in items if item not in own]
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

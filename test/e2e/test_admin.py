@@ -29,6 +29,7 @@ def code(exc):
     return exc.value.response["Error"]["Code"]
 
 
+@pytest.mark.multinode  # a tenant, user and key made through one node sign requests any node takes
 def test_tenant_onboarding_with_the_cli(ostium_bin, server):
     t = "t" + uuid.uuid4().hex[:10]
     assert admin(ostium_bin, server, "tenant", "create", t, "--display-name", "E2E")["status"] == "active"
@@ -98,6 +99,7 @@ def test_tenant_onboarding_with_the_cli(ostium_bin, server):
     assert res.returncode != 0 and "NoSuchTenant" in res.stderr
 
 
+@pytest.mark.multinode  # a grant made through one node decided by the others
 def test_grant_by_email_to_a_user_made_with_the_cli(ostium_bin, server):
     owner_t, reader_t = "g" + uuid.uuid4().hex[:10], "r" + uuid.uuid4().hex[:10]
     email = reader_t + "@example.test"
@@ -121,6 +123,7 @@ def test_grant_by_email_to_a_user_made_with_the_cli(ostium_bin, server):
     assert [g["Grantee"]["ID"] for g in grants] == [reader["canonical_id"]]
 
 
+@pytest.mark.multinode  # a key rotated or revoked through one node is refused by every other
 def test_key_rotation_with_the_cli(ostium_bin, server):
     """`key rotate TENANT USER` needs no key id while the user has one key:
     the new key works at once, the old one for the grace period only, and
@@ -164,6 +167,7 @@ def test_key_rotation_with_the_cli(ostium_bin, server):
     assert [(k["access_key"], k["status"]) for k in left] == [(old["access_key"], "expired")]
 
 
+@pytest.mark.multinode  # the audit log gathers what every node did
 def test_audit_log_with_the_cli(ostium_bin, server):
     """`admin audit` shows the calls just made (who, what, outcome),
     `--jsonl` streams them as JSON lines, `--from` bounds them, and a

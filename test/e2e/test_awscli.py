@@ -114,6 +114,7 @@ def test_s3_mb_cp_ls_rm_rb(aws, s3, cli_bucket, tmp_path):
     assert cli_bucket not in [x["Name"] for x in s3.list_buckets()["Buckets"]]
 
 
+@pytest.mark.multinode  # the bucket deleted right after its objects, each through any node
 def test_s3_rb_force(aws, s3, cli_bucket):
     aws("s3", "mb", f"s3://{cli_bucket}")
     for i in range(5):
@@ -146,6 +147,7 @@ def transferred(output, verb):
                   for l in output.splitlines() if l.startswith(verb + ":"))
 
 
+@pytest.mark.multinode  # sync lists what other nodes just wrote to decide what changed
 def test_s3_sync_roundtrip(aws, s3, cli_bucket, tmp_path):
     b = f"s3://{cli_bucket}"
     aws("s3", "mb", b)

@@ -21,6 +21,11 @@ from botocore.exceptions import ClientError
 
 from helpers import empty_and_delete, error_code, rand_bytes, require_tool, unique_bucket
 
+# Run again through the cluster (multinode): long sequences of versioned and
+# retained writes, listings and deletions spread over the nodes, checked by
+# the tools themselves.
+pytestmark = pytest.mark.multinode
+
 # Where .ci/run builds kopia (it is not in Debian).
 CI_BIN = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ostium-ci" / "bin"
 

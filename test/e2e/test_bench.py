@@ -5,6 +5,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from helpers import REPO
 
 EXAMPLE = os.path.join(REPO, "internal", "bench", "workload", "testdata", "hybrid-small.xml")
@@ -24,6 +26,7 @@ def summary(path):
         return {(st["name"], op["op_type"]): op for st in json.load(f)["stages"] for op in st["ops"]}
 
 
+@pytest.mark.multinode  # concurrent writers and hash-checked readers on all nodes
 def test_cosbench_example_workload(ostium_bin, server, tmp_path):
     out = str(tmp_path / "run")
     text = bench(ostium_bin, server, "run", "--no-ceiling", "--endpoint", server.endpoint, "--access-key", server.access_key,

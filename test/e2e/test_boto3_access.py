@@ -20,6 +20,12 @@ from botocore.exceptions import ClientError
 
 from helpers import DOMAIN, MiB, error_code, etag_of, rand_bytes, signed_request, xml_error_code
 
+# Run again through the cluster (multinode): each request may reach another
+# node: presigned URLs, SigV2, virtual-hosted names and the /api/v1/s3 root
+# through HAProxy, bucket policies and ACLs set on one node and decided on
+# another.
+pytestmark = pytest.mark.multinode
+
 
 # --- presigned URLs ----------------------------------------------------------
 

@@ -11,6 +11,11 @@ from botocore.exceptions import ClientError
 from checksums import multipart_etag
 from helpers import MiB, Wire, error_code, etag_of, rand_bytes, signed_request, tls_client
 
+# Run again through the cluster (multinode): listings read right after writes
+# that other nodes took, multipart uploads whose parts and completion reach
+# different nodes.
+pytestmark = pytest.mark.multinode
+
 
 # --- listings ----------------------------------------------------------------
 

@@ -16,6 +16,10 @@ from botocore.exceptions import ClientError
 
 from helpers import empty_and_delete, error_code, unique_bucket
 
+# Run again through the cluster (multinode): a bucket's lock configuration and
+# retention set through one node and enforced by the others.
+pytestmark = pytest.mark.multinode
+
 
 def until(seconds):
     return datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=seconds)

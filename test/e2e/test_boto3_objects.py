@@ -20,6 +20,11 @@ from botocore.exceptions import ClientError
 from checksums import s3_checksum
 from helpers import Wire, error_code, etag_of, rand_bytes, signed_request, tls_client, unique_bucket, xml_error_code
 
+# Run again through the cluster (multinode): buckets made and objects written
+# through one node and read, copied, listed, checked and deleted through
+# others, on the S3 platform and the shared catalog.
+pytestmark = pytest.mark.multinode
+
 
 # --- buckets -----------------------------------------------------------------
 

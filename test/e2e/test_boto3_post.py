@@ -12,6 +12,10 @@ from botocore.exceptions import ClientError
 
 from helpers import error_code, etag_of, rand_bytes, xml_error_code
 
+# Run again through the cluster (multinode): form uploads and a CORS
+# configuration set through one node and answered by the others.
+pytestmark = pytest.mark.multinode
+
 NS = "{http://s3.amazonaws.com/doc/2006-03-01/}"
 
 

@@ -16,6 +16,10 @@ from botocore.exceptions import ClientError
 
 from helpers import MiB, error_code, rand_bytes
 
+# Run again through the cluster (multinode): tags, and a policy deciding by
+# them, set through one node and read or enforced by others.
+pytestmark = pytest.mark.multinode
+
 
 def tags(s3, bucket, key, **kw):
     return [(t["Key"], t["Value"]) for t in s3.get_object_tagging(Bucket=bucket, Key=key, **kw)["TagSet"]]

@@ -9,6 +9,11 @@ from botocore.exceptions import ClientError
 
 from helpers import error_code, rand_bytes
 
+# Run again through the cluster (multinode): the versioning state set through
+# one node and obeyed by the others, versions and delete markers listed across
+# nodes.
+pytestmark = pytest.mark.multinode
+
 
 def enable(s3, bucket, status="Enabled"):
     s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": status})

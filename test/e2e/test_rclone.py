@@ -11,6 +11,11 @@ import pytest
 from checksums import multipart_etag
 from helpers import empty_and_delete, rand_bytes, require_tool, unique_bucket
 
+# Run again through the cluster (multinode): rclone's own request patterns
+# (checks, server-side copies, multi-thread ranged reads of a multipart
+# object) spread over the nodes.
+pytestmark = pytest.mark.multinode
+
 MiB = 1024 * 1024
 
 

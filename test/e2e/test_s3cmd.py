@@ -108,6 +108,7 @@ def test_s3cmd_basic(s3cmd, s3, cmd_bucket, tmp_path):
     assert cmd_bucket not in [x["Name"] for x in s3.list_buckets()["Buckets"]]
 
 
+@pytest.mark.multinode  # s3cmd's parts and completion reach different nodes
 def test_s3cmd_multipart(s3cmd, s3, cmd_bucket, tmp_path):
     b = f"s3://{cmd_bucket}"
     s3cmd("mb", b)

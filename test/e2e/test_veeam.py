@@ -93,6 +93,7 @@ def code(exc):
     return exc.value.response["Error"]["Code"]
 
 
+@pytest.mark.multinode  # quotas set and usage written through other nodes
 def test_documents_follow_quotas_and_writes(ostium_bin, server, tenant):
     t, c, bucket, _ = tenant
     # No quota: nothing bounds the repository, capacity.xml is absent.
@@ -119,6 +120,7 @@ def test_documents_follow_quotas_and_writes(ostium_bin, server, tenant):
     assert [o["Key"] for o in listed["Contents"]] == [CAPACITY, SYSTEM]
 
 
+@pytest.mark.multinode  # another tenant refused by every node
 def test_other_tenant_is_refused(ostium_bin, server, tenant):
     _, _, bucket, _ = tenant
     o = "o" + uuid.uuid4().hex[:10]
