@@ -106,6 +106,11 @@ func (s *Service) AddReplicationTarget(ctx context.Context, id *iam.Identity, te
 	if _, err := replication.CheckEndpoint(ctx, in.Endpoint, s.plainHTTP); err != nil {
 		return ReplicationTarget{}, newErr(http.StatusBadRequest, "InvalidArgument", "%v", err)
 	}
+	if tenant != "" {
+		if err := replication.CheckReachable(ctx, in.Endpoint, s.plainHTTP); err != nil {
+			return ReplicationTarget{}, newErr(http.StatusBadRequest, "InvalidArgument", "%v", err)
+		}
+	}
 	t := catalog.ReplicationTarget{Tenant: tenant, Name: in.Name, Endpoint: in.Endpoint, Region: in.Region, AccessKey: in.AccessKey,
 		SecretSealed: s.sealer.Seal(in.SecretKey, replication.TargetSealContext(tenant, in.Name)),
 		Shared:       in.Shared, PathStyle: in.PathStyle, Created: time.Now().UTC()}

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"syscall"
 )
 
 // CheckEndpoint checks a remote target's endpoint URL: https anywhere,
@@ -44,4 +45,63 @@ func CheckEndpoint(ctx context.Context, endpoint string, plain []netip.Prefix) (
 		}
 	}
 	return false, nil
+}
+
+// Reachable tells whether a tenant's target may be reached at addr:
+// only at a public address, or in one of the networks the provider
+// allows (replication_plain_http, its own networks). A tenant names its
+// targets itself, and the nodes send them signed requests: a target at
+// a loopback, private, link-local or otherwise special address would let
+// a tenant reach into the provider's networks (the cloud's metadata
+// service, internal APIs). The provider's own targets may be anywhere.
+func Reachable(addr netip.Addr, allowed []netip.Prefix) bool {
+	addr = addr.Unmap()
+	for _, p := range allowed {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return addr.IsGlobalUnicast() && !addr.IsPrivate() && !cgnat.Contains(addr) && !benchmarking.Contains(addr)
+}
+
+// Networks IsGlobalUnicast and IsPrivate leave: carrier-grade NAT's
+// shared space and the benchmarking range.
+var (
+	cgnat        = netip.MustParsePrefix("100.64.0.0/10")
+	benchmarking = netip.MustParsePrefix("198.18.0.0/15")
+)
+
+// CheckReachable resolves endpoint's host and refuses it unless every
+// address is Reachable.
+func CheckReachable(ctx context.Context, endpoint string, allowed []netip.Prefix) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Hostname() == "" {
+		return fmt.Errorf("replication: endpoint %q: want scheme://host[:port]", endpoint)
+	}
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
+	if err != nil || len(addrs) == 0 {
+		return fmt.Errorf("replication: endpoint %q: resolve %s: %v", endpoint, u.Hostname(), err)
+	}
+	for _, a := range addrs {
+		if !Reachable(a, allowed) {
+			return fmt.Errorf("replication: endpoint %q: %s is not a public address, and a tenant's target must be at one", endpoint, a.Unmap())
+		}
+	}
+	return nil
+}
+
+// ReachableControl is a dialer's Control refusing what Reachable refuses:
+// checked on the address dialled, so a name that resolves elsewhere
+// since it was registered is refused too.
+func ReachableControl(allowed []netip.Prefix) func(network, address string, c syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			return fmt.Errorf("replication: dial %s: %w", address, err)
+		}
+		if !Reachable(ap.Addr(), allowed) {
+			return fmt.Errorf("replication: dial %s: not a public address, and a tenant's target must be at one", address)
+		}
+		return nil
+	}
 }

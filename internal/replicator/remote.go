@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -61,10 +62,17 @@ func (w *Worker) client(ctx context.Context, t catalog.ReplicationTarget) (*remo
 	if region == "" {
 		region = "us-east-1"
 	}
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: time.Minute, IdleConnTimeout: time.Minute}
+	if t.Tenant != "" { // a tenant's target: public addresses only, and no proxy to bypass that
+		tr.Proxy = nil
+		tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, Control: replication.ReachableControl(w.o.PlainHTTP)}).DialContext
+	}
 	c := s3.NewFromConfig(aws.Config{
-		Region:                     region,
-		Credentials:                credentials.NewStaticCredentialsProvider(t.AccessKey, secret, ""),
-		HTTPClient:                 &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: time.Minute, IdleConnTimeout: time.Minute}},
+		Region:      region,
+		Credentials: credentials.NewStaticCredentialsProvider(t.AccessKey, secret, ""),
+		// A redirect would carry a signed request somewhere the target
+		// did not name: it is the target's answer, not followed.
+		HTTPClient:                 &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		RetryMaxAttempts:           1, // the worker's own back-off retries
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,

@@ -24,8 +24,8 @@ import (
 	"github.com/ostiumio/ostium/internal/admin"
 	"github.com/ostiumio/ostium/internal/node"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
-	"github.com/ostiumio/ostium/internal/testenv"
 	"github.com/ostiumio/ostium/internal/replicator"
+	"github.com/ostiumio/ostium/internal/testenv"
 )
 
 var ctx = context.Background()
@@ -484,4 +484,20 @@ func TestReplicateToAnotherS3Server(t *testing.T) {
 		_, err := far.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("far"), Key: aws.String("k1")})
 		return err != nil, "still there"
 	})
+}
+
+// A tenant's target must be at a public address (or in a network the
+// provider allows): registering one on loopback is refused for a tenant,
+// and allowed for the provider, whose own sites may be anywhere.
+func TestTenantTargetMustBePublic(t *testing.T) {
+	srv := nodetest.Start(t, nodetest.Options{}) // no network allowed
+	ac := admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client())
+	must(t, ac.Do(ctx, "POST", "/tenants", map[string]string{"name": "acme"}, nil))
+	in := map[string]any{"name": "inside", "endpoint": "https://127.0.0.1:8443", "access_key": "a", "secret_key": "s"}
+	err := ac.Do(ctx, "POST", "/tenants/acme/replication-targets", in, nil)
+	var ae *admin.Error
+	if !errors.As(err, &ae) || ae.Status != http.StatusBadRequest || !strings.Contains(ae.Message, "public address") {
+		t.Fatalf("a tenant's target on loopback: %v", err)
+	}
+	must(t, ac.Do(ctx, "POST", "/replication-targets", in, nil))
 }
