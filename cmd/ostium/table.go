@@ -77,7 +77,8 @@ var optionalColumns = map[string]bool{"secret_key": true}
 var columnHeaders = map[string]string{"byte_hours": "STORED"}
 
 // byteColumns hold byte counts, shown in binary units.
-var byteColumns = map[string]bool{"max_bytes": true, "bytes": true, "bytes_in": true, "bytes_out": true, "byte_hours": true}
+var byteColumns = map[string]bool{"max_bytes": true, "bytes": true, "bytes_in": true, "bytes_out": true, "byte_hours": true,
+	"bytes_in_per_sec": true, "bytes_out_per_sec": true}
 
 // timeColumns hold times, shown to the second in UTC.
 var timeColumns = map[string]bool{"created": true, "expires": true, "time": true, "hour": true}
@@ -88,6 +89,7 @@ var timeColumns = map[string]bool{"created": true, "expires": true, "time": true
 var emptyCells = map[string]string{
 	"platform": "(default)", "encryption": "(default)", "expires": "never",
 	"quota.bucket": "(all)", "max_bytes": "none", "max_objects": "none",
+	"requests_per_sec": "none", "bytes_in_per_sec": "none", "bytes_out_per_sec": "none",
 	"read_only": "false", "kms key.default": "false", "root": "false", "encryption.default": "(default)",
 }
 

@@ -61,4 +61,4 @@ def test_readme_first_hour(ostium_bin, tmp_path):
     assert re.search(r"^\S+T\S+Z\s+photos\s+17 B\s+1\s", out, re.M), out
     assert re.search(r"^acme,photos,\S+,17,1,", out, re.M), out  # the CSV export
     assert "the provider's own buckets (_provider)" in out, out
-    assert re.search(r"^acme\s+\(all\)\s+931 GiB\s+10000000$", out, re.M), out  # quota list
+    assert re.search(r"^acme\s+\(all\)\s+931 GiB\s+10000000\s+200 MiB\s+500$", out, re.M), out  # quota list, with its rates
