@@ -156,6 +156,8 @@ func rateChart(tier, neighbour []int64, limit int) string {
 	for _, v := range append(slices.Clone(tier), neighbour...) {
 		hi = math.Max(hi, float64(v)*1.1)
 	}
+	step := math.Pow(10, math.Floor(math.Log10(hi))) / 2 // round ticks: a quarter of the axis each
+	hi = math.Ceil(hi/(4*step)) * 4 * step
 	x := func(i int) float64 { return left + float64(i)*float64(w-left-right)/float64(max(1, len(tier)-1)) }
 	y := func(v float64) float64 { return float64(h-bottom) - v/hi*float64(h-bottom-top) }
 	line := func(vs []int64, color string) string {
