@@ -71,16 +71,19 @@ var (
 	benchmarking = netip.MustParsePrefix("198.18.0.0/15")
 )
 
-// CheckReachable resolves endpoint's host and refuses it unless every
-// address is Reachable.
+// CheckReachable refuses endpoint when its host is, or resolves to, an
+// address that is not Reachable: a tenant learns at once of a target it
+// may not have. A name that does not resolve yet is let through; every
+// connection is checked again (ReachableControl), which is what keeps a
+// tenant out.
 func CheckReachable(ctx context.Context, endpoint string, allowed []netip.Prefix) error {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Hostname() == "" {
 		return fmt.Errorf("replication: endpoint %q: want scheme://host[:port]", endpoint)
 	}
 	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", u.Hostname())
-	if err != nil || len(addrs) == 0 {
-		return fmt.Errorf("replication: endpoint %q: resolve %s: %v", endpoint, u.Hostname(), err)
+	if err != nil {
+		return nil
 	}
 	for _, a := range addrs {
 		if !Reachable(a, allowed) {

@@ -35,4 +35,11 @@ func TestReachable(t *testing.T) {
 	if err := CheckReachable(context.Background(), "https://127.0.0.1:8443", nil); err == nil {
 		t.Error("a target on loopback was accepted")
 	}
+	if err := CheckReachable(context.Background(), "https://localhost:8443", nil); err == nil {
+		t.Error("a target named localhost was accepted")
+	}
+	// Not resolvable yet: accepted, and checked when it is dialled.
+	if err := CheckReachable(context.Background(), "https://s3.site2.invalid", nil); err != nil {
+		t.Errorf("a name that does not resolve yet: %v", err)
+	}
 }
