@@ -225,7 +225,10 @@ func TestRewrapResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Rewrapped+second.Rewrapped != 300 || second.Seen != 300-first.Rewrapped {
+	// The item the cut fell on may be re-wrapped by the first pass and
+	// counted by neither (its commit beat the cut, its count did not);
+	// every object being re-wrapped, below, is what must hold.
+	if n := first.Rewrapped + second.Rewrapped; n < 299 || n > 300 || second.Seen > 300-first.Rewrapped {
 		t.Fatalf("cut pass %+v, resumed pass %+v: want 300 re-wraps in all, the second starting where the first stopped", first, second)
 	}
 	for _, o := range st.all("acme-b") {
