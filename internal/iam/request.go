@@ -77,3 +77,17 @@ func policyRequest(r Request) bucketpolicy.Request {
 	}
 	return pr
 }
+
+type identityKey struct{}
+
+// WithIdentity returns ctx carrying the authenticated caller (nil:
+// anonymous), for the other services served on the S3 endpoint.
+func WithIdentity(ctx context.Context, id *Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// IdentityOf returns the caller ctx carries; nil if anonymous or none.
+func IdentityOf(ctx context.Context) *Identity {
+	id, _ := ctx.Value(identityKey{}).(*Identity)
+	return id
+}

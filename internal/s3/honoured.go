@@ -113,7 +113,7 @@ var (
 	objectReads  = ops(OpGetObject, OpHeadObject)
 	// bucketOps are the operations on a bucket, where AWS defines
 	// x-amz-expected-bucket-owner.
-	bucketOps = allOps.without(ops(OpListBuckets, OpCreateBucket))
+	bucketOps = allOps.without(ops(OpListBuckets, OpCreateBucket, OpQueryAPI))
 	// payerOps are those where AWS defines x-amz-request-payer.
 	payerOps = ops(OpPutObject, OpCopyObject, OpCreateMultipartUpload, OpUploadPart, OpUploadPartCopy,
 		OpCompleteMultipartUpload, OpAbortMultipartUpload, OpListParts, OpListMultipartUploads,

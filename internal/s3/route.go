@@ -83,6 +83,9 @@ const (
 	OpGetBucketReplication
 	OpPutBucketReplication
 	OpDeleteBucketReplication
+	// OpQueryAPI is a call of another AWS service served on the endpoint
+	// (IAM, STS): a form POSTed to "/", in AWS's query protocol.
+	OpQueryAPI
 	opCount
 )
 
@@ -108,6 +111,7 @@ var opNames = [opCount]string{
 	"GetBucketEncryption", "PutBucketEncryption", "DeleteBucketEncryption",
 	"GetBucketNotificationConfiguration", "PutBucketNotificationConfiguration",
 	"GetBucketReplication", "PutBucketReplication", "DeleteBucketReplication",
+	"QueryAPI",
 }
 
 func (o Op) String() string {
@@ -251,8 +255,11 @@ func operation(r *http.Request, rt Route) Op {
 	has := func(k string) bool { _, ok := q[k]; return ok }
 	switch {
 	case rt.Bucket == "":
-		if r.Method == http.MethodGet {
+		switch r.Method {
+		case http.MethodGet:
 			return OpListBuckets
+		case http.MethodPost:
+			return OpQueryAPI
 		}
 	case r.Method == http.MethodOptions:
 		return OpOptionsPreflight

@@ -28,12 +28,16 @@ import (
 
 // Server is the S3 endpoint as an http.Handler.
 type Server struct {
-	svc     *objects.Service
-	keys    *iam.Keyring
-	rates   *ratelimit.Limiter
-	meter   Meter
-	domains []string
-	slots   *shares
+	svc   *objects.Service
+	keys  *iam.Keyring
+	rates *ratelimit.Limiter
+	// services serve the other AWS services on the endpoint, by the
+	// name their signatures carry (serviceNames, for sigv4).
+	services     map[string]http.Handler
+	serviceNames []string
+	meter        Meter
+	domains      []string
+	slots        *shares
 	// docs is the memory of request documents (bytes), shared as slots
 	// are.
 	docs    *shares
@@ -312,6 +316,7 @@ func init() {
 		OpPutBucketLifecycleConfiguration:    putBucketLifecycle,
 		OpDeleteBucketLifecycle:              deleteBucketLifecycle,
 		OpGetObjectAttributes:                getObjectAttributes,
+		OpQueryAPI:                           queryAPI,
 	}
 }
 
@@ -411,7 +416,8 @@ func (s *Server) authenticate(r *http.Request, c *call) error {
 	if c.VirtualHost {
 		resource = "/" + c.Bucket + resource
 	}
-	a, err := sigv4.Verify(r.Context(), r, s.lookup, sigv4.Options{V2Resource: resource, PresignV2MaxAge: s.v2MaxAge})
+	a, err := sigv4.Verify(r.Context(), r, s.lookup, sigv4.Options{V2Resource: resource, PresignV2MaxAge: s.v2MaxAge,
+		Services: s.serviceNames})
 	if errors.Is(err, sigv4.ErrNoAuth) {
 		return nil
 	}

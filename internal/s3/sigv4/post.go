@@ -55,7 +55,7 @@ func verifyPostV4(ctx context.Context, f PostForm, policy string, hasPolicy bool
 	if f["x-amz-algorithm"] != algorithm {
 		return "", invalidArgument("Only AWS4-HMAC-SHA256 is supported")
 	}
-	s, err := parseCredential(f["x-amz-credential"], invalidArgument)
+	s, err := parseCredential(f["x-amz-credential"], invalidArgument, nil)
 	if err != nil {
 		return "", err
 	}

@@ -109,6 +109,9 @@ type Options struct {
 	// PresignV2MaxAge bounds how far ahead a presigned Signature V2 URL
 	// may expire (0 = DefaultPresignV2MaxAge).
 	PresignV2MaxAge time.Duration
+	// Services are the AWS services besides S3 a V4 signature may be
+	// made for (iam, sts): the endpoint serves them too.
+	Services []string
 }
 
 // DefaultPresignV2MaxAge is the longest a presigned V2 URL may live: a
@@ -132,6 +135,9 @@ func (o Options) now() time.Time {
 // Auth is a verified request.
 type Auth struct {
 	AccessKey string
+	// Service is the AWS service a V4 signature was made for ("s3", or
+	// one of Options.Services); Signature V2 is always "s3".
+	Service string
 	// Body replaces the request's body: it yields the payload (decoded, for
 	// aws-chunked) and fails with an *Error if the payload does not match
 	// its signature or declared hash.
@@ -177,5 +183,5 @@ func secret(ctx context.Context, lookup LookupFunc, accessKey string) (string, e
 
 // plain passes the request body through unverified.
 func plain(r *http.Request, accessKey string) *Auth {
-	return &Auth{AccessKey: accessKey, Body: r.Body, DecodedLength: -1}
+	return &Auth{AccessKey: accessKey, Service: "s3", Body: r.Body, DecodedLength: -1}
 }

@@ -1,9 +1,11 @@
 package sigv4
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"encoding/hex"
+	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -30,7 +32,9 @@ type scope struct {
 
 func (s scope) String() string { return s.date + "/" + s.region + "/" + s.service + "/aws4_request" }
 
-func parseCredential(c string, fail func(string) *Error) (scope, error) {
+// parseCredential parses a credential scope signed for S3 or one of
+// services, the other AWS services the endpoint serves (IAM, STS).
+func parseCredential(c string, fail func(string) *Error, services []string) (scope, error) {
 	parts := strings.Split(c, "/")
 	if len(parts) != 5 || parts[0] == "" {
 		return scope{}, fail("The authorization header is malformed; the Credential is mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".")
@@ -39,7 +43,7 @@ func parseCredential(c string, fail func(string) *Error) (scope, error) {
 	if len(s.date) != 8 || s.region == "" {
 		return s, fail("The authorization header is malformed; the Credential is mal-formed; expecting \"<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request\".")
 	}
-	if s.service != "s3" {
+	if s.service != "s3" && !contains(services, s.service) {
 		return s, fail("The authorization header is malformed; incorrect service \"" + s.service + "\". This endpoint belongs to \"s3\".")
 	}
 	if parts[4] != "aws4_request" {
@@ -77,7 +81,7 @@ func verifyV4Header(ctx context.Context, r *http.Request, authz string, lookup L
 		return nil, malformed("The authorization header is malformed; it must contain Credential, SignedHeaders and Signature.")
 	}
 	var err error
-	if s.scope, err = parseCredential(cred, malformed); err != nil {
+	if s.scope, err = parseCredential(cred, malformed, opt.Services); err != nil {
 		return nil, err
 	}
 	t, err := requestTime(r)
@@ -92,6 +96,14 @@ func verifyV4Header(ctx context.Context, r *http.Request, authz string, lookup L
 		return nil, errSkew
 	}
 	payload := r.Header.Get("X-Amz-Content-Sha256")
+	if payload == "" && s.service != "s3" {
+		// Only S3 sends the payload's hash; the other services' clients
+		// sign it without saying it, so the (small, bounded) body is
+		// read and hashed here.
+		if payload, err = hashBody(r); err != nil {
+			return nil, err
+		}
+	}
 	if payload == "" {
 		return nil, errNoSHA256
 	}
@@ -249,7 +261,7 @@ func verifyV4Query(ctx context.Context, r *http.Request, q url.Values, lookup Lo
 	}
 	var s signed
 	var err error
-	if s.scope, err = parseCredential(q.Get("X-Amz-Credential"), badQuery); err != nil {
+	if s.scope, err = parseCredential(q.Get("X-Amz-Credential"), badQuery, opt.Services); err != nil {
 		return nil, err
 	}
 	s.amzDate = q.Get("X-Amz-Date")
@@ -298,6 +310,7 @@ func verifyV4Query(ctx context.Context, r *http.Request, q url.Values, lookup Lo
 // payloadReader wraps the body in what verifies the declared payload.
 func payloadReader(r *http.Request, s signed, key []byte, payload string) (*Auth, error) {
 	a := plain(r, s.accessKey)
+	a.Service = s.service
 	switch payload {
 	case unsignedPayload:
 		return a, nil
@@ -320,4 +333,28 @@ func payloadReader(r *http.Request, s signed, key []byte, payload string) (*Auth
 	want, _ := hex.DecodeString(payload)
 	a.Body = newHashing(r.Body, want)
 	return a, nil
+}
+
+// MaxFormBody bounds the body of a call to a service other than S3 (a
+// form of AWS's query protocol), which is read whole to be verified.
+const MaxFormBody = 1 << 20
+
+var errFormTooLarge = &Error{http.StatusRequestEntityTooLarge, "RequestEntityTooLarge",
+	"The request body is larger than the service accepts."}
+
+// hashBody reads r's body (at most MaxFormBody), puts it back to be read
+// again and returns its SHA-256 in hex.
+func hashBody(r *http.Request) (string, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return sha256Hex(nil), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxFormBody+1))
+	if err != nil {
+		return "", errIncompleteBody
+	}
+	if len(b) > MaxFormBody {
+		return "", errFormTooLarge
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return sha256Hex(b), nil
 }
