@@ -84,8 +84,8 @@ svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-fami
 
 
 def nice(v):
-    for s in (1, 2, 2.5, 5):
-        for e in range(0, 7):
+    for e in range(0, 7):
+        for s in (1, 2, 2.5, 5):
             if s * 10 ** e * 4 >= v:
                 return s * 10 ** e
     return v / 4
