@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/catalog/sqldb"
@@ -36,7 +36,14 @@ var dialect = sqldb.Dialect{
 		_, err := tx.ExecContext(ctx, q, int32(hash>>32), int32(hash))
 		return err
 	},
-	Notify: `SELECT pg_notify('` + changesChannel + `', '')`,
+	// The bucket's lock first, as LockBucket then LockKey would take
+	// them: PostgreSQL evaluates a select list in order.
+	LockWrite: func(ctx context.Context, tx *sql.Tx, bucket, key int64) error {
+		_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock_shared($1, $2), pg_advisory_xact_lock($3)`, int32(bucket>>32), int32(bucket), key)
+		return err
+	},
+	WritableCTE: true,
+	Notify:      `SELECT pg_notify('` + changesChannel + `', '')`,
 	// pgx prepares each query on the connection that runs it, inside the
 	// transaction's own connection, and keeps it there (512 per
 	// connection, least recently used out).
@@ -59,7 +66,13 @@ const migrationLock = 0x6f737469756d // "ostium"
 // node sharing the catalog holds up to that many, so their sum must stay
 // below PostgreSQL's max_connections (see deploy/README.md).
 func Open(ctx context.Context, url string, maxConns int, opts ...sqldb.Option) (catalog.Store, error) {
-	db, err := openDB(url)
+	return open(ctx, url, maxConns, nil, opts...)
+}
+
+// open is Open with a tracer of every statement the pool's connections
+// send (nil: none), for tests that count them.
+func open(ctx context.Context, url string, maxConns int, tracer pgx.QueryTracer, opts ...sqldb.Option) (catalog.Store, error) {
+	db, err := openDB(url, tracer)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +92,7 @@ func Open(ctx context.Context, url string, maxConns int, opts ...sqldb.Option) (
 // `ostium config validate` can tell of it. pgx leaves the password out of
 // its errors.
 func CheckURL(url string) error {
-	db, err := openDB(url)
+	db, err := openDB(url, nil)
 	if err != nil {
 		return err
 	}
@@ -88,15 +101,13 @@ func CheckURL(url string) error {
 
 // openDB parses url into a pool that has not connected yet. sql.Open
 // would leave the parsing to the first connection.
-func openDB(url string) (*sql.DB, error) {
-	if _, err := pgx.ParseConfig(url); err != nil {
-		return nil, fmt.Errorf("postgres: open: %w", err)
-	}
-	db, err := sql.Open("pgx", url)
+func openDB(url string, tracer pgx.QueryTracer) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	return db, nil
+	cfg.Tracer = tracer
+	return stdlib.OpenDB(*cfg), nil
 }
 
 // store is the SQL catalog plus change notifications.

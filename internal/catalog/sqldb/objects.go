@@ -106,11 +106,8 @@ func (s *Store) PutObject(ctx context.Context, o catalog.Object, opt catalog.Put
 // putObject makes o the latest version of its key, replacing a version with
 // the same id (and queueing that version's blobs) and leaving the others.
 func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt catalog.PutOptions) error {
-	if err := s.bucketExists(ctx, tx, o.Bucket); err != nil {
+	if err := s.lockForWrite(ctx, tx, o.Bucket, o.Key); err != nil {
 		return err
-	}
-	if err := s.lockKey(ctx, tx, o.Bucket, o.Key); err != nil {
-		return fmt.Errorf("sqldb: lock key: %w", err)
 	}
 	if opt.IfNoneMatch || opt.IfMatch != "" || len(opt.IfNoneMatchETags) > 0 || opt.IfLatest != nil {
 		cur, err := s.current(ctx, tx, o.Bucket, o.Key)
@@ -132,19 +129,9 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	if err != nil && !isNew {
 		return err
 	}
-	if _, err := s.exec(ctx, tx, s.q(`UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1`), []byte(o.Bucket), []byte(o.Key)); err != nil {
-		return fmt.Errorf("sqldb: put object: %w", err)
-	}
-	if err := s.count(ctx, tx, o, 1); err != nil {
-		return err
-	}
 	// A write that does not grow usage passes even over a quota, so that
 	// a tenant over its quota can still shrink.
-	if !o.DeleteMarker && (isNew || o.Size > replaced.Size) {
-		if err := s.withinLimits(ctx, tx, o.Bucket, opt.Limits); err != nil {
-			return err
-		}
-	}
+	check := !o.DeleteMarker && (isNew || o.Size > replaced.Size)
 	meta, err := json.Marshal(o.Meta)
 	if err != nil {
 		return fmt.Errorf("sqldb: encode meta: %w", err)
@@ -160,16 +147,33 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	// seq orders a key's versions by commit: the key is locked, so the
 	// next number is exact where the clocks of nodes are not. Taken in
 	// the INSERT from the index objects_seq, it cost less CPU than
-	// reading it back from the UPDATE above (RETURNING): see
-	// bench/README.md.
+	// reading it back from the UPDATE that demotes the latest version
+	// (RETURNING): see bench/README.md.
 	lock := toLockColumns(o.Lock)
-	_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline, seq) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-		(SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = ? AND key = ?))`),
-		[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta),
-		lock.mode, lock.until, lock.hold, parts, o.Inline,
-		[]byte(o.Bucket), []byte(o.Key))
-	if err != nil {
-		return fmt.Errorf("sqldb: put object: %w", err)
+	row := []any{[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta),
+		lock.mode, lock.until, lock.hold, parts, o.Inline}
+	if s.d.WritableCTE {
+		if err := s.putVersionShort(ctx, tx, o, row, check, opt.Limits); err != nil {
+			return err
+		}
+	} else {
+		if _, err := s.exec(ctx, tx, s.q(`UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1`), []byte(o.Bucket), []byte(o.Key)); err != nil {
+			return fmt.Errorf("sqldb: put object: %w", err)
+		}
+		if err := s.count(ctx, tx, o, 1); err != nil {
+			return err
+		}
+		if check {
+			if err := s.withinLimits(ctx, tx, o.Bucket, opt.Limits); err != nil {
+				return err
+			}
+		}
+		_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline, seq) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+			(SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = ? AND key = ?))`),
+			append(row, []byte(o.Bucket), []byte(o.Key))...)
+		if err != nil {
+			return fmt.Errorf("sqldb: put object: %w", err)
+		}
 	}
 	for _, p := range o.Parts {
 		_, err := s.exec(ctx, tx, s.q(`INSERT INTO object_blobs (blob_id, bucket, key, version_id) VALUES (?, ?, ?, ?)`),

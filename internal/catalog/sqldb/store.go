@@ -44,6 +44,14 @@ type Dialect struct {
 	// bucket's row: every writer of a bucket share-locking one row made
 	// PostgreSQL write that row (a new multixact) on each write.
 	LockBucket func(ctx context.Context, tx *sql.Tx, hash int64, exclusive bool) error
+	// LockWrite, where set, takes a bucket's shared lock and then a
+	// key's lock (LockBucket's and LockKey's) in one statement: a write
+	// of one key needs both, and each statement is a round trip.
+	LockWrite func(ctx context.Context, tx *sql.Tx, bucketHash, keyHash int64) error
+	// WritableCTE says that the engine runs INSERT and UPDATE in WITH
+	// (PostgreSQL), so that a PUT's demotion of the latest version, its
+	// counting and its row go in one statement (putshort.go).
+	WritableCTE bool
 	// Notify, when set, runs in every transaction that advances the
 	// identity generation, to tell other nodes at commit.
 	Notify string
