@@ -84,6 +84,10 @@ func (k *kafkaProducers) client(t *target) (*kgo.Client, error) {
 		// oldest, and only the next once the broker has it.
 		kgo.ProducerLinger(0),
 		kgo.MaxBufferedRecords(kafkaBuffered),
+		// A topic the brokers do not know fails the attempt at once,
+		// saying so, rather than after the producer's own retries: the
+		// worker retries it with its back-off, and counts it.
+		kgo.UnknownTopicRetries(1),
 		kgo.DialTimeout(k.timeout),
 		kgo.ProduceRequestTimeout(k.timeout),
 	}
