@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -87,7 +88,7 @@ func (k *kafkaProducers) client(t *target) (*kgo.Client, error) {
 		// A topic the brokers do not know fails the attempt at once,
 		// saying so, rather than after the producer's own retries: the
 		// worker retries it with its back-off, and counts it.
-		kgo.UnknownTopicRetries(1),
+		kgo.UnknownTopicRetries(0),
 		kgo.DialTimeout(k.timeout),
 		kgo.ProduceRequestTimeout(k.timeout),
 	}
@@ -133,11 +134,16 @@ func (k *kafkaProducers) produce(ctx context.Context, t *target, id int64, name,
 	done := make(chan error, 1)
 	cl.Produce(ctx, r, func(_ *kgo.Record, err error) { done <- err })
 	select {
-	case err := <-done:
-		return err
+	case err = <-done:
 	case <-ctx.Done():
-		return ctx.Err()
+		err = ctx.Err()
 	}
+	if err != nil && ctx.Err() != nil {
+		// What the log then tells an operator: a broker down, or
+		// unreachable, most likely.
+		return fmt.Errorf("kafka %s: no acknowledgement within the attempt's time: %w", t.Endpoint, err)
+	}
+	return err
 }
 
 // forget closes the producers of targets no longer registered.
