@@ -49,7 +49,8 @@ func KafkaJars() string {
 // a Stop and Start. It listens twice: in plain text at Addr, and at
 // SecureAddr with TLS (a certificate for 127.0.0.1 from the CA in CAPEM)
 // and SASL (PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512, all for User and
-// Password). Topics are created, never made by a producer's asking.
+// Password). It creates a topic a client asks for, as Kafka does unless
+// told otherwise, so that a test can show that a client does not ask.
 type Kafka struct {
 	Addr, SecureAddr string
 	CAPEM            []byte
@@ -100,7 +101,7 @@ func StartKafka(t testing.TB) *Kafka {
 		"ssl.keystore.type=PEM",
 		"ssl.keystore.location=" + filepath.Join(k.dir, "broker.pem"),
 		"log.dirs=" + filepath.Join(k.dir, "data"),
-		"auto.create.topics.enable=false",
+		"auto.create.topics.enable=true",
 		"num.partitions=3",
 		"offsets.topic.replication.factor=1",
 		"offsets.topic.num.partitions=1",

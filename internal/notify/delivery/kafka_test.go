@@ -305,7 +305,9 @@ func TestKafka(t *testing.T) {
 	})
 
 	// An event for a topic that never comes is tried the node's number
-	// of times, then dropped and counted as a dead letter.
+	// of times, then dropped and counted as a dead letter. The broker
+	// creates a topic a client asks for: that the events fail shows the
+	// producer does not ask.
 	t.Run("dead letters", func(t *testing.T) {
 		srv := startKafkaNode(t, k, 2)
 		c := client(srv)
