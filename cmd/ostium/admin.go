@@ -83,7 +83,7 @@ type adminFlags struct {
 	bytesInPerSec, bytesOutPerSec              string // with a unit: 100MiB
 	sseDefault, kmsKey                         string
 	prefix, description, authUser              string
-	kind, endpoint, subject, secret            string // notify-target
+	kind, endpoint, subject, topic, secret     string // notify-target
 	tenants                                    listFlag
 	targetAccessKey, targetRegion              string
 	targetShared, targetPathStyle              bool

@@ -16,19 +16,26 @@ import (
 
 // NotifyTarget is a destination of event notifications the provider
 // enables: tenants name its ARN in their buckets' configurations. Secret
-// is the webhook's signing secret, shown only when the target is put.
+// is the webhook's signing secret, or a Kafka target's SASL password,
+// shown only when the target is put (and then only if it was made).
 type NotifyTarget struct {
 	ARN      string    `json:"arn"`
-	Kind     string    `json:"kind"` // webhook or nats
+	Kind     string    `json:"kind"` // webhook, nats or kafka
 	Endpoint string    `json:"endpoint"`
-	Subject  string    `json:"subject,omitempty"`
+	Subject  string    `json:"subject,omitempty"` // NATS
+	Topic    string    `json:"topic,omitempty"`   // Kafka
 	Tenants  []string  `json:"tenants"`
 	Secret   string    `json:"secret,omitempty"`
 	Created  time.Time `json:"created"`
 }
 
 func notifyTargetOut(t catalog.NotifyTarget) NotifyTarget {
-	return NotifyTarget{ARN: t.ARN, Kind: t.Kind, Endpoint: t.Endpoint, Subject: t.Subject, Tenants: t.Tenants, Created: t.CreatedAt}
+	out := NotifyTarget{ARN: t.ARN, Kind: t.Kind, Endpoint: t.Endpoint, Subject: t.Subject, Tenants: t.Tenants, Created: t.CreatedAt}
+	if t.Kind == notify.KindKafka {
+		// The catalog keeps a Kafka topic where a NATS subject goes.
+		out.Topic, out.Subject = t.Subject, ""
+	}
+	return out
 }
 
 func (s *Service) notifyTargets() (catalog.NotifyTargets, error) {
@@ -83,11 +90,12 @@ func (s *Service) PutNotifyTarget(ctx context.Context, id *iam.Identity, in Noti
 	}
 	t := catalog.NotifyTarget{ARN: in.ARN, Kind: in.Kind, Endpoint: in.Endpoint, Subject: in.Subject, Tenants: in.Tenants,
 		CreatedAt: time.Now().UTC()}
-	if err := notify.ValidTarget(t); err != nil {
+	if err := notifyTargetIn(&t, in); err != nil {
 		return NotifyTarget{}, newErr(http.StatusBadRequest, "InvalidTarget", "%v", err)
 	}
 	secret := in.Secret
-	if t.Kind == notify.KindWebhook && secret == "" {
+	made := t.Kind == notify.KindWebhook && secret == ""
+	if made {
 		var b [32]byte
 		rand.Read(b[:])
 		secret = base64.RawURLEncoding.EncodeToString(b[:])
@@ -99,8 +107,37 @@ func (s *Service) PutNotifyTarget(ctx context.Context, id *iam.Identity, in Noti
 		return NotifyTarget{}, apiErr(err)
 	}
 	out := notifyTargetOut(t)
-	out.Secret = secret
+	if t.Kind != notify.KindKafka || made {
+		out.Secret = secret // a password the provider chose is not echoed
+	}
 	return out, nil
+}
+
+// notifyTargetIn checks a target to put, and its secret against its
+// kind: a Kafka target's is its SASL password, which it has exactly when
+// its endpoint names a SASL mechanism.
+func notifyTargetIn(t *catalog.NotifyTarget, in NotifyTarget) error {
+	switch {
+	case t.Kind == notify.KindKafka && in.Subject != "":
+		return errors.New("a Kafka target has a topic, not a subject")
+	case t.Kind == notify.KindKafka:
+		t.Subject = in.Topic
+	case in.Topic != "":
+		return fmt.Errorf("a %s target has no topic", t.Kind)
+	}
+	if err := notify.ValidTarget(*t); err != nil {
+		return err
+	}
+	if t.Kind == notify.KindKafka {
+		e, _ := notify.ParseKafkaEndpoint(t.Endpoint) // valid, as just checked
+		switch {
+		case e.SASL != "" && in.Secret == "":
+			return fmt.Errorf("SASL %s needs the password as the target's secret", e.SASL)
+		case e.SASL == "" && in.Secret != "":
+			return errors.New("a Kafka target's secret is its SASL password: the endpoint names no sasl mechanism")
+		}
+	}
+	return nil
 }
 
 // DeleteNotifyTarget removes a target; the provider only. Configurations

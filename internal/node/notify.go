@@ -15,8 +15,9 @@ import (
 // NotifyConfig tunes the delivery of event notifications (one node
 // delivers, under the "notification-delivery" lease).
 type NotifyConfig struct {
-	// CAFile holds PEM certificates that webhooks' TLS certificates may
-	// also chain to, besides the system's ("" = the system's only).
+	// CAFile holds PEM certificates that webhooks' and Kafka brokers'
+	// TLS certificates may also chain to, besides the system's ("" = the
+	// system's only).
 	CAFile string `yaml:"notify_ca_file,omitempty"`
 	// MaxAttempts is how many times an event is tried before it is
 	// dropped and counted as a dead letter (0 = 8).

@@ -16,6 +16,7 @@ import (
 const (
 	KindWebhook = "webhook"
 	KindNATS    = "nats"
+	KindKafka   = "kafka"
 )
 
 // arnForm is a target's ARN: arn:ostium:SERVICE:REGION:ACCOUNT:NAME,
@@ -48,8 +49,12 @@ func ValidTarget(t catalog.NotifyTarget) error {
 		if t.Subject == "" || strings.ContainsAny(t.Subject, " \t\r\n*>") {
 			return fmt.Errorf("a NATS target needs a subject without spaces or wildcards, not %q", t.Subject)
 		}
+	case KindKafka:
+		if err := validKafka(t.Endpoint, t.Subject); err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("kind %q is neither %s nor %s", t.Kind, KindWebhook, KindNATS)
+		return fmt.Errorf("kind %q is none of %s, %s and %s", t.Kind, KindWebhook, KindNATS, KindKafka)
 	}
 	if len(t.Tenants) == 0 {
 		return errors.New("a target names the tenants that may use it (or * for all)")

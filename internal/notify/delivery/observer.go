@@ -1,7 +1,7 @@
 // Package delivery turns a bucket's changes into event notifications and
 // delivers them: the Observer writes one outbox event per matching
 // configuration with the change, and the Worker, a leased job, sends
-// them to the provider's targets (HTTPS webhooks, NATS), at least once
+// them to the provider's targets (HTTPS webhooks, NATS, Kafka), at least once
 // and in order per key, retrying with back-off and counting what it had
 // to give up.
 package delivery

@@ -50,8 +50,8 @@ type Options struct {
 	// (1 s), up to MaxBackoff (5 min); each wait is jittered by up to a
 	// fifth.
 	Backoff, MaxBackoff time.Duration
-	// RootCAs are the certificates webhooks' TLS is checked against
-	// (nil: the system's).
+	// RootCAs are the certificates webhooks' and Kafka brokers' TLS is
+	// checked against (nil: the system's).
 	RootCAs *x509.CertPool
 	Metrics *metrics.Notify
 }
@@ -88,6 +88,7 @@ type Worker struct {
 	o      Options
 	client *http.Client
 	nats   natsConns
+	kafka  kafkaProducers
 	slots  chan struct{} // Concurrency
 
 	mu      sync.Mutex
@@ -117,7 +118,8 @@ func NewWorker(st Store, sealer *iam.Sealer, o Options) *Worker {
 	tr.TLSClientConfig = &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12}
 	tr.MaxIdleConnsPerHost = o.PerTarget
 	return &Worker{st: st, sealer: sealer, o: o, slots: make(chan struct{}, o.Concurrency),
-		nats: natsConns{timeout: o.Timeout},
+		nats:  natsConns{timeout: o.Timeout},
+		kafka: kafkaProducers{rootCAs: o.RootCAs, timeout: o.Timeout},
 		client: &http.Client{Transport: tr, Timeout: o.Timeout,
 			// A redirect would carry the signed event somewhere the
 			// provider did not register: it is a failure.
@@ -135,6 +137,7 @@ func (w *Worker) Run(ctx context.Context) {
 		}
 		wg.Wait()
 		w.nats.close()
+		w.kafka.close()
 	}()
 	for {
 		arns, err := w.refresh(ctx)
@@ -225,6 +228,7 @@ func (w *Worker) refresh(ctx context.Context) (map[string]bool, error) {
 	w.mu.Lock()
 	w.targets = m
 	w.mu.Unlock()
+	w.kafka.forget(m)
 	return arns, nil
 }
 
@@ -352,6 +356,8 @@ func (w *Worker) send(ctx context.Context, t *target, e catalog.Event) error {
 		return postWebhook(ctx, w.client, t.Endpoint, t.secret, e.ID, e.Name, e.Payload)
 	case notify.KindNATS:
 		return w.nats.publish(ctx, t.Endpoint, t.Subject, e.ID, e.Name, e.Payload)
+	case notify.KindKafka:
+		return w.kafka.produce(ctx, t, e.ID, e.Name, e.Key, e.Payload)
 	}
 	return errors.New("unknown target kind " + t.Kind)
 }
