@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"ReplicationTargets", testReplicationTargets},
 		{"Outbox", testOutbox},
 		{"OutboxOrder", testOutboxOrder},
+		{"ChangeEvents", testChangeEvents},
 		{"RateDemand", testRateDemand},
 	}
 	tests = append(tests, versionTests...)

@@ -62,5 +62,5 @@ func (s *Store) DeleteReplicationTarget(ctx context.Context, tenant, name string
 }
 
 func (s *Store) SetReplicationStatus(ctx context.Context, bucket, key, versionID, status string) error {
-	return wrap("set replication status", s.updateMeta(ctx, bucket, key, versionID, func(m *catalog.Meta) { m.Replication = status }))
+	return wrap("set replication status", s.updateMeta(ctx, bucket, key, versionID, catalog.ChangeOptions{}, func(m *catalog.Meta) { m.Replication = status }))
 }
