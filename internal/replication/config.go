@@ -444,8 +444,11 @@ func (r *Rule) ReplicatesDeleteMarkers() bool {
 // ReplicatesExisting tells whether a rule asks for existing versions.
 func (r *Rule) ReplicatesExisting() bool { return r.ExistingObjectReplication.enabled() }
 
-// ReplicatesReplicas tells whether a rule sends replicas on (replica
-// modification sync); else a replica is never replicated again.
+// ReplicatesReplicas tells whether a rule sends changes made to the
+// metadata of replicas (tags, ACL, retention, legal hold) to its
+// destination: replica modification sync, which with a rule each way
+// keeps two buckets' metadata in step. A replica itself is never
+// replicated again, as on AWS.
 func (r *Rule) ReplicatesReplicas() bool {
 	return r.SourceSelectionCriteria != nil && r.SourceSelectionCriteria.ReplicaModifications.enabled()
 }

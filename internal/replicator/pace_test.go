@@ -44,6 +44,10 @@ func (s *slowService) PutReplica(ctx context.Context, id *iam.Identity, in objec
 	return nil
 }
 
+func (s *slowService) PutReplicaMeta(ctx context.Context, id *iam.Identity, in objects.ReplicaInput) error {
+	return nil
+}
+
 func (s *slowService) SetReplicationStatus(ctx context.Context, bucket, key, versionID, status string) error {
 	return nil
 }
