@@ -337,15 +337,6 @@ func (s *Service) PutReplicaMeta(ctx context.Context, id *iam.Identity, in Repli
 	return nil
 }
 
-// SetReplicationStatus records a source version's replication status.
-func (s *Service) SetReplicationStatus(ctx context.Context, bucket, key, versionID, status string) error {
-	err := s.cat.SetReplicationStatus(ctx, bucket, key, versionID, status)
-	if err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
-		return fmt.Errorf("objects: replication status of %s/%s: %w", bucket, key, err)
-	}
-	return nil
-}
-
 // markPending gives a version the replication status PENDING when the
 // replication observer queued an event for it, in the same row as the
 // event, so that a HEAD right after the write says so. A replica stays

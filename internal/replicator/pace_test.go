@@ -48,10 +48,6 @@ func (s *slowService) PutReplicaMeta(ctx context.Context, id *iam.Identity, in o
 	return nil
 }
 
-func (s *slowService) SetReplicationStatus(ctx context.Context, bucket, key, versionID, status string) error {
-	return nil
-}
-
 // The worker keeps to its bounds: at most Concurrency versions in
 // transfer, and no more bytes in flight than InFlight (a version larger
 // than half of it goes alone).

@@ -26,7 +26,6 @@ type Service interface {
 	OpenVersion(ctx context.Context, bucket, key, versionID string) (catalog.Object, io.ReadCloser, error)
 	PutReplica(ctx context.Context, id *iam.Identity, in objects.ReplicaInput) error
 	PutReplicaMeta(ctx context.Context, id *iam.Identity, in objects.ReplicaInput) error
-	SetReplicationStatus(ctx context.Context, bucket, key, versionID, status string) error
 }
 
 // Identities rebuilds a configuration writer's identity (*iam.Keyring).
@@ -217,10 +216,14 @@ func isPermanent(err error) bool {
 // replica stays REPLICA), before its event is acknowledged. A status the
 // catalog cannot record is logged: the replica is there either way.
 func (w *Worker) settle(ctx context.Context, e catalog.Event, p payload, status string) {
-	if !p.DeleteMarker && !p.Replica {
-		if err := w.svc.SetReplicationStatus(ctx, e.Bucket, e.Key, e.VersionID, status); err != nil {
-			slog.Warn("replication: status", "bucket", e.Bucket, "key", e.Key, "err", err)
-		}
+	if p.DeleteMarker || p.Replica {
+		return
+	}
+	// A change made since, still on its way, keeps the version PENDING
+	// until it is delivered in turn.
+	err := w.cat.SettleReplicationStatus(ctx, e, status)
+	if err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
+		slog.Warn("replication: status", "bucket", e.Bucket, "key", e.Key, "err", err)
 	}
 }
 

@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Outbox", testOutbox},
 		{"OutboxOrder", testOutboxOrder},
 		{"ChangeEvents", testChangeEvents},
+		{"SettleReplication", testSettleReplication},
 		{"RateDemand", testRateDemand},
 	}
 	tests = append(tests, versionTests...)

@@ -70,3 +70,44 @@ func testChangeEvents(t *testing.T, s catalog.Store) {
 		t.Fatalf("status after changes without one: %q, %+v", got.Meta.Replication, got.Lock)
 	}
 }
+
+// The outcome of a delivery is recorded unless a later event of the same
+// sink for the same version waits: that change keeps its status until
+// its own outcome.
+func testSettleReplication(t *testing.T, s catalog.Store) {
+	ot := objectTags(t, s)
+	bucket(t, s, "b")
+	o := object("b", "k", 1)
+	o.VersionID = "v1"
+	must(t, s.PutObject(ctx, o, catalog.PutOptions{Events: []catalog.Event{event("repl", "put")}}))
+	statusOf := func() string {
+		t.Helper()
+		got, err := s.GetObject(ctx, "b", "k", "v1")
+		must(t, err)
+		return got.Meta.Replication
+	}
+	_, es := dueNames(t, s, "repl")
+	first := es[0]
+	must(t, ot.SetObjectTags(ctx, "b", "k", "v1", map[string]string{"a": "1"},
+		catalog.ChangeOptions{Events: []catalog.Event{event("repl", "tags")}, Replication: "PENDING"}))
+	// Another version's event, or another sink's, holds nothing back.
+	o2 := object("b", "k", 1)
+	o2.VersionID = "v2"
+	must(t, s.PutObject(ctx, o2, catalog.PutOptions{Events: []catalog.Event{event("repl", "put2"), event("other", "put2")}}))
+
+	must(t, s.SettleReplicationStatus(ctx, first, "COMPLETED"))
+	if got := statusOf(); got != "PENDING" {
+		t.Fatalf("settled while a later change waits: %q", got)
+	}
+	must(t, s.AckEvents(ctx, first.ID))
+	_, es = dueNames(t, s, "repl")
+	if len(es) != 1 || es[0].Name != "tags" {
+		t.Fatalf("due after the first = %+v", es)
+	}
+	must(t, s.SettleReplicationStatus(ctx, es[0], "COMPLETED"))
+	if got := statusOf(); got != "COMPLETED" {
+		t.Fatalf("settled by the last change: %q", got)
+	}
+	wantErr(t, s.SettleReplicationStatus(ctx, catalog.Event{Sink: "repl", Bucket: "b", Key: "nope", VersionID: "v1", ID: es[0].ID}, "COMPLETED"),
+		catalog.ErrNoSuchObject)
+}

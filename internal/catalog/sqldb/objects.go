@@ -268,29 +268,34 @@ func (s *Store) updateMeta(ctx context.Context, bucket, key, versionID string, o
 		if err := s.lockKey(ctx, tx, bucket, key); err != nil {
 			return err
 		}
-		q, args := versionQuery(bucket, key, versionID)
-		o, err := scanObject(s.row(ctx, tx, s.q(q), args...), bucket, true)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && o.DeleteMarker {
-			return catalog.ErrNoSuchObject
-		}
-		if err != nil {
-			return err
-		}
-		change(&o.Meta)
-		if opt.Replication != "" {
-			o.Meta.Replication = opt.Replication
-		}
-		meta, err := json.Marshal(o.Meta)
-		if err != nil {
-			return err
-		}
-		_, err = s.exec(ctx, tx, s.q(`UPDATE objects SET meta = ? WHERE bucket = ? AND key = ? AND version_id = ?`),
-			string(meta), []byte(bucket), []byte(key), o.VersionID)
-		if err != nil {
-			return err
-		}
-		return s.addEvents(ctx, tx, opt.Events, &o)
+		return s.updateMetaTx(ctx, tx, bucket, key, versionID, opt, change)
 	})
+}
+
+// updateMetaTx is updateMeta within tx, which holds the key.
+func (s *Store) updateMetaTx(ctx context.Context, tx *sql.Tx, bucket, key, versionID string, opt catalog.ChangeOptions, change func(*catalog.Meta)) error {
+	q, args := versionQuery(bucket, key, versionID)
+	o, err := scanObject(s.row(ctx, tx, s.q(q), args...), bucket, true)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && o.DeleteMarker {
+		return catalog.ErrNoSuchObject
+	}
+	if err != nil {
+		return err
+	}
+	change(&o.Meta)
+	if opt.Replication != "" {
+		o.Meta.Replication = opt.Replication
+	}
+	meta, err := json.Marshal(o.Meta)
+	if err != nil {
+		return err
+	}
+	_, err = s.exec(ctx, tx, s.q(`UPDATE objects SET meta = ? WHERE bucket = ? AND key = ? AND version_id = ?`),
+		string(meta), []byte(bucket), []byte(key), o.VersionID)
+	if err != nil {
+		return err
+	}
+	return s.addEvents(ctx, tx, opt.Events, &o)
 }
 
 func (s *Store) ListObjects(ctx context.Context, bucket string, q catalog.ListQuery) ([]catalog.Object, error) {
