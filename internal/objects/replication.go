@@ -340,9 +340,10 @@ func (s *Service) PutReplicaMeta(ctx context.Context, id *iam.Identity, in Repli
 // markPending gives a version the replication status PENDING when the
 // replication observer queued an event for it, in the same row as the
 // event, so that a HEAD right after the write says so. A replica stays
-// REPLICA.
+// as it is: REPLICA, or with no status when another site's replication
+// wrote it (its changes go back by replica modification sync).
 func markPending(events []catalog.Event, m *catalog.Meta) {
-	if m.Replication == replication.StatusReplica {
+	if replication.IsReplica(m.Replication, m.User) {
 		return
 	}
 	for _, e := range events {

@@ -36,6 +36,21 @@ const (
 	StatusReplica   = "REPLICA"
 )
 
+// MetaSourceVersion is the user metadata a replica written through S3
+// (at a remote endpoint) carries: the source's version id, by which a
+// delivery repeated after a crash, or a later change of the source's
+// metadata, finds the replica.
+const MetaSourceVersion = "ostium-replica-of"
+
+// IsReplica tells, from a version's replication status and user
+// metadata, a replica: written by replication here (REPLICA), or by
+// another Ostium site's replication through S3, which marks it with the
+// version it copies. A replica is never replicated again; only changes
+// of its metadata may go back, by replica modification sync.
+func IsReplica(status string, user map[string]string) bool {
+	return status == StatusReplica || user[MetaSourceVersion] != ""
+}
+
 // Error is a configuration refused as AWS refuses it: Code is AWS's
 // (MalformedXML, InvalidArgument, InvalidRequest).
 type Error struct {

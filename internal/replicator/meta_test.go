@@ -312,6 +312,15 @@ func TestReplicaModificationSync(t *testing.T) {
 	if got := tagsOf(t, c, "east", "k", v); !maps.Equal(got, map[string]string{"v": "2"}) {
 		t.Fatalf("east's tags: %v", got)
 	}
+
+	// A copy of a replica is a version of its bucket's own: no REPLICA,
+	// and replicated.
+	cp, err := c.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("west"), Key: aws.String("copy"), CopySource: aws.String("west/k")})
+	must(t, err)
+	waitStatus(t, c, "west", "copy", aws.ToString(cp.VersionId), types.ReplicationStatusCompleted)
+	if s := status(t, c, "east", "copy", aws.ToString(cp.VersionId)); s != types.ReplicationStatusReplica {
+		t.Fatalf("the copy's replica in east says %q", s)
+	}
 }
 
 // Another Ostium on its own catalog as a remote target, through a proxy
@@ -382,6 +391,16 @@ func TestMetadataToAnotherOstium(t *testing.T) {
 		if len(vs.Versions) != 1 {
 			t.Fatalf("%s holds %d versions, want 1 (a replica is not sent back)", name, len(vs.Versions))
 		}
+	}
+	// A copy of the far replica is far's own version: the mark is not
+	// copied, and the copy is replicated to near.
+	cp, err := rc.CopyObject(ctx, &s3.CopyObjectInput{Bucket: aws.String("far"), Key: aws.String("copy"), CopySource: aws.String("far/k")})
+	must(t, err)
+	waitStatus(t, rc, "far", "copy", aws.ToString(cp.VersionId), types.ReplicationStatusCompleted)
+	h, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String("near"), Key: aws.String("copy")})
+	must(t, err)
+	if h.Metadata[replicator.MetaSourceVersion] != aws.ToString(cp.VersionId) {
+		t.Fatalf("near's replica of the copy: %v", h.Metadata)
 	}
 }
 

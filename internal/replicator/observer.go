@@ -109,11 +109,8 @@ func (o *Observer) Observe(ctx context.Context, c objects.Change) ([]catalog.Eve
 	return []catalog.Event{event(c.Bucket.Name, obj, c.Name, *p)}, nil
 }
 
-// isReplica tells a replica: written by replication here (REPLICA), or
-// by another Ostium site's replication through S3, which marks it with
-// the version it copies.
 func isReplica(obj catalog.Object) bool {
-	return obj.Meta.Replication == replication.StatusReplica || obj.Meta.User[MetaSourceVersion] != ""
+	return replication.IsReplica(obj.Meta.Replication, obj.Meta.User)
 }
 
 // decideChange is the payload of a change of obj's metadata: for a

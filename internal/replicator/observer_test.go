@@ -3,6 +3,7 @@ package replicator
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -90,8 +91,9 @@ func TestObserverDecides(t *testing.T) {
 				t.Errorf("%s: payload %s", tc.name, e.Payload)
 			}
 			var p payload
-			if err := json.Unmarshal(e.Payload, &p); err != nil || p.Meta != (tc.change != objects.EventPut && tc.change != objects.EventCompleteMultipart && tc.change != objects.EventDeleteMarker) ||
-				p.Replica != isReplica(tc.obj) || e.Name != tc.change {
+			meta := strings.HasPrefix(tc.change, "s3:ObjectTagging:") || tc.change == objects.EventACLPut ||
+				tc.change == objects.EventRetentionPut || tc.change == objects.EventLegalHoldPut
+			if err := json.Unmarshal(e.Payload, &p); err != nil || p.Meta != meta || p.Replica != (meta && isReplica(tc.obj)) || e.Name != tc.change {
 				t.Errorf("%s: event %s payload %s", tc.name, e.Name, e.Payload)
 			}
 		}
