@@ -109,6 +109,8 @@ func (o *Observer) Observe(ctx context.Context, c objects.Change) ([]catalog.Eve
 	return []catalog.Event{event(c.Bucket.Name, obj, c.Name, *p)}, nil
 }
 
+// isReplica tells a replica (replication.IsReplica): never replicated
+// again, its metadata's changes only by replica modification sync.
 func isReplica(obj catalog.Object) bool {
 	return replication.IsReplica(obj.Meta.Replication, obj.Meta.User)
 }
