@@ -367,8 +367,9 @@ type Store interface {
 	// SetBucketSetting changes one access setting of a bucket and advances
 	// the identity generation, as access changes do.
 	SetBucketSetting(ctx context.Context, bucket string, which Setting, value string) error
-	// SetObjectACL changes a version's ACL (versionID "" = the current).
-	SetObjectACL(ctx context.Context, bucket, key, versionID, acl string) error
+	// SetObjectACL changes a version's ACL (versionID "" = the current),
+	// with opt's events and status.
+	SetObjectACL(ctx context.Context, bucket, key, versionID, acl string, opt ChangeOptions) error
 
 	// BucketUsage and TenantUsage read the running totals every write
 	// keeps in its own transaction.

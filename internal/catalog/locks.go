@@ -45,12 +45,14 @@ func SameVersion(cur *Object, v *Object) bool {
 // so no path removes a locked version.
 type Locks interface {
 	// SetRetention replaces a version's retention (versionID "" = the
-	// current one) if objectlock.MayChange allows it now, else
-	// ErrObjectLocked; it returns the version as changed.
+	// current one) if objectlock.MayChange allows it now (with
+	// opt.BypassGovernance), else ErrObjectLocked; it returns the version
+	// as changed, and queues opt's events with the change.
 	// ErrNoSuchObject if absent or a delete marker.
-	SetRetention(ctx context.Context, bucket, key, versionID string, r objectlock.Retention, opt DeleteOptions) (Object, error)
-	// SetLegalHold puts a version's legal hold on or off.
-	SetLegalHold(ctx context.Context, bucket, key, versionID string, on bool) (Object, error)
+	SetRetention(ctx context.Context, bucket, key, versionID string, r objectlock.Retention, opt ChangeOptions) (Object, error)
+	// SetLegalHold puts a version's legal hold on or off, with opt's
+	// events and status.
+	SetLegalHold(ctx context.Context, bucket, key, versionID string, on bool, opt ChangeOptions) (Object, error)
 	// HoldsLocked reports whether any version in bucket is protected at
 	// now (legal hold, or retention until after now): such a bucket
 	// cannot be purged.

@@ -41,4 +41,10 @@ type ReplicationTargets interface {
 	// (Meta.Replication) with its key held; ErrNoSuchObject if the
 	// version is gone. A version's other fields are left as they are.
 	SetReplicationStatus(ctx context.Context, bucket, key, versionID, status string) error
+	// SettleReplicationStatus is SetReplicationStatus for the outcome
+	// of delivering event e (of e's version), checked with the key held:
+	// while a later event of e's sink for the same version waits (a
+	// change made since, on its way), the status is left as that change
+	// set it, and that event's outcome settles it in turn.
+	SettleReplicationStatus(ctx context.Context, e Event, status string) error
 }

@@ -21,6 +21,10 @@ type Origin struct {
 	// RequestID is the S3 request's x-amz-request-id, which event
 	// notifications tell.
 	RequestID string
+	// Replication: the change is replication's own, carrying a change
+	// made elsewhere; it is not replicated again (no ping-pong between
+	// buckets that replicate to each other).
+	Replication bool
 }
 
 type originKey struct{}

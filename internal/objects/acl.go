@@ -166,7 +166,13 @@ func (s *Service) PutObjectACL(ctx context.Context, id *iam.Identity, bucket, ke
 	if err := checkACL(a, acl, b.Owner); err != nil {
 		return err
 	}
-	err = s.cat.SetObjectACL(ctx, bucket, key, o.VersionID, iam.EncodeACL(acl))
+	changed := o
+	changed.Meta.ACL = iam.EncodeACL(acl)
+	opt, err := s.observeChange(ctx, EventACLPut, id, b, changed)
+	if err != nil {
+		return err
+	}
+	err = s.cat.SetObjectACL(ctx, bucket, key, o.VersionID, changed.Meta.ACL, opt)
 	if errors.Is(err, catalog.ErrNoSuchObject) {
 		return ErrNoSuchKey
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/replication"
 )
 
 // CopyInput describes CopyObject.
@@ -67,6 +69,14 @@ func (s *Service) CopyObject(ctx context.Context, id *iam.Identity, in CopyInput
 	}
 	meta.Tags = src.Meta.Tags
 	meta.UploadID = "" // a copy is no upload's completion
+	// Nor a replica, nor replicated yet: its status is its own, and the
+	// mark of another site's replica (which names the version it copies)
+	// is not copied.
+	meta.Replication = ""
+	if !in.ReplaceMeta && meta.User[replication.MetaSourceVersion] != "" {
+		meta.User = maps.Clone(meta.User)
+		delete(meta.User, replication.MetaSourceVersion)
+	}
 	if in.ReplaceTags {
 		meta.Tags = in.Tags
 	}

@@ -198,18 +198,25 @@ func (s *Service) GetObjectRetention(ctx context.Context, id *iam.Identity, buck
 // GOVERNANCE retention only with a bypass (asked, and permitted); a
 // COMPLIANCE one never.
 func (s *Service) PutObjectRetention(ctx context.Context, id *iam.Identity, bucket, key, versionID string, r objectlock.Retention, bypass bool) error {
-	b, a, _, err := s.lockedVersion(ctx, id, bucket, key, versionID, "s3:PutObjectRetention")
+	b, a, o, err := s.lockedVersion(ctx, id, bucket, key, versionID, "s3:PutObjectRetention")
 	if err != nil {
 		return err
 	}
 	if err := objectlock.ValidRetention(r, time.Now()); err != nil {
 		return lockErr(err)
 	}
-	opt, err := s.mayBypass(ctx, id, b, a, key, bypass)
+	del, err := s.mayBypass(ctx, id, b, a, key, bypass)
 	if err != nil {
 		return err
 	}
-	_, err = s.cat.SetRetention(ctx, bucket, key, versionID, r, opt)
+	o.Lock.Mode, o.Lock.RetainUntil = r.Mode, r.Until
+	opt, err := s.observeChange(ctx, EventRetentionPut, id, b, o)
+	if err != nil {
+		return err
+	}
+	opt.BypassGovernance = del.BypassGovernance
+	// The version read, as for tags: a write since must not take it.
+	_, err = s.cat.SetRetention(ctx, bucket, key, o.VersionID, r, opt)
 	return s.lockChangeErr(err, bucket, key, versionID)
 }
 
@@ -221,10 +228,16 @@ func (s *Service) GetObjectLegalHold(ctx context.Context, id *iam.Identity, buck
 
 // PutObjectLegalHold puts a version's legal hold on or off.
 func (s *Service) PutObjectLegalHold(ctx context.Context, id *iam.Identity, bucket, key, versionID string, on bool) error {
-	if _, _, _, err := s.lockedVersion(ctx, id, bucket, key, versionID, "s3:PutObjectLegalHold"); err != nil {
+	b, _, o, err := s.lockedVersion(ctx, id, bucket, key, versionID, "s3:PutObjectLegalHold")
+	if err != nil {
 		return err
 	}
-	_, err := s.cat.SetLegalHold(ctx, bucket, key, versionID, on)
+	o.Lock.LegalHold = on
+	opt, err := s.observeChange(ctx, EventLegalHoldPut, id, b, o)
+	if err != nil {
+		return err
+	}
+	_, err = s.cat.SetLegalHold(ctx, bucket, key, o.VersionID, on, opt)
 	return s.lockChangeErr(err, bucket, key, versionID)
 }
 

@@ -18,16 +18,25 @@ const (
 	EventDeleteMarker           = "s3:ObjectRemoved:DeleteMarkerCreated"
 	EventExpirationDelete       = "s3:LifecycleExpiration:Delete"
 	EventExpirationDeleteMarker = "s3:LifecycleExpiration:DeleteMarkerCreated"
+	// Changes of a version's metadata after it was written. AWS notifies
+	// the first three; it has no notification for the lock's changes,
+	// which replication carries all the same.
+	EventTaggingPut    = "s3:ObjectTagging:Put"
+	EventTaggingDelete = "s3:ObjectTagging:Delete"
+	EventACLPut        = "s3:ObjectAcl:Put"
+	EventRetentionPut  = "s3:ObjectRetention:Put"
+	EventLegalHoldPut  = "s3:ObjectLegalHold:Put"
 )
 
-// A Change is a write or removal of an object version about to be
-// committed.
+// A Change is a write or removal of an object version, or a change of
+// its tags, ACL or lock, about to be committed.
 type Change struct {
 	Name   string
 	Bucket catalog.Bucket // with its settings
-	// Object is the version written (a delete marker included); for a
-	// removal of a version, only its bucket, key and version id, and the
-	// catalog names the version it removed in the events.
+	// Object is the version written (a delete marker included), or
+	// changed (as it is after the change); for a removal of a version,
+	// only its bucket, key and version id, and the catalog names the
+	// version it removed in the events.
 	Object catalog.Object
 	// Identity made the change; nil for the node's own (lifecycle).
 	Identity *iam.Identity
@@ -62,4 +71,23 @@ func (s *Service) observe(ctx context.Context, c Change) ([]catalog.Event, error
 		events = append(events, es...)
 	}
 	return events, nil
+}
+
+// observeChange asks every observer for the events of a change of
+// version o's tags, ACL or lock (o as it is after the change) and
+// returns the options that queue them with the change: a version a
+// change is to be replicated for goes back to PENDING until it is, as
+// after a write.
+func (s *Service) observeChange(ctx context.Context, name string, id *iam.Identity, b catalog.Bucket, o catalog.Object) (catalog.ChangeOptions, error) {
+	events, err := s.observe(ctx, Change{Name: name, Bucket: b, Object: o, Identity: id})
+	if err != nil {
+		return catalog.ChangeOptions{}, err
+	}
+	m := o.Meta
+	markPending(events, &m)
+	opt := catalog.ChangeOptions{Events: events}
+	if m.Replication != o.Meta.Replication {
+		opt.Replication = m.Replication
+	}
+	return opt, nil
 }

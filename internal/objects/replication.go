@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/objectlock"
 	"github.com/ostiumio/ostium/internal/replication"
 )
 
@@ -18,6 +20,7 @@ var ErrNoSuchReplicationConfiguration = errors.New("no such replication configur
 const (
 	actionReplicateObject iam.Action = "s3:ReplicateObject"
 	actionReplicateDelete iam.Action = "s3:ReplicateDelete"
+	actionReplicateTags   iam.Action = "s3:ReplicateTags"
 )
 
 // GetBucketReplication returns a bucket's replication configuration;
@@ -240,11 +243,96 @@ func (s *Service) PutReplica(ctx context.Context, id *iam.Identity, in ReplicaIn
 	return nil
 }
 
-// SetReplicationStatus records a source version's replication status.
-func (s *Service) SetReplicationStatus(ctx context.Context, bucket, key, versionID, status string) error {
-	err := s.cat.SetReplicationStatus(ctx, bucket, key, versionID, status)
-	if err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
-		return fmt.Errorf("objects: replication status of %s/%s: %w", bucket, key, err)
+// PutReplicaMeta brings a replica's tags, ACL, retention and legal hold
+// to what the version it copies (in.Source, as it is now) holds: the
+// version of the same id in in.Bucket, written there by PutReplica, or,
+// for replica modification sync, the source version a replica was made
+// from. It is done as id, the configuration's writer, who must still be
+// allowed to replicate into the bucket (s3:ReplicateTags for tags, as
+// AWS asks, and s3:ReplicateObject), and only what differs is changed,
+// each as a change that arrived by replication, which is not
+// replicated again. A retention the replica's own lock does not let
+// shorten is refused (AccessDenied) unless id may bypass governance
+// there. ErrNoSuchObject when the bucket holds no such version.
+func (s *Service) PutReplicaMeta(ctx context.Context, id *iam.Identity, in ReplicaInput) error {
+	src := in.Source
+	b, err := s.replicaBucket(ctx, id, in.Bucket, src.Key, actionReplicateObject)
+	if err != nil {
+		return err
+	}
+	cur, err := s.cat.GetObject(ctx, b.Name, src.Key, src.VersionID)
+	if err != nil {
+		return fmt.Errorf("objects: replica %s/%s: %w", b.Name, src.Key, err)
+	}
+	if cur.DeleteMarker || src.DeleteMarker {
+		return nil
+	}
+	ctx = iam.WithOrigin(ctx, iam.Origin{Replication: true})
+	change := func(name string, o catalog.Object) (catalog.ChangeOptions, error) {
+		return s.observeChange(ctx, name, id, b, o)
+	}
+	if !maps.Equal(cur.Meta.Tags, src.Meta.Tags) {
+		if _, err := s.bucket(ctx, id, b.Name, src.Key, actionReplicateTags); err != nil {
+			return err
+		}
+		ot, err := s.objectTags()
+		if err != nil {
+			return err
+		}
+		cur.Meta.Tags = maps.Clone(src.Meta.Tags)
+		opt, err := change(EventTaggingPut, cur)
+		if err == nil {
+			err = ot.SetObjectTags(ctx, b.Name, src.Key, cur.VersionID, cur.Meta.Tags, opt)
+		}
+		if err != nil {
+			return fmt.Errorf("objects: replica tags of %s/%s: %w", b.Name, src.Key, err)
+		}
+	}
+	if !in.OwnerIsDestination && cur.Meta.ACL != src.Meta.ACL {
+		cur.Meta.ACL = src.Meta.ACL
+		opt, err := change(EventACLPut, cur)
+		if err == nil {
+			err = s.cat.SetObjectACL(ctx, b.Name, src.Key, cur.VersionID, cur.Meta.ACL, opt)
+		}
+		if err != nil {
+			return fmt.Errorf("objects: replica ACL of %s/%s: %w", b.Name, src.Key, err)
+		}
+	}
+	if cur.Lock == src.Lock {
+		return nil
+	}
+	if cfg, err := lockConfig(b); err != nil || !cfg.Enabled {
+		return errorf(ErrInvalidRequest, "Destination bucket must have object lock enabled to replicate a locked version.")
+	}
+	if cur.Lock.Mode != src.Lock.Mode || !cur.Lock.RetainUntil.Equal(src.Lock.RetainUntil) {
+		_, a, err := s.getBucket(ctx, b.Name)
+		if err != nil {
+			return err
+		}
+		bypass, err := s.mayBypass(ctx, id, b, a, src.Key, true)
+		if err != nil {
+			return err
+		}
+		cur.Lock.Mode, cur.Lock.RetainUntil = src.Lock.Mode, src.Lock.RetainUntil
+		opt, err := change(EventRetentionPut, cur)
+		if err != nil {
+			return err
+		}
+		opt.BypassGovernance = bypass.BypassGovernance
+		r := objectlock.Retention{Mode: src.Lock.Mode, Until: src.Lock.RetainUntil}
+		if _, err := s.cat.SetRetention(ctx, b.Name, src.Key, cur.VersionID, r, opt); err != nil {
+			return s.lockChangeErr(err, b.Name, src.Key, cur.VersionID)
+		}
+	}
+	if cur.Lock.LegalHold != src.Lock.LegalHold {
+		cur.Lock.LegalHold = src.Lock.LegalHold
+		opt, err := change(EventLegalHoldPut, cur)
+		if err == nil {
+			_, err = s.cat.SetLegalHold(ctx, b.Name, src.Key, cur.VersionID, cur.Lock.LegalHold, opt)
+		}
+		if err != nil {
+			return s.lockChangeErr(err, b.Name, src.Key, cur.VersionID)
+		}
 	}
 	return nil
 }
@@ -252,9 +340,10 @@ func (s *Service) SetReplicationStatus(ctx context.Context, bucket, key, version
 // markPending gives a version the replication status PENDING when the
 // replication observer queued an event for it, in the same row as the
 // event, so that a HEAD right after the write says so. A replica stays
-// REPLICA.
+// as it is: REPLICA, or with no status when another site's replication
+// wrote it (its changes go back by replica modification sync).
 func markPending(events []catalog.Event, m *catalog.Meta) {
-	if m.Replication == replication.StatusReplica {
+	if replication.IsReplica(m.Replication, m.User) {
 		return
 	}
 	for _, e := range events {

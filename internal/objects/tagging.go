@@ -196,17 +196,17 @@ func (s *Service) PutObjectTagging(ctx context.Context, id *iam.Identity, bucket
 		return "", err
 	}
 	r := iam.Request{ID: id, Action: TaggingAction("s3:PutObjectTagging", version), Key: key, RequestTags: m}
-	return s.setObjectTags(ctx, r, bucket, version, m)
+	return s.setObjectTags(ctx, r, bucket, version, m, EventTaggingPut)
 }
 
 // DeleteObjectTagging removes the tags of an object version ("" =
 // current) and returns the version changed.
 func (s *Service) DeleteObjectTagging(ctx context.Context, id *iam.Identity, bucket, key, version string) (string, error) {
 	r := iam.Request{ID: id, Action: TaggingAction("s3:DeleteObjectTagging", version), Key: key}
-	return s.setObjectTags(ctx, r, bucket, version, nil)
+	return s.setObjectTags(ctx, r, bucket, version, nil, EventTaggingDelete)
 }
 
-func (s *Service) setObjectTags(ctx context.Context, r iam.Request, bucket, version string, tags map[string]string) (string, error) {
+func (s *Service) setObjectTags(ctx context.Context, r iam.Request, bucket, version string, tags map[string]string, event string) (string, error) {
 	ot, err := s.objectTags()
 	if err != nil {
 		return "", err
@@ -219,9 +219,15 @@ func (s *Service) setObjectTags(ctx context.Context, r iam.Request, bucket, vers
 	if err != nil {
 		return "", err
 	}
+	changed := o
+	changed.Meta.Tags = tags
+	opt, err := s.observeChange(ctx, event, r.ID, b, changed)
+	if err != nil {
+		return "", err
+	}
 	// The version read, not "" again: a write between the read and the
 	// change must not receive tags meant for the version decided on.
-	err = ot.SetObjectTags(ctx, bucket, r.Key, o.VersionID, tags)
+	err = ot.SetObjectTags(ctx, bucket, r.Key, o.VersionID, tags, opt)
 	if errors.Is(err, catalog.ErrNoSuchObject) {
 		return "", ErrNoSuchKey
 	}

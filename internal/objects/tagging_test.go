@@ -27,8 +27,8 @@ func (c *readCounter) GetObject(ctx context.Context, bucket, key, version string
 	return c.Store.GetObject(ctx, bucket, key, version)
 }
 
-func (c *readCounter) SetObjectTags(ctx context.Context, bucket, key, version string, tags map[string]string) error {
-	return c.Store.(catalog.ObjectTags).SetObjectTags(ctx, bucket, key, version, tags)
+func (c *readCounter) SetObjectTags(ctx context.Context, bucket, key, version string, tags map[string]string, opt catalog.ChangeOptions) error {
+	return c.Store.(catalog.ObjectTags).SetObjectTags(ctx, bucket, key, version, tags, opt)
 }
 
 func openCatalog(t *testing.T) catalog.Store {

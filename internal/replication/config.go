@@ -36,6 +36,21 @@ const (
 	StatusReplica   = "REPLICA"
 )
 
+// MetaSourceVersion is the user metadata a replica written through S3
+// (at a remote endpoint) carries: the source's version id, by which a
+// delivery repeated after a crash, or a later change of the source's
+// metadata, finds the replica.
+const MetaSourceVersion = "ostium-replica-of"
+
+// IsReplica tells, from a version's replication status and user
+// metadata, a replica: written by replication here (REPLICA), or by
+// another Ostium site's replication through S3, which marks it with the
+// version it copies. A replica is never replicated again; only changes
+// of its metadata may go back, by replica modification sync.
+func IsReplica(status string, user map[string]string) bool {
+	return status == StatusReplica || user[MetaSourceVersion] != ""
+}
+
 // Error is a configuration refused as AWS refuses it: Code is AWS's
 // (MalformedXML, InvalidArgument, InvalidRequest).
 type Error struct {
@@ -444,8 +459,11 @@ func (r *Rule) ReplicatesDeleteMarkers() bool {
 // ReplicatesExisting tells whether a rule asks for existing versions.
 func (r *Rule) ReplicatesExisting() bool { return r.ExistingObjectReplication.enabled() }
 
-// ReplicatesReplicas tells whether a rule sends replicas on (replica
-// modification sync); else a replica is never replicated again.
+// ReplicatesReplicas tells whether a rule sends changes made to the
+// metadata of replicas (tags, ACL, retention, legal hold) to its
+// destination: replica modification sync, which with a rule each way
+// keeps two buckets' metadata in step. A replica itself is never
+// replicated again, as on AWS.
 func (r *Rule) ReplicatesReplicas() bool {
 	return r.SourceSelectionCriteria != nil && r.SourceSelectionCriteria.ReplicaModifications.enabled()
 }

@@ -90,10 +90,10 @@ func (w *Worker) Backfill(ctx context.Context) error {
 			}
 			var events []catalog.Event
 			for _, v := range vs {
-				if v.DeleteMarker || v.Meta.Replication != "" {
+				if v.DeleteMarker || v.Meta.Replication != "" || isReplica(v) {
 					continue
 				}
-				if p := decide(cfg, v, false); p != nil {
+				if p := decide(cfg, v, false, false); p != nil {
 					p.Existing = true
 					events = append(events, event(b.Name, v, "s3:ObjectCreated:Put", *p))
 				}

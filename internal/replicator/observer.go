@@ -35,6 +35,14 @@ type payload struct {
 	Destinations []Destination `json:"d"`
 	DeleteMarker bool          `json:"dm,omitempty"`
 	Existing     bool          `json:"ex,omitempty"` // queued by the backfill
+	// Meta: a change of the version's tags, ACL, retention or legal
+	// hold, which the replica is brought to (it is written whole if it
+	// is not there yet).
+	Meta bool `json:"md,omitempty"`
+	// Replica: Meta of a replica, by replica modification sync: only a
+	// version already at the destination (the one it was made from) is
+	// changed, and the replica's status stays REPLICA.
+	Replica bool `json:"rp,omitempty"`
 }
 
 // Observer queues replication's events. It reads only the bucket the
@@ -70,40 +78,72 @@ func (o *Observer) config(encoded string) *replication.Configuration {
 }
 
 // Observe returns the event of a new version or delete marker that the
-// bucket's rules replicate. Removals of versions are never replicated
-// (as AWS), nor delete markers lifecycle writes, nor a replica unless a
-// rule asks for replica modifications.
+// bucket's rules replicate, or of a later change of a replicated
+// version's tags, ACL, retention or legal hold. Removals of versions are
+// never replicated (as AWS), nor delete markers lifecycle writes, nor a
+// replica; a change of a replica's metadata only by a rule with replica
+// modification sync; and never a change that arrived by replication
+// itself, so that two buckets replicating to each other do not send a
+// change back and forth.
 func (o *Observer) Observe(ctx context.Context, c objects.Change) ([]catalog.Event, error) {
 	cfg := o.config(c.Bucket.Replication)
-	if cfg == nil {
+	if cfg == nil || c.Origin.Replication {
 		return nil, nil
 	}
 	obj := c.Object
-	var marker bool
+	var p *payload
 	switch c.Name {
 	case objects.EventPut, objects.EventPost, objects.EventCopy, objects.EventCompleteMultipart:
+		if isReplica(obj) {
+			return nil, nil
+		}
+		p = decide(cfg, obj, false, false)
 	case objects.EventDeleteMarker:
-		marker = true
-	default:
-		return nil, nil
+		p = decide(cfg, obj, true, false)
+	case objects.EventTaggingPut, objects.EventTaggingDelete, objects.EventACLPut, objects.EventRetentionPut, objects.EventLegalHoldPut:
+		p = decideChange(cfg, obj)
 	}
-	p := decide(cfg, obj, marker)
 	if p == nil {
 		return nil, nil
 	}
 	return []catalog.Event{event(c.Bucket.Name, obj, c.Name, *p)}, nil
 }
 
+// isReplica tells a replica (replication.IsReplica): never replicated
+// again, its metadata's changes only by replica modification sync.
+func isReplica(obj catalog.Object) bool {
+	return replication.IsReplica(obj.Meta.Replication, obj.Meta.User)
+}
+
+// decideChange is the payload of a change of obj's metadata: for a
+// version that was sent (or is on its way) to its destinations, by the
+// rules that match it as changed; for a replica, by those with replica
+// modification sync. A version never queued (no status: from before the
+// configuration, which the backfill may still send whole) or FAILED
+// queues nothing.
+func decideChange(cfg *replication.Configuration, obj catalog.Object) *payload {
+	replica := isReplica(obj)
+	if !replica && obj.Meta.Replication != replication.StatusPending && obj.Meta.Replication != replication.StatusCompleted {
+		return nil
+	}
+	p := decide(cfg, obj, false, replica)
+	if p != nil {
+		p.Meta, p.Replica = true, replica
+	}
+	return p
+}
+
 // decide is the payload of a version the configuration replicates; nil
-// when it replicates it nowhere.
-func decide(cfg *replication.Configuration, obj catalog.Object, marker bool) *payload {
+// when it replicates it nowhere. replicaMods keeps only the rules with
+// replica modification sync.
+func decide(cfg *replication.Configuration, obj catalog.Object, marker, replicaMods bool) *payload {
 	var tags map[string]string
 	if !marker {
 		tags = obj.Meta.Tags
 	}
 	p := &payload{DeleteMarker: marker}
 	for _, r := range cfg.PerDestination(obj.Key, tags, marker) {
-		if obj.Meta.Replication == replication.StatusReplica && !r.ReplicatesReplicas() {
+		if replicaMods && !r.ReplicatesReplicas() {
 			continue
 		}
 		d := Destination{ARN: r.Destination.Bucket, StorageClass: r.Destination.StorageClass}

@@ -44,7 +44,7 @@ func (s *slowService) PutReplica(ctx context.Context, id *iam.Identity, in objec
 	return nil
 }
 
-func (s *slowService) SetReplicationStatus(ctx context.Context, bucket, key, versionID, status string) error {
+func (s *slowService) PutReplicaMeta(ctx context.Context, id *iam.Identity, in objects.ReplicaInput) error {
 	return nil
 }
 

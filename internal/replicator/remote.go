@@ -22,10 +22,9 @@ import (
 	"github.com/ostiumio/ostium/internal/replication"
 )
 
-// MetaSourceVersion is the user metadata a remote replica carries: the
-// source's version id, by which a delivery repeated after a crash sees
-// that the replica is already there.
-const MetaSourceVersion = "ostium-replica-of"
+// MetaSourceVersion is the user metadata a remote replica carries
+// (replication.MetaSourceVersion).
+const MetaSourceVersion = replication.MetaSourceVersion
 
 // remoteClient is an S3 client of one registered target.
 type remoteClient struct {

@@ -25,7 +25,7 @@ import (
 type Service interface {
 	OpenVersion(ctx context.Context, bucket, key, versionID string) (catalog.Object, io.ReadCloser, error)
 	PutReplica(ctx context.Context, id *iam.Identity, in objects.ReplicaInput) error
-	SetReplicationStatus(ctx context.Context, bucket, key, versionID, status string) error
+	PutReplicaMeta(ctx context.Context, id *iam.Identity, in objects.ReplicaInput) error
 }
 
 // Identities rebuilds a configuration writer's identity (*iam.Keyring).
@@ -212,20 +212,27 @@ func isPermanent(err error) bool {
 	return false
 }
 
-// settle records a version's status (a delete marker has none), before
-// its event is acknowledged. A status the catalog cannot record is
-// logged: the replica is there either way.
+// settle records a version's status (a delete marker has none, a
+// replica stays REPLICA), before its event is acknowledged. A status the
+// catalog cannot record is logged: the replica is there either way.
 func (w *Worker) settle(ctx context.Context, e catalog.Event, p payload, status string) {
-	if !p.DeleteMarker {
-		if err := w.svc.SetReplicationStatus(ctx, e.Bucket, e.Key, e.VersionID, status); err != nil {
-			slog.Warn("replication: status", "bucket", e.Bucket, "key", e.Key, "err", err)
-		}
+	if p.DeleteMarker || p.Replica {
+		return
+	}
+	// A change made since, still on its way, keeps the version PENDING
+	// until it is delivered in turn.
+	err := w.cat.SettleReplicationStatus(ctx, e, status)
+	if err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
+		slog.Warn("replication: status", "bucket", e.Bucket, "key", e.Key, "err", err)
 	}
 }
 
-// deliver sends an event's version to each of its destinations and
-// returns the bytes sent.
+// deliver sends an event's version to each of its destinations, or for
+// a change of its metadata brings the replicas' to it, and returns the
+// bytes sent. What it writes at a destination of this Ostium arrived by
+// replication, and is not replicated again.
 func (w *Worker) deliver(ctx context.Context, e catalog.Event, p payload) (int64, error) {
+	ctx = iam.WithOrigin(ctx, iam.Origin{Replication: true})
 	b, err := w.cat.GetBucket(ctx, e.Bucket)
 	if errors.Is(err, catalog.ErrNoSuchBucket) {
 		return 0, permanentf("source bucket gone")
@@ -264,15 +271,22 @@ func (w *Worker) deliver(ctx context.Context, e catalog.Event, p payload) (int64
 		if err != nil {
 			return sent, permanent{err}
 		}
-		if arn.Target == "" {
+		switch {
+		case p.Meta && arn.Target == "":
+			err = w.localMeta(ctx, cfg.Writer, arn, d, obj, p.Replica, open)
+		case p.Meta:
+			err = w.remoteMeta(ctx, b, arn, d, obj, p.Replica, open)
+		case arn.Target == "":
 			err = w.local(ctx, cfg.Writer, arn, d, open)
-		} else {
+		default:
 			err = w.toRemote(ctx, b, arn, d, obj, open)
 		}
 		if err != nil {
 			return sent, fmt.Errorf("to %s: %w", d.ARN, err)
 		}
-		sent += obj.Size
+		if !p.Meta {
+			sent += obj.Size
+		}
 	}
 	return sent, nil
 }
@@ -296,6 +310,26 @@ func (w *Worker) local(ctx context.Context, wr replication.Writer, arn replicati
 	}
 	return w.svc.PutReplica(ctx, id, objects.ReplicaInput{Bucket: arn.Bucket, Source: obj, Body: body,
 		StorageClass: d.StorageClass, KMSKeyID: d.KMSKeyID, OwnerIsDestination: d.OwnerIsDest})
+}
+
+// localMeta brings a replica in a bucket of this Ostium to the
+// metadata of obj, the version as it is now, as the configuration's
+// writer. A replica not there yet is written whole (it then carries the
+// metadata); for replica modification sync, the version a replica was
+// made from that is no longer there is left gone.
+func (w *Worker) localMeta(ctx context.Context, wr replication.Writer, arn replication.ARN, d Destination, obj catalog.Object, replica bool, open func() (catalog.Object, io.ReadCloser, error)) error {
+	id, err := w.writer(ctx, wr)
+	if err != nil {
+		return err
+	}
+	err = w.svc.PutReplicaMeta(ctx, id, objects.ReplicaInput{Bucket: arn.Bucket, Source: obj, OwnerIsDestination: d.OwnerIsDest})
+	if errors.Is(err, catalog.ErrNoSuchObject) {
+		if replica {
+			return nil
+		}
+		return w.local(ctx, wr, arn, d, open)
+	}
+	return err
 }
 
 // writer is the identity a configuration was written by, as it is now.

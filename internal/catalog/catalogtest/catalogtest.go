@@ -67,6 +67,8 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"ReplicationTargets", testReplicationTargets},
 		{"Outbox", testOutbox},
 		{"OutboxOrder", testOutboxOrder},
+		{"ChangeEvents", testChangeEvents},
+		{"SettleReplication", testSettleReplication},
 		{"RateDemand", testRateDemand},
 	}
 	tests = append(tests, versionTests...)

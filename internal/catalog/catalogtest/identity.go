@@ -410,11 +410,11 @@ func testSettings(t *testing.T, s catalog.Store) {
 	wantErr(t, s.SetBucketSetting(ctx, "nope", catalog.SettingACL, "x"), catalog.ErrNoSuchBucket)
 
 	put(t, s, object("b", "k", 1))
-	must(t, s.SetObjectACL(ctx, "b", "k", "", "oacl"))
+	must(t, s.SetObjectACL(ctx, "b", "k", "", "oacl", catalog.ChangeOptions{}))
 	o, err := s.GetObject(ctx, "b", "k", "")
 	must(t, err)
 	if o.Meta.ACL != "oacl" || o.Meta.ContentType != "text/plain" || len(o.Parts) != 1 {
 		t.Fatalf("object after SetObjectACL = %+v", o)
 	}
-	wantErr(t, s.SetObjectACL(ctx, "b", "nope", "", "x"), catalog.ErrNoSuchObject)
+	wantErr(t, s.SetObjectACL(ctx, "b", "nope", "", "x", catalog.ChangeOptions{}), catalog.ErrNoSuchObject)
 }

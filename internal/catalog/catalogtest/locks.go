@@ -73,13 +73,13 @@ func testLocks(t *testing.T, s catalog.Store) {
 	}
 
 	// Retention changes.
-	_, err = s.SetRetention(ctx, "b", "compliance", "", objectlock.Retention{Mode: objectlock.Compliance, Until: now.Add(time.Minute)}, bypass)
+	_, err = s.SetRetention(ctx, "b", "compliance", "", objectlock.Retention{Mode: objectlock.Compliance, Until: now.Add(time.Minute)}, catalog.ChangeOptions{BypassGovernance: true})
 	wantErr(t, err, catalog.ErrObjectLocked)
-	_, err = s.SetRetention(ctx, "b", "compliance", "", objectlock.Retention{Mode: objectlock.Governance, Until: day}, bypass)
+	_, err = s.SetRetention(ctx, "b", "compliance", "", objectlock.Retention{Mode: objectlock.Governance, Until: day}, catalog.ChangeOptions{BypassGovernance: true})
 	wantErr(t, err, catalog.ErrObjectLocked)
-	_, err = s.SetRetention(ctx, "b", "compliance", "", objectlock.Retention{}, bypass)
+	_, err = s.SetRetention(ctx, "b", "compliance", "", objectlock.Retention{}, catalog.ChangeOptions{BypassGovernance: true})
 	wantErr(t, err, catalog.ErrObjectLocked)
-	o, err := s.SetRetention(ctx, "b", "compliance", "", objectlock.Retention{Mode: objectlock.Compliance, Until: day}, catalog.DeleteOptions{})
+	o, err := s.SetRetention(ctx, "b", "compliance", "", objectlock.Retention{Mode: objectlock.Compliance, Until: day}, catalog.ChangeOptions{})
 	must(t, err)
 	if !o.Lock.RetainUntil.Equal(day) {
 		t.Fatalf("extended to %v, want %v", o.Lock.RetainUntil, day)
@@ -87,13 +87,13 @@ func testLocks(t *testing.T, s catalog.Store) {
 	if got, _ := s.GetObject(ctx, "b", "compliance", ""); !got.Lock.RetainUntil.Equal(day) {
 		t.Fatalf("extension not kept: %+v", got.Lock)
 	}
-	_, err = s.SetRetention(ctx, "b", "governance", "", objectlock.Retention{Mode: objectlock.Governance, Until: now.Add(time.Minute)}, catalog.DeleteOptions{})
+	_, err = s.SetRetention(ctx, "b", "governance", "", objectlock.Retention{Mode: objectlock.Governance, Until: now.Add(time.Minute)}, catalog.ChangeOptions{})
 	wantErr(t, err, catalog.ErrObjectLocked)
-	_, err = s.SetRetention(ctx, "b", "governance", "", objectlock.Retention{}, bypass)
+	_, err = s.SetRetention(ctx, "b", "governance", "", objectlock.Retention{}, catalog.ChangeOptions{BypassGovernance: true})
 	must(t, err)
-	_, err = s.SetRetention(ctx, "b", "missing", "", objectlock.Retention{Mode: objectlock.Governance, Until: day}, catalog.DeleteOptions{})
+	_, err = s.SetRetention(ctx, "b", "missing", "", objectlock.Retention{Mode: objectlock.Governance, Until: day}, catalog.ChangeOptions{})
 	wantErr(t, err, catalog.ErrNoSuchObject)
-	_, err = s.SetLegalHold(ctx, "b", "missing", "", true)
+	_, err = s.SetLegalHold(ctx, "b", "missing", "", true, catalog.ChangeOptions{})
 	wantErr(t, err, catalog.ErrNoSuchObject)
 
 	// Removals the locks allow.
@@ -107,7 +107,7 @@ func testLocks(t *testing.T, s catalog.Store) {
 	if _, err := s.DeleteObject(ctx, "b", "governance", "", bypass); err != nil {
 		t.Fatalf("delete with governance bypass: %v", err)
 	}
-	o, err = s.SetLegalHold(ctx, "b", "hold", "", false)
+	o, err = s.SetLegalHold(ctx, "b", "hold", "", false, catalog.ChangeOptions{})
 	must(t, err)
 	if o.Lock.LegalHold {
 		t.Fatal("legal hold still on")
@@ -115,7 +115,7 @@ func testLocks(t *testing.T, s catalog.Store) {
 	if _, err := s.DeleteObject(ctx, "b", "hold", "", catalog.DeleteOptions{}); err != nil {
 		t.Fatalf("delete after legal hold lifted: %v", err)
 	}
-	if _, err := s.SetLegalHold(ctx, "b", "free", "", true); err != nil {
+	if _, err := s.SetLegalHold(ctx, "b", "free", "", true, catalog.ChangeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.DeleteObject(ctx, "b", "free", "", bypass)
@@ -124,7 +124,7 @@ func testLocks(t *testing.T, s catalog.Store) {
 	// An expired retention holds nothing: once only it remains (and
 	// the holds are lifted), the bucket can be purged.
 	must(t, s.PutObject(ctx, object("b", "later", 1), catalog.PutOptions{}))
-	_, err = s.SetLegalHold(ctx, "b", "free", "", false)
+	_, err = s.SetLegalHold(ctx, "b", "free", "", false, catalog.ChangeOptions{})
 	must(t, err)
 	locked, err = s.HoldsLocked(ctx, "b", day.Add(time.Second))
 	must(t, err)

@@ -39,30 +39,30 @@ func testObjectTags(t *testing.T, s catalog.Store) {
 		t.Fatalf("tags as put = %v", got)
 	}
 	want := map[string]string{"x": "", "Project": "blue"}
-	must(t, ot.SetObjectTags(ctx, "b", "k", catalog.NullVersion, want))
+	must(t, ot.SetObjectTags(ctx, "b", "k", catalog.NullVersion, want, catalog.ChangeOptions{}))
 	want["later"] = "not stored" // the store keeps its own copy
 	if got := tagsOf(catalog.NullVersion); len(got) != 2 || got["Project"] != "blue" || got["x"] != "" {
 		t.Fatalf("tags = %v", got)
 	}
-	must(t, ot.SetObjectTags(ctx, "b", "k", "", map[string]string{}))
+	must(t, ot.SetObjectTags(ctx, "b", "k", "", map[string]string{}, catalog.ChangeOptions{}))
 	if got := tagsOf(""); got != nil {
 		t.Fatalf("tags after removal = %v", got)
 	}
 	// A later write of the key does not keep the old tags.
-	must(t, ot.SetObjectTags(ctx, "b", "k", "", map[string]string{"a": "2"}))
+	must(t, ot.SetObjectTags(ctx, "b", "k", "", map[string]string{"a": "2"}, catalog.ChangeOptions{}))
 	put(t, s, object("b", "k", 10))
 	if got, _ := s.GetObject(ctx, "b", "k", ""); got.Meta.Tags != nil {
 		t.Fatalf("a new write kept tags %v", got.Meta.Tags)
 	}
 
-	wantErr(t, ot.SetObjectTags(ctx, "b", "nope", "", want), catalog.ErrNoSuchObject)
-	wantErr(t, ot.SetObjectTags(ctx, "b", "k", "v-other", want), catalog.ErrNoSuchObject)
-	wantErr(t, ot.SetObjectTags(ctx, "gone", "k", "", want), catalog.ErrNoSuchObject)
+	wantErr(t, ot.SetObjectTags(ctx, "b", "nope", "", want, catalog.ChangeOptions{}), catalog.ErrNoSuchObject)
+	wantErr(t, ot.SetObjectTags(ctx, "b", "k", "v-other", want, catalog.ChangeOptions{}), catalog.ErrNoSuchObject)
+	wantErr(t, ot.SetObjectTags(ctx, "gone", "k", "", want, catalog.ChangeOptions{}), catalog.ErrNoSuchObject)
 	// A delete marker has no tags to set.
 	dm := catalog.Object{Bucket: "b", Key: "m", VersionID: "v1", DeleteMarker: true, LastModified: time.Now().UTC(), Owner: "owner"}
 	put(t, s, dm)
-	wantErr(t, ot.SetObjectTags(ctx, "b", "m", "", want), catalog.ErrNoSuchObject)
-	wantErr(t, ot.SetObjectTags(ctx, "b", "m", "v1", want), catalog.ErrNoSuchObject)
+	wantErr(t, ot.SetObjectTags(ctx, "b", "m", "", want, catalog.ChangeOptions{}), catalog.ErrNoSuchObject)
+	wantErr(t, ot.SetObjectTags(ctx, "b", "m", "v1", want, catalog.ChangeOptions{}), catalog.ErrNoSuchObject)
 	// So does SetObjectACL, which shares the same path.
-	wantErr(t, s.SetObjectACL(ctx, "b", "m", "", "acl"), catalog.ErrNoSuchObject)
+	wantErr(t, s.SetObjectACL(ctx, "b", "m", "", "acl", catalog.ChangeOptions{}), catalog.ErrNoSuchObject)
 }

@@ -266,7 +266,7 @@ func testVersionACL(t *testing.T, s catalog.Store) {
 	bucket(t, s, "b")
 	put(t, s, version("b", "k", "v1", 1))
 	put(t, s, version("b", "k", "v2", 1))
-	must(t, s.SetObjectACL(ctx, "b", "k", "v1", "acl-of-v1"))
+	must(t, s.SetObjectACL(ctx, "b", "k", "v1", "acl-of-v1", catalog.ChangeOptions{}))
 	v1, err := s.GetObject(ctx, "b", "k", "v1")
 	must(t, err)
 	v2, err := s.GetObject(ctx, "b", "k", "")
@@ -275,8 +275,8 @@ func testVersionACL(t *testing.T, s catalog.Store) {
 		t.Fatalf("ACLs: v1 %q, v2 %q", v1.Meta.ACL, v2.Meta.ACL)
 	}
 	put(t, s, marker("b", "k", "m1"))
-	wantErr(t, s.SetObjectACL(ctx, "b", "k", "m1", "x"), catalog.ErrNoSuchObject)
-	wantErr(t, s.SetObjectACL(ctx, "b", "k", "nope", "x"), catalog.ErrNoSuchObject)
+	wantErr(t, s.SetObjectACL(ctx, "b", "k", "m1", "x", catalog.ChangeOptions{}), catalog.ErrNoSuchObject)
+	wantErr(t, s.SetObjectACL(ctx, "b", "k", "nope", "x", catalog.ChangeOptions{}), catalog.ErrNoSuchObject)
 }
 
 // Writers adding versions to the same keys at once (PostgreSQL runs them

@@ -58,7 +58,7 @@ func writeAll(ctx context.Context, s catalog.Store, key string) error {
 	if err := s.PutObject(ctx, o, catalog.PutOptions{Limits: catalog.Limits{Tenant: "t", TenantBytes: 1 << 30, BucketBytes: 1 << 30}}); err != nil {
 		return err
 	}
-	if err := s.SetObjectACL(ctx, "b", key, "", "private"); err != nil {
+	if err := s.SetObjectACL(ctx, "b", key, "", "private", catalog.ChangeOptions{}); err != nil {
 		return err
 	}
 	if _, err := s.DeleteObject(ctx, "b", key, "", catalog.DeleteOptions{}); err != nil {

@@ -243,7 +243,7 @@ func swapWrapped(m *catalog.Meta, old, wrapped []byte) bool {
 
 func (s *Store) RewrapVersion(ctx context.Context, bucket, key, versionID string, old, wrapped []byte) (bool, error) {
 	var done bool
-	err := s.updateMeta(ctx, bucket, key, versionID, func(m *catalog.Meta) { done = swapWrapped(m, old, wrapped) })
+	err := s.updateMeta(ctx, bucket, key, versionID, catalog.ChangeOptions{}, func(m *catalog.Meta) { done = swapWrapped(m, old, wrapped) })
 	if errors.Is(err, catalog.ErrNoSuchObject) {
 		return false, nil
 	}

@@ -3,6 +3,7 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -50,8 +51,9 @@ func mayRemove(o catalog.Object, opt catalog.DeleteOptions) error {
 }
 
 // changeLock reads a version under its key's lock, lets change decide
-// and alter its lock, and writes the lock back.
-func (s *Store) changeLock(ctx context.Context, what, bucket, key, versionID string, change func(*catalog.Object) error) (catalog.Object, error) {
+// and alter its lock, and writes the lock back, with opt's events and
+// status.
+func (s *Store) changeLock(ctx context.Context, what, bucket, key, versionID string, opt catalog.ChangeOptions, change func(*catalog.Object) error) (catalog.Object, error) {
 	var o catalog.Object
 	err := s.w.Write(ctx, func(tx *sql.Tx) error {
 		if err := s.lockKey(ctx, tx, bucket, key); err != nil {
@@ -72,13 +74,27 @@ func (s *Store) changeLock(ctx context.Context, what, bucket, key, versionID str
 		c := toLockColumns(o.Lock)
 		_, err = s.exec(ctx, tx, s.q(`UPDATE objects SET lock_mode = ?, retain_until = ?, legal_hold = ? WHERE bucket = ? AND key = ? AND version_id = ?`),
 			c.mode, c.until, c.hold, []byte(bucket), []byte(key), o.VersionID)
-		return err
+		if err != nil {
+			return err
+		}
+		if opt.Replication != "" && opt.Replication != o.Meta.Replication {
+			o.Meta.Replication = opt.Replication
+			meta, err := json.Marshal(o.Meta)
+			if err != nil {
+				return err
+			}
+			if _, err := s.exec(ctx, tx, s.q(`UPDATE objects SET meta = ? WHERE bucket = ? AND key = ? AND version_id = ?`),
+				string(meta), []byte(bucket), []byte(key), o.VersionID); err != nil {
+				return err
+			}
+		}
+		return s.addEvents(ctx, tx, opt.Events, &o)
 	})
 	return o, wrap(what, err)
 }
 
-func (s *Store) SetRetention(ctx context.Context, bucket, key, versionID string, r objectlock.Retention, opt catalog.DeleteOptions) (catalog.Object, error) {
-	return s.changeLock(ctx, "set retention", bucket, key, versionID, func(o *catalog.Object) error {
+func (s *Store) SetRetention(ctx context.Context, bucket, key, versionID string, r objectlock.Retention, opt catalog.ChangeOptions) (catalog.Object, error) {
+	return s.changeLock(ctx, "set retention", bucket, key, versionID, opt, func(o *catalog.Object) error {
 		if err := objectlock.MayChange(o.Lock, r, opt.BypassGovernance, time.Now()); err != nil {
 			return catalog.ErrObjectLocked
 		}
@@ -90,8 +106,8 @@ func (s *Store) SetRetention(ctx context.Context, bucket, key, versionID string,
 	})
 }
 
-func (s *Store) SetLegalHold(ctx context.Context, bucket, key, versionID string, on bool) (catalog.Object, error) {
-	return s.changeLock(ctx, "set legal hold", bucket, key, versionID, func(o *catalog.Object) error {
+func (s *Store) SetLegalHold(ctx context.Context, bucket, key, versionID string, on bool, opt catalog.ChangeOptions) (catalog.Object, error) {
+	return s.changeLock(ctx, "set legal hold", bucket, key, versionID, opt, func(o *catalog.Object) error {
 		o.Lock.LegalHold = on
 		return nil
 	})

@@ -259,35 +259,47 @@ func (s *Store) DeleteObject(ctx context.Context, bucket, key, versionID string,
 	return removed, err
 }
 
-func (s *Store) SetObjectACL(ctx context.Context, bucket, key, versionID, acl string) error {
-	return wrap("set object acl", s.updateMeta(ctx, bucket, key, versionID, func(m *catalog.Meta) { m.ACL = acl }))
+func (s *Store) SetObjectACL(ctx context.Context, bucket, key, versionID, acl string, opt catalog.ChangeOptions) error {
+	return wrap("set object acl", s.updateMeta(ctx, bucket, key, versionID, opt, func(m *catalog.Meta) { m.ACL = acl }))
 }
 
 // updateMeta changes the meta of one version (versionID "" = the
 // current) with the key held, so that it never races a write of the
-// key: ErrNoSuchObject for an absent version or a delete marker.
-func (s *Store) updateMeta(ctx context.Context, bucket, key, versionID string, change func(*catalog.Meta)) error {
+// key: ErrNoSuchObject for an absent version or a delete marker. opt's
+// events are queued and its status set in the same transaction.
+func (s *Store) updateMeta(ctx context.Context, bucket, key, versionID string, opt catalog.ChangeOptions, change func(*catalog.Meta)) error {
 	return s.w.Write(ctx, func(tx *sql.Tx) error {
 		if err := s.lockKey(ctx, tx, bucket, key); err != nil {
 			return err
 		}
-		q, args := versionQuery(bucket, key, versionID)
-		o, err := scanObject(s.row(ctx, tx, s.q(q), args...), bucket, true)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && o.DeleteMarker {
-			return catalog.ErrNoSuchObject
-		}
-		if err != nil {
-			return err
-		}
-		change(&o.Meta)
-		meta, err := json.Marshal(o.Meta)
-		if err != nil {
-			return err
-		}
-		_, err = s.exec(ctx, tx, s.q(`UPDATE objects SET meta = ? WHERE bucket = ? AND key = ? AND version_id = ?`),
-			string(meta), []byte(bucket), []byte(key), o.VersionID)
-		return err
+		return s.updateMetaTx(ctx, tx, bucket, key, versionID, opt, change)
 	})
+}
+
+// updateMetaTx is updateMeta within tx, which holds the key.
+func (s *Store) updateMetaTx(ctx context.Context, tx *sql.Tx, bucket, key, versionID string, opt catalog.ChangeOptions, change func(*catalog.Meta)) error {
+	q, args := versionQuery(bucket, key, versionID)
+	o, err := scanObject(s.row(ctx, tx, s.q(q), args...), bucket, true)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && o.DeleteMarker {
+		return catalog.ErrNoSuchObject
+	}
+	if err != nil {
+		return err
+	}
+	change(&o.Meta)
+	if opt.Replication != "" {
+		o.Meta.Replication = opt.Replication
+	}
+	meta, err := json.Marshal(o.Meta)
+	if err != nil {
+		return err
+	}
+	_, err = s.exec(ctx, tx, s.q(`UPDATE objects SET meta = ? WHERE bucket = ? AND key = ? AND version_id = ?`),
+		string(meta), []byte(bucket), []byte(key), o.VersionID)
+	if err != nil {
+		return err
+	}
+	return s.addEvents(ctx, tx, opt.Events, &o)
 }
 
 func (s *Store) ListObjects(ctx context.Context, bucket string, q catalog.ListQuery) ([]catalog.Object, error) {

@@ -61,6 +61,25 @@ func (s *Store) DeleteReplicationTarget(ctx context.Context, tenant, name string
 	return wrap("delete replication target", err)
 }
 
+func (s *Store) SettleReplicationStatus(ctx context.Context, e catalog.Event, status string) error {
+	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+		if err := s.lockKey(ctx, tx, e.Bucket, e.Key); err != nil {
+			return err
+		}
+		var one int
+		err := s.row(ctx, tx, s.q(`SELECT 1 FROM object_events WHERE sink = ? AND bucket = ? AND key = ? AND id > ? AND version_id = ? LIMIT 1`),
+			e.Sink, []byte(e.Bucket), []byte(e.Key), e.ID, e.VersionID).Scan(&one)
+		switch {
+		case err == nil:
+			return nil // a later change settles it
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		return s.updateMetaTx(ctx, tx, e.Bucket, e.Key, e.VersionID, catalog.ChangeOptions{}, func(m *catalog.Meta) { m.Replication = status })
+	})
+	return wrap("settle replication status", err)
+}
+
 func (s *Store) SetReplicationStatus(ctx context.Context, bucket, key, versionID, status string) error {
-	return wrap("set replication status", s.updateMeta(ctx, bucket, key, versionID, func(m *catalog.Meta) { m.Replication = status }))
+	return wrap("set replication status", s.updateMeta(ctx, bucket, key, versionID, catalog.ChangeOptions{}, func(m *catalog.Meta) { m.Replication = status }))
 }

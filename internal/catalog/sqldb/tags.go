@@ -9,10 +9,10 @@ import (
 
 var _ catalog.ObjectTags = (*Store)(nil)
 
-func (s *Store) SetObjectTags(ctx context.Context, bucket, key, versionID string, tags map[string]string) error {
+func (s *Store) SetObjectTags(ctx context.Context, bucket, key, versionID string, tags map[string]string, opt catalog.ChangeOptions) error {
 	if len(tags) == 0 {
 		tags = nil
 	}
 	tags = maps.Clone(tags)
-	return wrap("set object tags", s.updateMeta(ctx, bucket, key, versionID, func(m *catalog.Meta) { m.Tags = tags }))
+	return wrap("set object tags", s.updateMeta(ctx, bucket, key, versionID, opt, func(m *catalog.Meta) { m.Tags = tags }))
 }
