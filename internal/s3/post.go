@@ -189,6 +189,9 @@ func postObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 		if _, id, err = s.keys.Lookup(r.Context(), ak); err != nil {
 			return err
 		}
+		if err := checkToken(id, fields["x-amz-security-token"]); err != nil {
+			return err
+		}
 	}
 	file2 := &sizedFile{r: file, max: -1}
 	if p, ok := fields["policy"]; ok {

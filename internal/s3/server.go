@@ -428,6 +428,13 @@ func (s *Server) authenticate(r *http.Request, c *call) error {
 	if err != nil {
 		return err
 	}
+	token, err := requestToken(r)
+	if err != nil {
+		return err
+	}
+	if err := checkToken(id, token); err != nil {
+		return err
+	}
 	c.id, c.auth = id, a
 	c.body = &countingReader{r: a.Body}
 	r.Body = c.body
