@@ -59,7 +59,6 @@ var queryCodes = map[string]apiError{
 	"ExpiredToken":       {http.StatusForbidden, "ExpiredToken", "The security token included in the request is expired"},
 	"RequestTimeTooSkewed": {http.StatusForbidden, "SignatureDoesNotMatch",
 		"Signature expired: the request time is more than 15 minutes from the server's time."},
-	"AuthorizationHeaderMalformed": {http.StatusBadRequest, "IncompleteSignature", ""},
 }
 
 // queryNamespaces are the XML namespaces of the query services' answers.
