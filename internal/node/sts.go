@@ -46,6 +46,7 @@ func (n *Node) serveSTS(sealer *iam.Sealer) {
 	n.OIDC = oidc.NewVerifier(oidc.Options{AllowNetworks: allow})
 	if creds, ok := n.Catalog.(catalog.TempCreds); ok {
 		n.STS = sts.New(creds, sealer)
+		n.STS.Audit = n.Audit
 		n.S3.Serve("sts", n.STS)
 	}
 }

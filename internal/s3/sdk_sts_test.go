@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
 
@@ -276,6 +277,23 @@ func TestSTSExpiryAndUserDeleted(t *testing.T) {
 	c := tempS3(t, srv, *cc.AccessKeyId, *cc.SecretAccessKey, *cc.SessionToken)
 	if _, err := c.ListBuckets(ctx, &s3.ListBucketsInput{}); err != nil {
 		t.Fatalf("live session: %v", err)
+	}
+	if _, err := stsClient(srv, *cc.AccessKeyId, *cc.SecretAccessKey, *cc.SessionToken).GetSessionToken(ctx, &sts.GetSessionTokenInput{}); stsCode(err) != "AccessDenied" {
+		t.Errorf("GetSessionToken with a session: %v", err)
+	}
+	// Each issue of credentials is in the audit log, the refused one too.
+	entries, err := srv.Node.Catalog.(catalog.AuditLog).ListAudit(ctx, catalog.AuditQuery{Tenant: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var issued []string
+	for _, e := range entries {
+		if e.Action == "sts:GetSessionToken" && e.User == "dee" && e.Target == "user/dee" && e.Source != "" {
+			issued = append(issued, e.Outcome)
+		}
+	}
+	if strings.Join(issued, ",") != "ok,ok,AccessDenied" {
+		t.Errorf("audit entries of dee's GetSessionToken: %v (all: %+v)", issued, entries)
 	}
 	if err := ten.admin.Do(ctx, "DELETE", "/tenants/acme/users/dee", nil, nil); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 )
@@ -38,6 +39,9 @@ type Service struct {
 	sealer *iam.Sealer
 	// Now is the clock credentials are issued by (nil: time.Now).
 	Now func() time.Time
+	// Audit records every issue of credentials, and every refusal of
+	// one (nil: none).
+	Audit *audit.Log
 }
 
 // New returns the STS service issuing credentials into creds, their
@@ -91,11 +95,38 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reqID = newRequestID()
 	}
 	v, err := s.serve(r)
+	status := http.StatusOK
 	if err != nil {
-		writeError(w, reqID, err)
+		status = writeError(w, reqID, err)
+	} else {
+		writeResult(w, reqID, v)
+	}
+	s.audit(r, reqID, status, err)
+}
+
+// audited are the actions the audit log records: those that issue
+// credentials, a sign-in by another name.
+var audited = map[string]bool{"GetSessionToken": true}
+
+func (s *Service) audit(r *http.Request, reqID string, status int, err error) {
+	action := r.PostForm.Get("Action")
+	if !audited[action] {
 		return
 	}
-	writeResult(w, reqID, v)
+	id := iam.IdentityOf(r.Context())
+	e := catalog.AuditEntry{Action: "sts:" + action, Source: iam.OriginOf(r.Context()).SourceIP,
+		Outcome: "ok", Status: status, RequestID: reqID}
+	if id != nil && id.Tenant != "" {
+		e.Target = "user/" + id.User
+	}
+	var se *Error
+	switch {
+	case errors.As(err, &se):
+		e.Outcome = se.Code
+	case err != nil:
+		e.Outcome = "InternalFailure"
+	}
+	s.Audit.Record(r.Context(), id, e)
 }
 
 func (s *Service) serve(r *http.Request) (any, error) {
@@ -280,7 +311,7 @@ type errorResponse struct {
 // writeError sends err in the query protocol's error format; an error
 // that is not the caller's is logged and answered as InternalFailure,
 // or ServiceUnavailable while the catalog is out of reach.
-func writeError(w http.ResponseWriter, reqID string, err error) {
+func writeError(w http.ResponseWriter, reqID string, err error) int {
 	var e *Error
 	if !errors.As(err, &e) {
 		if catalog.Unavailable(err) || errors.Is(err, context.DeadlineExceeded) {
@@ -297,6 +328,7 @@ func writeError(w http.ResponseWriter, reqID string, err error) {
 		out.Error.Type = "Receiver"
 	}
 	writeXML(w, e.Status, out)
+	return e.Status
 }
 
 func writeXML(w http.ResponseWriter, status int, v any) {
