@@ -36,14 +36,14 @@ import (
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/notify/delivery"
 	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/oidc"
 	"github.com/ostiumio/ostium/internal/osis"
 	"github.com/ostiumio/ostium/internal/platform"
 	"github.com/ostiumio/ostium/internal/ratelimit"
 	"github.com/ostiumio/ostium/internal/replicator"
-	"github.com/ostiumio/ostium/internal/oidc"
 	"github.com/ostiumio/ostium/internal/s3"
-	"github.com/ostiumio/ostium/internal/sts"
 	"github.com/ostiumio/ostium/internal/storageclass"
+	"github.com/ostiumio/ostium/internal/sts"
 	"github.com/ostiumio/ostium/internal/vcsp"
 )
 

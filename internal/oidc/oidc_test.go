@@ -154,7 +154,11 @@ func TestVerify(t *testing.T) {
 
 	bad := map[string]string{
 		"wrong audience": token(t, k1, claims(is, "someone-else", time.Hour)),
-		"another issuer": token(t, k1, func() jwt.Claims { c := claims(is, "sts.amazonaws.com", time.Hour); c.Issuer = "https://evil.example"; return c }()),
+		"another issuer": token(t, k1, func() jwt.Claims {
+			c := claims(is, "sts.amazonaws.com", time.Hour)
+			c.Issuer = "https://evil.example"
+			return c
+		}()),
 		"not yet valid": token(t, k1, func() jwt.Claims {
 			c := claims(is, "sts.amazonaws.com", 2*time.Hour)
 			c.NotBefore = jwt.NewNumericDate(time.Now().Add(time.Hour))
