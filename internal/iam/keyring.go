@@ -125,8 +125,34 @@ func (k *Keyring) Watch(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Lookup returns the secret and identity of an active, unexpired accessKey.
+// Lookup returns the secret and identity of an active, unexpired
+// accessKey. Temporary credentials are not found by it: they are good
+// only with their session token (LookupToken), which the front ends that
+// take no token (the admin API, the console's sign-in, OSIS) never see.
 func (k *Keyring) Lookup(ctx context.Context, accessKey string) (string, *Identity, error) {
+	secret, id, err := k.lookup(ctx, accessKey)
+	if err == nil && id.Session != nil {
+		return "", nil, ErrUnknownKey
+	}
+	return secret, id, err
+}
+
+// LookupToken is Lookup for a request that carried a session token
+// (token "" = none): temporary credentials are found with their own
+// token while it has not expired, permanent keys only without one. It
+// fails with ErrNoToken, ErrInvalidToken or ErrExpiredToken (CheckToken).
+func (k *Keyring) LookupToken(ctx context.Context, accessKey, token string) (string, *Identity, error) {
+	secret, id, err := k.lookup(ctx, accessKey)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := CheckToken(id, token, time.Now()); err != nil {
+		return "", nil, err
+	}
+	return secret, id, nil
+}
+
+func (k *Keyring) lookup(ctx context.Context, accessKey string) (string, *Identity, error) {
 	now := time.Now()
 	c, ok := cached(k, &k.keys, accessKey, now)
 	k.hits.Lookup(ok)

@@ -3,8 +3,10 @@ package s3_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +210,45 @@ func TestSTSSessionTokenThroughS3(t *testing.T) {
 	}
 	if _, err := stsClient(srv, bob.AccessKey, "wrong-secret").GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}); stsCode(err) != "SignatureDoesNotMatch" {
 		t.Errorf("STS, wrong secret: %v", err)
+	}
+}
+
+// Temporary credentials are for S3 and STS, which see their token: the
+// admin API and the console's sign-in, which take none, do not know
+// them (else a leaked key and secret would do without their token).
+func TestSTSCredentialsOnlyWithTheirToken(t *testing.T) {
+	ten := newTenancy(t)
+	srv := ten.srv
+	ctx := context.Background()
+	ann := userKey(t, ten, "acme", "ann2", "admin")
+	out, err := stsClient(srv, ann.AccessKey, ann.SecretKey).GetSessionToken(ctx, &sts.GetSessionTokenInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ak, sk := aws.ToString(out.Credentials.AccessKeyId), aws.ToString(out.Credentials.SecretAccessKey)
+	var users []admin.User
+	if err := admin.NewClient(srv.URL, ann.AccessKey, ann.SecretKey, srv.Client()).Do(ctx, "GET", "/tenants/acme/users", nil, &users); err != nil || len(users) == 0 {
+		t.Fatalf("the admin's own key on the admin API: %v %v", users, err)
+	}
+	if err := admin.NewClient(srv.URL, ak, sk, srv.Client()).Do(ctx, "GET", "/tenants/acme/users", nil, &users); err == nil {
+		t.Error("the admin API took temporary credentials without their token")
+	}
+	signIn := func(ak, sk string) int {
+		body, _ := json.Marshal(map[string]string{"access_key": ak, "secret_key": sk})
+		req, _ := http.NewRequest("POST", srv.Console.URL+"/console/api/session", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.Console.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := signIn(ann.AccessKey, ann.SecretKey); code != 200 {
+		t.Fatalf("console sign-in with the permanent key: %d", code)
+	}
+	if code := signIn(ak, sk); code != 401 {
+		t.Errorf("console sign-in with temporary credentials: %d, want 401", code)
 	}
 }
 

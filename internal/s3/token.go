@@ -4,7 +4,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/s3/sigv4"
@@ -35,19 +34,18 @@ func requestToken(r *http.Request) (string, error) {
 	return q, nil
 }
 
-// checkToken checks the token against the credentials that signed: a
-// temporary key needs its own, unexpired; a permanent key takes none.
-func checkToken(id *iam.Identity, token string) error {
-	switch err := iam.CheckToken(id, token, time.Now()); {
-	case err == nil:
-		return nil
+// tokenError turns the keyring's refusals of a session token into S3's
+// answers; other errors pass as they are.
+func tokenError(err error) error {
+	switch {
 	case errors.Is(err, iam.ErrNoToken):
 		return errNoToken
 	case errors.Is(err, iam.ErrExpiredToken):
 		return errExpiredToken
-	default:
+	case errors.Is(err, iam.ErrInvalidToken):
 		return errInvalidToken
 	}
+	return err
 }
 
 // Query-protocol (IAM, STS) answers to what the endpoint refuses before
