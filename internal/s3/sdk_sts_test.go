@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -276,6 +277,21 @@ func TestSTSUnsigned(t *testing.T) {
 		RoleSessionName: aws.String("s"), WebIdentityToken: aws.String("x.y.z")})
 	if stsCode(err) != "NotImplemented" {
 		t.Errorf("AssumeRoleWithWebIdentity: %v", err)
+	}
+	// MinIO's directory sign-in, unsigned as MinIO's clients send it.
+	for action, want := range map[string]string{"AssumeRoleWithLDAPIdentity": "501 NotImplemented", "GetSessionToken": "403 MissingAuthenticationToken"} {
+		req, _ := http.NewRequest("POST", srv.URL+"/", strings.NewReader("Action="+action+"&Version=2011-06-15&LDAPUsername=u&LDAPPassword=p"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		code, name, _ := strings.Cut(want, " ")
+		if fmt.Sprint(resp.StatusCode) != code || !strings.Contains(string(b), "<Code>"+name+"</Code>") || !strings.Contains(string(b), "<ErrorResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\">") {
+			t.Errorf("unsigned %s: %d %s", action, resp.StatusCode, b)
+		}
 	}
 	// The provider's root has no account to hold a session.
 	if _, err := stsClient(srv, nodetest.AccessKey, nodetest.SecretKey).GetSessionToken(ctx, &sts.GetSessionTokenInput{}); stsCode(err) != "AccessDenied" {
