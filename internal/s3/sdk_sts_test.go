@@ -363,3 +363,33 @@ func TestSTSExpiryAndUserDeleted(t *testing.T) {
 	_, err = c.ListBuckets(ctx, &s3.ListBucketsInput{})
 	wantCode(t, err, "InvalidAccessKeyId")
 }
+
+// Temporary credentials issued through one node sign requests to another
+// sharing the catalog, and deleting the user through the first ends them
+// on the other within its poll of the identity generation, though the
+// other cached them.
+func TestSTSAcrossNodes(t *testing.T) {
+	ten := newTenancy(t)
+	ctx := context.Background()
+	eve := userKey(t, ten, "acme", "eve", "user")
+	peer := nodetest.StartPeer(t, ten.srv, nodetest.Options{TLS: true})
+	out, err := stsClient(ten.srv, eve.AccessKey, eve.SecretKey).GetSessionToken(ctx, &sts.GetSessionTokenInput{DurationSeconds: aws.Int32(900)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := out.Credentials
+	onPeer := tempS3(t, peer, *cr.AccessKeyId, *cr.SecretAccessKey, *cr.SessionToken)
+	if _, err := onPeer.ListBuckets(ctx, &s3.ListBucketsInput{}); err != nil {
+		t.Fatalf("credentials of the first node on the peer: %v", err)
+	}
+	if w, err := stsClient(peer, *cr.AccessKeyId, *cr.SecretAccessKey, *cr.SessionToken).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}); err != nil || aws.ToString(w.Arn) != "arn:aws:iam::acme:user/eve" {
+		t.Fatalf("GetCallerIdentity on the peer: %v %v", w, err)
+	}
+	if err := ten.admin.Do(ctx, "DELETE", "/tenants/acme/users/eve", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 3*time.Second, func() bool {
+		_, err := onPeer.ListBuckets(ctx, &s3.ListBucketsInput{})
+		return apiCode(err) == "InvalidAccessKeyId"
+	})
+}
