@@ -24,6 +24,9 @@ type Identity struct {
 	App *AppLimits
 	// Suspended is set while the identity's tenant is suspended.
 	Suspended bool
+	// Session is set for temporary credentials (STS): the request must
+	// carry their token.
+	Session *Session
 }
 
 // AppLimits is what an application credential may touch.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,8 +125,34 @@ func (k *Keyring) Watch(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// Lookup returns the secret and identity of an active, unexpired accessKey.
+// Lookup returns the secret and identity of an active, unexpired
+// accessKey. Temporary credentials are not found by it: they are good
+// only with their session token (LookupToken), which the front ends that
+// take no token (the admin API, the console's sign-in, OSIS) never see.
 func (k *Keyring) Lookup(ctx context.Context, accessKey string) (string, *Identity, error) {
+	secret, id, err := k.lookup(ctx, accessKey)
+	if err == nil && id.Session != nil {
+		return "", nil, ErrUnknownKey
+	}
+	return secret, id, err
+}
+
+// LookupToken is Lookup for a request that carried a session token
+// (token "" = none): temporary credentials are found with their own
+// token while it has not expired, permanent keys only without one. It
+// fails with ErrNoToken, ErrInvalidToken or ErrExpiredToken (CheckToken).
+func (k *Keyring) LookupToken(ctx context.Context, accessKey, token string) (string, *Identity, error) {
+	secret, id, err := k.lookup(ctx, accessKey)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := CheckToken(id, token, time.Now()); err != nil {
+		return "", nil, err
+	}
+	return secret, id, nil
+}
+
+func (k *Keyring) lookup(ctx context.Context, accessKey string) (string, *Identity, error) {
 	now := time.Now()
 	c, ok := cached(k, &k.keys, accessKey, now)
 	k.hits.Lookup(ok)
@@ -162,6 +189,15 @@ func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (ca
 	miss := func() (cachedKey, error) {
 		remember(k, &k.keys, accessKey, cachedKey{}, now.Add(time.Second))
 		return cachedKey{}, nil
+	}
+	if tc, ok := k.store.(catalog.TempCreds); ok && strings.HasPrefix(accessKey, TempKeyPrefix) {
+		rec, err := tc.GetTempCred(ctx, accessKey)
+		switch {
+		case err == nil:
+			return k.loadTemp(ctx, rec, now)
+		case !errors.Is(err, catalog.ErrNoSuchTempCred):
+			return cachedKey{}, fmt.Errorf("iam: look up temporary credentials: %w", err)
+		}
 	}
 	rec, err := k.store.GetAccessKey(ctx, accessKey)
 	if errors.Is(err, catalog.ErrNoSuchAccessKey) {
@@ -216,6 +252,44 @@ func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (ca
 		expires = rec.Expires // a rotated key must stop on time
 	}
 	remember(k, &k.keys, accessKey, c, expires)
+	return c, nil
+}
+
+// loadTemp resolves temporary credentials to the user they act for,
+// while that user exists as the principal it was when they were issued
+// (deleting the user ends its sessions: the deletion moves the identity
+// generation, so every node reads them again). Expired credentials still
+// resolve, so that CheckToken can say they expired; the pruner drops them
+// later.
+func (k *Keyring) loadTemp(ctx context.Context, rec catalog.TempCred, now time.Time) (cachedKey, error) {
+	miss := func() (cachedKey, error) {
+		remember(k, &k.keys, rec.AccessKey, cachedKey{}, now.Add(time.Second))
+		return cachedKey{}, nil
+	}
+	if rec.Tenant == "" || len(rec.TokenHash) != 32 {
+		return miss()
+	}
+	u, err := k.store.GetUser(ctx, rec.Tenant, rec.User)
+	if errors.Is(err, catalog.ErrNoSuchUser) || (err == nil && u.CanonicalID != rec.Owner) {
+		return miss()
+	}
+	if err != nil {
+		return cachedKey{}, fmt.Errorf("iam: look up user of %s: %w", rec.AccessKey, err)
+	}
+	secret, err := k.sealer.Open(rec.SecretSealed, rec.AccessKey)
+	if err != nil {
+		return cachedKey{}, err
+	}
+	st, err := k.tenant(ctx, rec.Tenant)
+	if err != nil {
+		return cachedKey{}, err
+	}
+	se := &Session{Expires: rec.Expires, RoleName: rec.RoleName, Name: rec.SessionName, Policy: rec.Policy, Tags: rec.Tags}
+	copy(se.tokenHash[:], rec.TokenHash)
+	id := &Identity{CanonicalID: u.CanonicalID, DisplayName: u.Name, AccessKey: rec.AccessKey, Tenant: rec.Tenant,
+		TenantID: st.id, User: u.Name, Role: u.Role, Session: se}
+	c := cachedKey{secret: secret, id: id}
+	remember(k, &k.keys, rec.AccessKey, c, now.Add(k.ttl))
 	return c, nil
 }
 

@@ -36,12 +36,14 @@ import (
 	"github.com/ostiumio/ostium/internal/metrics"
 	"github.com/ostiumio/ostium/internal/notify/delivery"
 	"github.com/ostiumio/ostium/internal/objects"
+	"github.com/ostiumio/ostium/internal/oidc"
 	"github.com/ostiumio/ostium/internal/osis"
 	"github.com/ostiumio/ostium/internal/platform"
 	"github.com/ostiumio/ostium/internal/ratelimit"
 	"github.com/ostiumio/ostium/internal/replicator"
 	"github.com/ostiumio/ostium/internal/s3"
 	"github.com/ostiumio/ostium/internal/storageclass"
+	"github.com/ostiumio/ostium/internal/sts"
 	"github.com/ostiumio/ostium/internal/vcsp"
 )
 
@@ -164,6 +166,8 @@ type Config struct {
 	// SSE: the provider's default encryption of new objects, and (for
 	// tests only) SSE-C over plain HTTP; see sse.go.
 	SSE SSEConfig `yaml:",inline"`
+	// STS: where identity providers may be fetched from; see sts.go.
+	STS STSConfig `yaml:",inline"`
 
 	// KMS is the key service of encryption at rest; see kms.go.
 	KMS KMSConfig `yaml:"kms,omitempty"`
@@ -275,6 +279,7 @@ func (c *Config) Validate() error {
 	add(c.Replication.validate())
 	add(c.KMS.validate())
 	add(c.SSE.validate())
+	add(c.STS.validate())
 	// Sorted, so that the same file gives the same report.
 	if n := c.DocumentMemoryMiB; n != 0 && n < minDocumentMemoryMiB {
 		add(fmt.Errorf("document_memory_mib: %d is under %d (0 = the default, %d)", n, minDocumentMemoryMiB, DefaultDocumentMemoryMiB))
@@ -372,6 +377,10 @@ type Node struct {
 	Console http.Handler
 	// S3 is the S3 endpoint inside Handler (its load tells readiness).
 	S3 *s3.Server
+	// STS is the Security Token Service served on the S3 endpoint.
+	STS *sts.Service
+	// OIDC verifies identity providers' tokens.
+	OIDC *oidc.Verifier
 	// Rates holds tenants to their quotas' rates with the other nodes.
 	Rates *ratelimit.Limiter
 	// ID names this node in job leases and on the readiness endpoint.
@@ -455,6 +464,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel(), SSECOverHTTP: cfg.SSE.COverHTTP,
 		AllowActiveObjects: cfg.SandboxActiveObjects != nil && !*cfg.SandboxActiveObjects,
 		SOSAPI:             cfg.SOSAPI == nil || *cfg.SOSAPI, Rates: n.Rates})
+	n.serveSTS(sealer)
 	consoleh, err := n.openConsole()
 	if err != nil {
 		return fail(err)
@@ -549,6 +559,7 @@ func (n *Node) startJobs() {
 	runs = append(runs, leased(replicator.JobName, n.Replicator.Run))
 	prune := jobs.KeyPruner{Keys: n.Catalog, Retention: jobs.ExpiredKeyRetention, Interval: time.Hour}
 	runs = append(runs, leased("key-pruner", prune.Run))
+	runs = append(runs, leased("temp-cred-pruner", n.tempCredPruner()))
 	if n.Audit != nil {
 		runs = append(runs, leased("audit-pruner", func(ctx context.Context) { n.Audit.Run(ctx, time.Hour) }))
 	}

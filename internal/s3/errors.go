@@ -159,6 +159,10 @@ func writeError(w http.ResponseWriter, r *http.Request, rt Route, reqID string, 
 		}
 		w.Header().Set("Retry-After", after)
 	}
+	if rt.Op == OpQueryAPI {
+		writeQueryError(w, r, reqID, e)
+		return
+	}
 	if e.Status == http.StatusNotModified || r.Method == http.MethodHead {
 		w.WriteHeader(e.Status)
 		return

@@ -180,14 +180,15 @@ func postObject(s *Server, w http.ResponseWriter, r *http.Request, c *call) erro
 	c.Key = key
 
 	var id *iam.Identity
-	ak, err := sigv4.VerifyPost(r.Context(), sigv4.PostForm(fields), s.lookup)
+	token := fields["x-amz-security-token"]
+	ak, err := sigv4.VerifyPost(r.Context(), sigv4.PostForm(fields), s.lookup(token))
 	switch {
 	case errors.Is(err, sigv4.ErrNoAuth):
 	case err != nil:
 		return err
 	default:
-		if _, id, err = s.keys.Lookup(r.Context(), ak); err != nil {
-			return err
+		if _, id, err = s.keys.LookupToken(r.Context(), ak, token); err != nil {
+			return tokenError(err)
 		}
 	}
 	file2 := &sizedFile{r: file, max: -1}

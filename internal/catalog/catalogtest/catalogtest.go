@@ -70,6 +70,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"ChangeEvents", testChangeEvents},
 		{"SettleReplication", testSettleReplication},
 		{"RateDemand", testRateDemand},
+		{"TempCreds", testTempCreds},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {
