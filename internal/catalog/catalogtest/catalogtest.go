@@ -68,6 +68,10 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Outbox", testOutbox},
 		{"OutboxOrder", testOutboxOrder},
 		{"RateDemand", testRateDemand},
+		{"IAMGroups", testIAMGroups},
+		{"IAMPolicies", testIAMPolicies},
+		{"IAMIdentityPolicies", testIAMIdentityPolicies},
+		{"IAMRolesAndTags", testIAMRolesAndTags},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {
