@@ -69,6 +69,21 @@ var statementFields = map[string]bool{"Sid": true, "Effect": true, "Principal": 
 
 // Parse parses and validates a bucket policy for bucket.
 func Parse(doc []byte, bucket string) (*Policy, error) {
+	return parse(doc, bucket, bucketPolicy)
+}
+
+// Kinds of documents in the one grammar: they differ in which fields a
+// statement must or may not have, and in what its actions and resources
+// may name (see identity.go).
+type docKind int
+
+const (
+	bucketPolicy   docKind = iota
+	identityPolicy         // a user's, group's or role's: no Principal
+	trustPolicy            // a role's: Principal, no Resource
+)
+
+func parse(doc []byte, bucket string, kind docKind) (*Policy, error) {
 	if len(doc) > MaxSize {
 		return nil, malformed("Policy exceeds the maximum allowed document size.")
 	}
@@ -110,7 +125,7 @@ func Parse(doc []byte, bucket string) (*Policy, error) {
 		return nil, malformed("Could not parse the policy: Statement is empty!")
 	}
 	for _, m := range stmts {
-		st, err := parseStatement(m, bucket)
+		st, err := parseStatement(m, bucket, kind)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +134,7 @@ func Parse(doc []byte, bucket string) (*Policy, error) {
 	return p, nil
 }
 
-func parseStatement(m map[string]json.RawMessage, bucket string) (Statement, error) {
+func parseStatement(m map[string]json.RawMessage, bucket string, kind docKind) (Statement, error) {
 	var st Statement
 	for k := range m {
 		if !statementFields[k] {
@@ -137,6 +152,9 @@ func parseStatement(m map[string]json.RawMessage, bucket string) (Statement, err
 	var err error
 	if st.Principal, st.NotPrincipal, err = pair(m, "Principal", parsePrincipal); err != nil {
 		return st, err
+	}
+	if kind != bucketPolicy {
+		return parseOther(m, st, kind)
 	}
 	if st.Principal == nil && st.NotPrincipal == nil {
 		return st, malformed("Missing required field Principal")
@@ -157,12 +175,17 @@ func parseStatement(m map[string]json.RawMessage, bucket string) (Statement, err
 			return st, malformed("Policy has invalid resource")
 		}
 	}
+	return st, parseCondition(m, &st)
+}
+
+func parseCondition(m map[string]json.RawMessage, st *Statement) error {
+	var err error
 	if v, ok := m["Condition"]; ok {
 		if st.Conditions, err = parseConditions(v); err != nil {
-			return st, err
+			return err
 		}
 	}
-	return st, nil
+	return nil
 }
 
 // inBucket reports whether a resource ARN names the bucket or objects in
