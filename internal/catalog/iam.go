@@ -130,7 +130,7 @@ type IAM interface {
 	// user is not in it.
 	RemoveUserFromGroup(ctx context.Context, tenant, group, user string) error
 	GroupMembers(ctx context.Context, tenant, group string) ([]string, error) // sorted; ErrNoSuchEntity
-	UserGroups(ctx context.Context, tenant, user string) ([]Group, error)      // by name; ErrNoSuchUser
+	UserGroups(ctx context.Context, tenant, user string) ([]Group, error)     // by name; ErrNoSuchUser
 
 	// Inline policies of a principal (kind PrincipalUser, PrincipalGroup
 	// or PrincipalRole, named by its name): put replaces one of that

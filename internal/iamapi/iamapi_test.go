@@ -552,10 +552,19 @@ func TestIsolationAndRefusals(t *testing.T) {
 
 	// A member: denied everything but itself and its keys.
 	for name, call := range map[string]func() error{
-		"CreateUser":   func() error { _, err := e.bob.CreateUser(ctx, &awsiam.CreateUserInput{UserName: aws.String("x")}); return err },
-		"ListUsers":    func() error { _, err := e.bob.ListUsers(ctx, &awsiam.ListUsersInput{}); return err },
-		"GetUser ann":  func() error { _, err := e.bob.GetUser(ctx, &awsiam.GetUserInput{UserName: aws.String("ann")}); return err },
-		"GetUser none": func() error { _, err := e.bob.GetUser(ctx, &awsiam.GetUserInput{UserName: aws.String("none")}); return err },
+		"CreateUser": func() error {
+			_, err := e.bob.CreateUser(ctx, &awsiam.CreateUserInput{UserName: aws.String("x")})
+			return err
+		},
+		"ListUsers": func() error { _, err := e.bob.ListUsers(ctx, &awsiam.ListUsersInput{}); return err },
+		"GetUser ann": func() error {
+			_, err := e.bob.GetUser(ctx, &awsiam.GetUserInput{UserName: aws.String("ann")})
+			return err
+		},
+		"GetUser none": func() error {
+			_, err := e.bob.GetUser(ctx, &awsiam.GetUserInput{UserName: aws.String("none")})
+			return err
+		},
 		"PutUserPolicy": func() error {
 			_, err := e.bob.PutUserPolicy(ctx, &awsiam.PutUserPolicyInput{UserName: aws.String("bob"), PolicyName: aws.String("p"), PolicyDocument: aws.String(writeDoc)})
 			return err
