@@ -16,8 +16,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
+	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 )
@@ -36,16 +38,19 @@ type Handler struct {
 	store  Store
 	sealer *iam.Sealer
 	keys   *iam.Keyring // flushed after each change made here; nil: none
+	audit  *audit.Log   // records every change, refused ones too; nil: none
 }
 
 // New returns the API over store; it fails for a catalog without IAM
-// entities. sealer seals the secrets of access keys it creates.
-func New(store catalog.Store, sealer *iam.Sealer, keys *iam.Keyring) (*Handler, error) {
+// entities. sealer seals the secrets of access keys it creates; every
+// call that changes something (all but Get and List calls) is recorded
+// in log.
+func New(store catalog.Store, sealer *iam.Sealer, keys *iam.Keyring, log *audit.Log) (*Handler, error) {
 	st, ok := store.(Store)
 	if !ok {
 		return nil, fmt.Errorf("iamapi: catalog %T holds no IAM entities", store)
 	}
-	return &Handler{store: st, sealer: sealer, keys: keys}, nil
+	return &Handler{store: st, sealer: sealer, keys: keys, audit: log}, nil
 }
 
 // call is one request being served.
@@ -118,8 +123,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return a(c)
 	}()
+	if actions[name] != nil && !strings.HasPrefix(name, "Get") && !strings.HasPrefix(name, "List") {
+		defer func() { h.record(r, name, reqID, err) }()
+	}
 	if err != nil {
-		writeError(w, reqID, err)
+		err = writeError(w, reqID, err)
 		return
 	}
 	var buf bytes.Buffer
@@ -142,7 +150,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = enc.Flush()
 	}
 	if err != nil {
-		writeError(w, reqID, fmt.Errorf("iamapi: encode %s: %w", name, err))
+		err = writeError(w, reqID, fmt.Errorf("iamapi: encode %s: %w", name, err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/xml")
@@ -242,7 +250,8 @@ func catalogErr(err error, what string) error {
 	return err
 }
 
-func writeError(w http.ResponseWriter, reqID string, err error) {
+// writeError answers err in IAM's format and returns the answer given.
+func writeError(w http.ResponseWriter, reqID string, err error) *apiError {
 	var e *apiError
 	if !errors.As(err, &e) {
 		if catalog.Unavailable(err) {
@@ -268,6 +277,33 @@ func writeError(w http.ResponseWriter, reqID string, err error) {
 	w.Header().Set("Content-Type", "text/xml")
 	w.WriteHeader(e.status)
 	_, _ = w.Write(append([]byte(xml.Header), body...))
+	return e
+}
+
+// record writes a change (or a refused one) to the audit log: the
+// action, the entity it named, and its outcome. Never a secret: the
+// answer is not recorded.
+func (h *Handler) record(r *http.Request, action, reqID string, err error) {
+	e := catalog.AuditEntry{Action: "iam:" + action, Status: http.StatusOK, RequestID: reqID, Target: auditTarget(r.PostForm)}
+	var ae *apiError
+	if errors.As(err, &ae) {
+		e.Status, e.Outcome = ae.status, ae.code
+	}
+	h.audit.Record(r.Context(), iam.IdentityOf(r.Context()), e)
+}
+
+// auditTarget names the entity a call's parameters name.
+func auditTarget(f url.Values) string {
+	for _, p := range []struct{ param, kind string }{{"PolicyArn", ""}, {"OpenIDConnectProviderArn", ""}, {"RoleName", "role/"},
+		{"GroupName", "group/"}, {"UserName", "user/"}, {"PolicyName", "policy/"}, {"Url", "oidc-provider/"}} {
+		if v := f.Get(p.param); v != "" {
+			if p.kind == "" {
+				return v
+			}
+			return "iam/" + p.kind + v
+		}
+	}
+	return ""
 }
 
 // changed drops this node's cached identities after a change (other

@@ -22,6 +22,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 )
@@ -655,3 +656,33 @@ func sha(s string) string {
 }
 
 func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
+
+// Every change through IAM, refused ones too, is in the audit log with
+// its caller, target and outcome; reads are not, and no secret is.
+func TestChangesAudited(t *testing.T) {
+	e := setup(t)
+	_, err := e.ann.CreateUser(ctx, &awsiam.CreateUserInput{UserName: aws.String("cy")})
+	must(t, err)
+	k, err := e.ann.CreateAccessKey(ctx, &awsiam.CreateAccessKeyInput{UserName: aws.String("cy")})
+	must(t, err)
+	_, err = e.bob.CreateGroup(ctx, &awsiam.CreateGroupInput{GroupName: aws.String("g")})
+	wantErr(t, err, "AccessDenied", 403)
+	_, err = e.ann.GetUser(ctx, &awsiam.GetUserInput{UserName: aws.String("cy")})
+	must(t, err)
+	entries, err := e.srv.Node.Audit.Store().ListAudit(ctx, catalog.AuditQuery{Tenant: "acme"})
+	must(t, err)
+	var got []string
+	for _, a := range entries {
+		if !strings.HasPrefix(a.Action, "iam:") {
+			continue
+		}
+		got = append(got, fmt.Sprintf("%s %s %s %s %d", a.User, a.Action, a.Target, a.Outcome, a.Status))
+		if strings.Contains(fmt.Sprintf("%+v", a), *k.AccessKey.SecretAccessKey) {
+			t.Fatalf("a secret in the audit log: %+v", a)
+		}
+	}
+	want := []string{"ann iam:CreateUser iam/user/cy ok 200", "ann iam:CreateAccessKey iam/user/cy ok 200", "bob iam:CreateGroup iam/group/g AccessDenied 403"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("audit = %q, want %q", got, want)
+	}
+}

@@ -456,7 +456,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		Metrics: n.Metrics.S3, RequestLog: cfg.Log.requestLevel(), SSECOverHTTP: cfg.SSE.COverHTTP,
 		AllowActiveObjects: cfg.SandboxActiveObjects != nil && !*cfg.SandboxActiveObjects,
 		SOSAPI:             cfg.SOSAPI == nil || *cfg.SOSAPI, Rates: n.Rates})
-	iamh, err := iamapi.New(n.Catalog, sealer, n.Keys)
+	iamh, err := iamapi.New(n.Catalog, sealer, n.Keys, n.Audit)
 	if err != nil {
 		return fail(err)
 	}
