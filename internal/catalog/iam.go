@@ -107,6 +107,8 @@ type IAM interface {
 	// user made outside the IAM API). ErrNoSuchUser.
 	SetUserPath(ctx context.Context, tenant, user, path string) error
 	UserPath(ctx context.Context, tenant, user string) (string, error)
+	// UserPaths returns the path of each of a tenant's users, by name.
+	UserPaths(ctx context.Context, tenant string) (map[string]string, error)
 	// RenameUser renames a user with its keys, groups, policies and
 	// tags: ErrNoSuchUser, ErrUserExists when the new name is taken.
 	RenameUser(ctx context.Context, tenant, user, newName string) error

@@ -129,17 +129,9 @@ var userActions = map[string]action{
 		if err := c.allowed("ListUsers", userARN(c.tenant, "/", "*")); err != nil {
 			return nil, err
 		}
-		us, err := c.h.store.ListUsers(c.ctx, c.tenant)
+		out, err := c.usersOut(nil)
 		if err != nil {
 			return nil, err
-		}
-		out := make([]xmlUser, 0, len(us))
-		for _, u := range us {
-			x, err := c.userOut(u)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, x)
 		}
 		if out, err = pathPrefix(c, out, func(u xmlUser) string { return u.Path }); err != nil {
 			return nil, err
@@ -218,6 +210,32 @@ var userActions = map[string]action{
 	},
 }
 
+// usersOut returns the tenant's users of those names (nil: all), sorted,
+// in IAM's form, in two catalog reads however many they are; a name no
+// longer a user's is left out.
+func (c *call) usersOut(names []string) ([]xmlUser, error) {
+	us, err := c.h.store.ListUsers(c.ctx, c.tenant)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := c.h.store.UserPaths(c.ctx, c.tenant)
+	if err != nil {
+		return nil, err
+	}
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
+	out := make([]xmlUser, 0, len(names))
+	for _, u := range us {
+		if names == nil || want[u.Name] {
+			path := or(paths[u.Name], "/")
+			out = append(out, xmlUser{Path: path, UserName: u.Name, UserId: userID(u.CanonicalID), Arn: userARN(u.Tenant, path, u.Name), CreateDate: isoTime(u.CreatedAt)})
+		}
+	}
+	return out, nil
+}
+
 func (c *call) listTags(kind, name string) (any, error) {
 	tags, err := c.h.store.PrincipalTags(c.ctx, c.tenant, kind, name)
 	if err != nil {
@@ -288,20 +306,9 @@ var groupActions = map[string]action{
 		if err != nil {
 			return nil, catalogErr(err, "group with name "+g.Name)
 		}
-		users := make([]xmlUser, 0, len(members))
-		for _, m := range members {
-			u, err := c.h.store.GetUser(c.ctx, c.tenant, m)
-			if errors.Is(err, catalog.ErrNoSuchUser) {
-				continue // deleted since
-			}
-			if err != nil {
-				return nil, err
-			}
-			x, err := c.userOut(u)
-			if err != nil {
-				return nil, err
-			}
-			users = append(users, x)
+		users, err := c.usersOut(members)
+		if err != nil {
+			return nil, err
 		}
 		users, pg, err := paginate(c, users, func(u xmlUser) string { return u.UserName })
 		return struct {

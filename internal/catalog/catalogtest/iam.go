@@ -316,6 +316,9 @@ func testIAMRolesAndTags(t *testing.T, s catalog.Store) {
 		t.Fatalf("default path = %q %v", p, err)
 	}
 	must(t, st.SetUserPath(ctx, "acme", "ann", "/eng/"))
+	if ps, err := st.UserPaths(ctx, "acme"); err != nil || len(ps) != 2 || ps["ann"] != "/eng/" || ps["bob"] != "/" {
+		t.Fatalf("paths = %v %v", ps, err)
+	}
 	must(t, st.CreateGroup(ctx, catalog.Group{Tenant: "acme", Name: "devs", Path: "/", ID: "AGPA1"}))
 	must(t, st.AddUserToGroup(ctx, "acme", "devs", "ann"))
 	must(t, s.PutAccessKey(ctx, catalog.AccessKey{AccessKey: "AKANN", SecretSealed: []byte{1}, Owner: "c-ann", DisplayName: "ann", Tenant: "acme", User: "ann", CreatedAt: time.Now()}))

@@ -101,6 +101,19 @@ func (s *Store) UserPath(ctx context.Context, tenant, user string) (string, erro
 	return p, wrap("user path", err)
 }
 
+func (s *Store) UserPaths(ctx context.Context, tenant string) (map[string]string, error) {
+	type np struct{ name, path string }
+	rows, err := queryAll(ctx, s, "user paths", func(sc interface{ Scan(...any) error }) (np, error) {
+		var r np
+		return r, sc.Scan(&r.name, &r.path)
+	}, `SELECT name, iam_path FROM users WHERE tenant = ?`, tenant)
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.name] = r.path
+	}
+	return out, err
+}
+
 func (s *Store) RenameUser(ctx context.Context, tenant, user, newName string) error {
 	if user == newName {
 		_, err := s.GetUser(ctx, tenant, user)
