@@ -183,10 +183,10 @@ func policyARN(p catalog.ManagedPolicy) string { return entityARN(p.Tenant, "pol
 
 type xmlPolicy struct {
 	PolicyName                    string
-	PolicyId                      string //nolint:revive // AWS's element name
+	PolicyId                      string // the element name is AWS's
 	Arn                           string
 	Path                          string
-	DefaultVersionId              string //nolint:revive // AWS's element name
+	DefaultVersionId              string // the element name is AWS's
 	AttachmentCount               int
 	PermissionsBoundaryUsageCount int
 	IsAttachable                  bool
@@ -223,7 +223,7 @@ func (c *call) policy(param string) (catalog.ManagedPolicy, error) {
 
 type xmlVersion struct {
 	Document         string `xml:",omitempty"`
-	VersionId        string //nolint:revive // AWS's element name
+	VersionId        string // the element name is AWS's
 	IsDefaultVersion bool
 	CreateDate       string
 }

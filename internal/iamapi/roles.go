@@ -15,7 +15,7 @@ import (
 type xmlRole struct {
 	Path                     string
 	RoleName                 string
-	RoleId                   string //nolint:revive // AWS's element name
+	RoleId                   string // the element name is AWS's
 	Arn                      string
 	CreateDate               string
 	AssumeRolePolicyDocument string
@@ -211,7 +211,7 @@ var roleActions = map[string]action{
 			return nil, err
 		}
 		return struct {
-			Url            string   //nolint:revive // AWS's element name
+			Url            string   // the element name is AWS's
 			ClientIDList   []string `xml:"ClientIDList>member"`
 			ThumbprintList []string `xml:"ThumbprintList>member"`
 			CreateDate     string

@@ -17,7 +17,7 @@ type xmlTag struct {
 type xmlUser struct {
 	Path       string
 	UserName   string
-	UserId     string //nolint:revive // AWS's element name
+	UserId     string // the element name is AWS's
 	Arn        string
 	CreateDate string
 	Tags       *[]xmlTag `xml:"Tags>member,omitempty"`
@@ -255,7 +255,7 @@ func (c *call) listTags(kind, name string) (any, error) {
 type xmlGroup struct {
 	Path       string
 	GroupName  string
-	GroupId    string //nolint:revive // AWS's element name
+	GroupId    string // the element name is AWS's
 	Arn        string
 	CreateDate string
 }
@@ -392,7 +392,7 @@ func (c *call) groupList(gs []catalog.Group) (any, error) {
 
 type xmlKey struct {
 	UserName        string
-	AccessKeyId     string //nolint:revive // AWS's element name
+	AccessKeyId     string // the element name is AWS's
 	Status          string
 	SecretAccessKey string `xml:",omitempty"`
 	CreateDate      string
