@@ -601,6 +601,20 @@ func TestIsolationAndRefusals(t *testing.T) {
 	// The provider's root is no account.
 	_, err = e.root.ListUsers(ctx, &awsiam.ListUsersInput{})
 	wantErr(t, err, "AccessDenied", 403)
+	// An admin's application credential is limited to its buckets: no IAM.
+	annS3 := s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(e.srv.URL), UsePathStyle: true, Retryer: aws.NopRetryer{},
+		Credentials: credentials.NewStaticCredentialsProvider(e.annKey.AccessKey, e.annKey.SecretKey, "")})
+	_, err = annS3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("acme-data")})
+	must(t, err)
+	app, err := e.srv.Node.Admin.CreateAppCred(ctx, e.rootID, "acme", "ann", []string{"acme-data"}, false)
+	must(t, err)
+	_, err = iamClient(e.srv, app.AccessKey, app.SecretKey).ListUsers(ctx, &awsiam.ListUsersInput{})
+	wantErr(t, err, "AccessDenied", 403)
+	// A suspended tenant's admin can do nothing.
+	_, err = e.srv.Node.Admin.SetSuspended(ctx, e.rootID, "beta", true)
+	must(t, err)
+	_, err = e.zed.CreateUser(ctx, &awsiam.CreateUserInput{UserName: aws.String("later")})
+	wantErr(t, err, "AccessDenied", 403)
 	// An admin cannot delete the user whose key signs the call.
 	_, err = e.ann.DeleteUser(ctx, &awsiam.DeleteUserInput{UserName: aws.String("ann")})
 	wantErr(t, err, "DeleteConflict", 409)
