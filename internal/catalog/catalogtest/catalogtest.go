@@ -72,6 +72,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"IAMPolicies", testIAMPolicies},
 		{"IAMIdentityPolicies", testIAMIdentityPolicies},
 		{"IAMRolesAndTags", testIAMRolesAndTags},
+		{"IAMConcurrentLimits", testIAMConcurrentLimits},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {

@@ -1,6 +1,7 @@
 package catalogtest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -337,5 +338,38 @@ func testIAMRolesAndTags(t *testing.T, s catalog.Store) {
 	}
 	if tags, _ := st.PrincipalTags(ctx, "acme", catalog.PrincipalUser, "anna"); len(tags) != 1 {
 		t.Fatalf("tags after rename = %+v", tags)
+	}
+}
+
+// Limits hold under concurrent changes: of more attachments than the
+// limit made at once, exactly the limit's worth succeed, the others
+// are LimitExceeded (PostgreSQL runs them side by side, so the count
+// must be taken under a lock).
+func testIAMConcurrentLimits(t *testing.T, s catalog.Store) {
+	st := iamStore(t, s)
+	const n = catalog.MaxAttachedPolicies + 4
+	for i := range n {
+		_, err := st.CreatePolicy(ctx, catalog.ManagedPolicy{Tenant: "acme", Name: fmt.Sprintf("p%d", i), Path: "/", ID: fmt.Sprintf("ANPA%d", i)}, docA)
+		must(t, err)
+	}
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- st.AttachPolicy(ctx, "acme", catalog.PrincipalUser, "ann", fmt.Sprintf("p%d", i)) }()
+	}
+	ok, limited := 0, 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case errors.Is(err, catalog.ErrLimitExceeded):
+			limited++
+		default:
+			t.Fatal(err)
+		}
+	}
+	ps, err := st.AttachedPolicies(ctx, "acme", catalog.PrincipalUser, "ann")
+	must(t, err)
+	if ok != catalog.MaxAttachedPolicies || limited != n-ok || len(ps) != catalog.MaxAttachedPolicies {
+		t.Fatalf("%d attached, %d refused, %d held; want %d attached", ok, limited, len(ps), catalog.MaxAttachedPolicies)
 	}
 }
