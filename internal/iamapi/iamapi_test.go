@@ -732,3 +732,81 @@ func TestKeyChangeReachesOtherNodes(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// The calls the other tests leave out: a user's attached and inline
+// policy lists, a group's and a role's inline policy read back, and the
+// tenant's policies listed (with PathPrefix and OnlyAttached).
+func TestRemainingCalls(t *testing.T) {
+	e := setup(t)
+	cp, err := e.ann.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("W"), Path: aws.String("/team/"), PolicyDocument: aws.String(writeDoc)})
+	must(t, err)
+	_, err = e.ann.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("R"), PolicyDocument: aws.String(readDoc)})
+	must(t, err)
+	_, err = e.ann.AttachUserPolicy(ctx, &awsiam.AttachUserPolicyInput{UserName: aws.String("bob"), PolicyArn: cp.Policy.Arn})
+	must(t, err)
+	au, err := e.ann.ListAttachedUserPolicies(ctx, &awsiam.ListAttachedUserPoliciesInput{UserName: aws.String("bob")})
+	must(t, err)
+	if len(au.AttachedPolicies) != 1 || *au.AttachedPolicies[0].PolicyArn != "arn:aws:iam::acme:policy/team/W" {
+		t.Fatalf("attached to bob = %+v", au.AttachedPolicies)
+	}
+	lp, err := e.ann.ListPolicies(ctx, &awsiam.ListPoliciesInput{})
+	must(t, err)
+	if len(lp.Policies) != 2 || *lp.Policies[0].PolicyName != "R" || *lp.Policies[1].AttachmentCount != 1 {
+		t.Fatalf("policies = %+v", lp.Policies)
+	}
+	for in, want := range map[*awsiam.ListPoliciesInput]string{
+		{PathPrefix: aws.String("/team/")}:                          "W",
+		{OnlyAttached: true}:                                        "W",
+		{Scope: types.PolicyScopeTypeLocal, MaxItems: aws.Int32(1)}: "R",
+	} {
+		lp, err := e.ann.ListPolicies(ctx, in)
+		must(t, err)
+		if len(lp.Policies) != 1 || *lp.Policies[0].PolicyName != want {
+			t.Fatalf("policies for %+v = %+v", in, lp.Policies)
+		}
+	}
+	if lp, err := e.ann.ListPolicies(ctx, &awsiam.ListPoliciesInput{Scope: types.PolicyScopeTypeAws}); err != nil || len(lp.Policies) != 0 {
+		t.Fatalf("AWS's policies = %+v %v", lp, err)
+	}
+	_, err = e.ann.DetachUserPolicy(ctx, &awsiam.DetachUserPolicyInput{UserName: aws.String("bob"), PolicyArn: cp.Policy.Arn})
+	must(t, err)
+	if au, _ := e.ann.ListAttachedUserPolicies(ctx, &awsiam.ListAttachedUserPoliciesInput{UserName: aws.String("bob")}); len(au.AttachedPolicies) != 0 {
+		t.Fatalf("attached after detach = %+v", au.AttachedPolicies)
+	}
+
+	_, err = e.ann.PutUserPolicy(ctx, &awsiam.PutUserPolicyInput{UserName: aws.String("bob"), PolicyName: aws.String("b"), PolicyDocument: aws.String(readDoc)})
+	must(t, err)
+	_, err = e.ann.PutUserPolicy(ctx, &awsiam.PutUserPolicyInput{UserName: aws.String("bob"), PolicyName: aws.String("a"), PolicyDocument: aws.String(readDoc)})
+	must(t, err)
+	up, err := e.ann.ListUserPolicies(ctx, &awsiam.ListUserPoliciesInput{UserName: aws.String("bob"), MaxItems: aws.Int32(1)})
+	must(t, err)
+	if !slices.Equal(up.PolicyNames, []string{"a"}) || !up.IsTruncated {
+		t.Fatalf("bob's policies, first page = %+v", up)
+	}
+	up, err = e.ann.ListUserPolicies(ctx, &awsiam.ListUserPoliciesInput{UserName: aws.String("bob"), Marker: up.Marker})
+	must(t, err)
+	if !slices.Equal(up.PolicyNames, []string{"b"}) || up.IsTruncated {
+		t.Fatalf("bob's policies, second page = %+v", up)
+	}
+
+	_, err = e.ann.CreateGroup(ctx, &awsiam.CreateGroupInput{GroupName: aws.String("g")})
+	must(t, err)
+	_, err = e.ann.PutGroupPolicy(ctx, &awsiam.PutGroupPolicyInput{GroupName: aws.String("g"), PolicyName: aws.String("p"), PolicyDocument: aws.String(writeDoc)})
+	must(t, err)
+	gp, err := e.ann.GetGroupPolicy(ctx, &awsiam.GetGroupPolicyInput{GroupName: aws.String("G"), PolicyName: aws.String("p")})
+	must(t, err)
+	if doc, _ := url.QueryUnescape(*gp.PolicyDocument); doc != writeDoc || *gp.GroupName != "g" {
+		t.Fatalf("group policy = %+v", gp)
+	}
+	_, err = e.ann.CreateRole(ctx, &awsiam.CreateRoleInput{RoleName: aws.String("r"), AssumeRolePolicyDocument: aws.String(trustDoc)})
+	must(t, err)
+	_, err = e.ann.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String("r"), PolicyName: aws.String("p"), PolicyDocument: aws.String(readDoc)})
+	must(t, err)
+	rp, err := e.ann.GetRolePolicy(ctx, &awsiam.GetRolePolicyInput{RoleName: aws.String("r"), PolicyName: aws.String("p")})
+	must(t, err)
+	if doc, _ := url.QueryUnescape(*rp.PolicyDocument); doc != readDoc || *rp.RoleName != "r" {
+		t.Fatalf("role policy = %+v", rp)
+	}
+	_, err = e.ann.GetRolePolicy(ctx, &awsiam.GetRolePolicyInput{RoleName: aws.String("r"), PolicyName: aws.String("none")})
+	wantErr(t, err, "NoSuchEntity", 404)
+}
