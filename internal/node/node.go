@@ -29,6 +29,7 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog/sqldb"
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/iamapi"
 	"github.com/ostiumio/ostium/internal/jobs"
 	"github.com/ostiumio/ostium/internal/kms"
 	"github.com/ostiumio/ostium/internal/lifecycle"
@@ -465,6 +466,11 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		AllowActiveObjects: cfg.SandboxActiveObjects != nil && !*cfg.SandboxActiveObjects,
 		SOSAPI:             cfg.SOSAPI == nil || *cfg.SOSAPI, Rates: n.Rates})
 	n.serveSTS(sealer)
+	iamh, err := iamapi.New(n.Catalog, sealer, n.Keys, n.Audit)
+	if err != nil {
+		return fail(err)
+	}
+	n.S3.Serve("iam", iamh)
 	consoleh, err := n.openConsole()
 	if err != nil {
 		return fail(err)

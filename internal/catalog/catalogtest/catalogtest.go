@@ -71,6 +71,11 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"SettleReplication", testSettleReplication},
 		{"RateDemand", testRateDemand},
 		{"TempCreds", testTempCreds},
+		{"IAMGroups", testIAMGroups},
+		{"IAMPolicies", testIAMPolicies},
+		{"IAMIdentityPolicies", testIAMIdentityPolicies},
+		{"IAMRolesAndTags", testIAMRolesAndTags},
+		{"IAMConcurrentLimits", testIAMConcurrentLimits},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {

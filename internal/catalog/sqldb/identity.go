@@ -175,6 +175,11 @@ func (s *Store) DeleteTenant(ctx context.Context, name string) error {
 				return err
 			}
 		}
+		for _, table := range iamTables {
+			if _, err := s.exec(ctx, tx, s.q(`DELETE FROM `+table+` WHERE tenant = ?`), name); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	return wrap("delete tenant", err)
@@ -258,19 +263,22 @@ func (s *Store) SetUserEmail(ctx context.Context, tenant, name, email string) er
 }
 
 func (s *Store) DeleteUser(ctx context.Context, tenant, name string) error {
-	err := s.identityWrite(ctx, func(tx *sql.Tx) error {
-		res, err := s.exec(ctx, tx, s.q(`DELETE FROM users WHERE tenant = ? AND name = ?`), tenant, name)
-		if err := affected(res, err, catalog.ErrNoSuchUser); err != nil {
+	err := s.identityWrite(ctx, func(tx *sql.Tx) error { return s.deleteUser(ctx, tx, tenant, name) })
+	return wrap("delete user", err)
+}
+
+// deleteUser removes a user with its keys and everything else of it.
+func (s *Store) deleteUser(ctx context.Context, tx *sql.Tx, tenant, name string) error {
+	res, err := s.exec(ctx, tx, s.q(`DELETE FROM users WHERE tenant = ? AND name = ?`), tenant, name)
+	if err := affected(res, err, catalog.ErrNoSuchUser); err != nil {
+		return err
+	}
+	for _, q := range []string{`DELETE FROM access_keys WHERE tenant = ? AND user_name = ?`, `DELETE FROM cloud_director_ids WHERE tenant = ? AND user_name = ?`} {
+		if _, err := s.exec(ctx, tx, s.q(q), tenant, name); err != nil {
 			return err
 		}
-		for _, q := range []string{`DELETE FROM access_keys WHERE tenant = ? AND user_name = ?`, `DELETE FROM cloud_director_ids WHERE tenant = ? AND user_name = ?`} {
-			if _, err := s.exec(ctx, tx, s.q(q), tenant, name); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	return wrap("delete user", err)
+	}
+	return s.deleteIAMOfUser(ctx, tx, tenant, name)
 }
 
 func (s *Store) PutAccessKey(ctx context.Context, k catalog.AccessKey) error {

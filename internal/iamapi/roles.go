@@ -1,0 +1,308 @@
+package iamapi
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
+)
+
+type xmlRole struct {
+	Path                     string
+	RoleName                 string
+	RoleId                   string // the element name is AWS's
+	Arn                      string
+	CreateDate               string
+	AssumeRolePolicyDocument string
+	Description              string `xml:",omitempty"`
+	MaxSessionDuration       int
+	Tags                     *[]xmlTag `xml:"Tags>member,omitempty"`
+}
+
+func roleOut(r catalog.Role) xmlRole {
+	return xmlRole{Path: r.Path, RoleName: r.Name, RoleId: r.ID, Arn: entityARN(r.Tenant, "role", r.Path, r.Name), CreateDate: isoTime(r.Created),
+		AssumeRolePolicyDocument: encodeDoc(r.TrustPolicy), Description: r.Description, MaxSessionDuration: r.MaxSessionDuration}
+}
+
+// role reads RoleName and checks the call may act on the role.
+func (c *call) role(action string) (catalog.Role, error) {
+	name, err := c.name("RoleName", 64)
+	if err != nil {
+		return catalog.Role{}, err
+	}
+	r, err := c.h.store.GetRole(c.ctx, c.tenant, name)
+	if aerr := c.allowed(action, entityARN(c.tenant, "role", r.Path, or(r.Name, name))); aerr != nil {
+		return r, aerr
+	}
+	return r, catalogErr(err, "role with name "+name)
+}
+
+// Session durations a role may allow, in seconds (1 to 12 hours).
+const (
+	minSession = 3600
+	maxSession = 43200
+)
+
+var thumbprint = regexp.MustCompile(`^[0-9A-Fa-f]{40}$`)
+
+var roleActions = map[string]action{
+	"CreateRole": func(c *call) (any, error) {
+		name, err := c.name("RoleName", 64)
+		if err != nil {
+			return nil, err
+		}
+		path, err := c.path("Path")
+		if err != nil {
+			return nil, err
+		}
+		r := catalog.Role{Tenant: c.tenant, Name: name, Path: path, ID: newID("AROA"), Description: c.form.get("Description"),
+			MaxSessionDuration: minSession, Created: time.Now().UTC()}
+		if err := c.allowed("CreateRole", entityARN(c.tenant, "role", path, name)); err != nil {
+			return nil, err
+		}
+		if len(r.Description) > 1000 {
+			return nil, validation("1 validation error detected: Value at 'description' failed to satisfy constraint: Member must have length less than or equal to 1000")
+		}
+		if c.form.has("MaxSessionDuration") {
+			n, err := strconv.Atoi(c.form.get("MaxSessionDuration"))
+			if err != nil || n < minSession || n > maxSession {
+				return nil, validation("1 validation error detected: Value '%s' at 'maxSessionDuration' failed to satisfy constraint: Member must have value between %d and %d", c.form.get("MaxSessionDuration"), minSession, maxSession)
+			}
+			r.MaxSessionDuration = n
+		}
+		if c.form.has("PermissionsBoundary") {
+			return nil, errf(http.StatusNotImplemented, "NotImplemented", "Permissions boundaries are not implemented")
+		}
+		if r.TrustPolicy, err = c.document("AssumeRolePolicyDocument", trustPolicySize, bucketpolicy.ParseTrust); err != nil {
+			return nil, err
+		}
+		tags, err := c.tags()
+		if err != nil {
+			return nil, err
+		}
+		if err := c.changed(c.h.store.CreateRole(c.ctx, r)); err != nil {
+			return nil, catalogErr(err, "role with name "+name)
+		}
+		if len(tags) > 0 {
+			if err := c.changed(c.h.store.TagPrincipal(c.ctx, c.tenant, catalog.PrincipalRole, name, tags)); err != nil {
+				return nil, catalogErr(err, "role with name "+name)
+			}
+		}
+		out := roleOut(r)
+		out.Tags = tagsOut(tags)
+		return struct{ Role xmlRole }{out}, nil
+	},
+	"GetRole": func(c *call) (any, error) {
+		r, err := c.role("GetRole")
+		if err != nil {
+			return nil, err
+		}
+		tags, err := c.h.store.PrincipalTags(c.ctx, c.tenant, catalog.PrincipalRole, r.Name)
+		out := roleOut(r)
+		out.Tags = tagsOut(tags)
+		return struct{ Role xmlRole }{out}, catalogErr(err, "role with name "+r.Name)
+	},
+	"ListRoles": func(c *call) (any, error) {
+		if err := c.allowed("ListRoles", entityARN(c.tenant, "role", "/", "*")); err != nil {
+			return nil, err
+		}
+		rs, err := c.h.store.ListRoles(c.ctx, c.tenant)
+		if err != nil {
+			return nil, err
+		}
+		if rs, err = pathPrefix(c, rs, func(r catalog.Role) string { return r.Path }); err != nil {
+			return nil, err
+		}
+		rs, pg, err := paginate(c, rs, func(r catalog.Role) string { return strings.ToLower(r.Name) })
+		out := make([]xmlRole, len(rs))
+		for i, r := range rs {
+			out[i] = roleOut(r)
+		}
+		return struct {
+			Roles []xmlRole `xml:"Roles>member"`
+			page
+		}{out, pg}, err
+	},
+	"DeleteRole": func(c *call) (any, error) {
+		r, err := c.role("DeleteRole")
+		if err != nil {
+			return nil, err
+		}
+		return nil, catalogErr(c.changed(c.h.store.DeleteRole(c.ctx, c.tenant, r.Name)), "role with name "+r.Name)
+	},
+	"UpdateAssumeRolePolicy": func(c *call) (any, error) {
+		r, err := c.role("UpdateAssumeRolePolicy")
+		if err != nil {
+			return nil, err
+		}
+		doc, err := c.document("PolicyDocument", trustPolicySize, bucketpolicy.ParseTrust)
+		if err != nil {
+			return nil, err
+		}
+		return nil, catalogErr(c.changed(c.h.store.SetRoleTrustPolicy(c.ctx, c.tenant, r.Name, doc)), "role with name "+r.Name)
+	},
+	"TagRole": func(c *call) (any, error) {
+		r, err := c.role("TagRole")
+		if err != nil {
+			return nil, err
+		}
+		tags, err := c.tags()
+		if err != nil {
+			return nil, err
+		}
+		return nil, catalogErr(c.changed(c.h.store.TagPrincipal(c.ctx, c.tenant, catalog.PrincipalRole, r.Name, tags)), "role with name "+r.Name)
+	},
+	"UntagRole": func(c *call) (any, error) {
+		r, err := c.role("UntagRole")
+		if err != nil {
+			return nil, err
+		}
+		return nil, catalogErr(c.changed(c.h.store.UntagPrincipal(c.ctx, c.tenant, catalog.PrincipalRole, r.Name, c.list("TagKeys"))), "role with name "+r.Name)
+	},
+	"ListRoleTags": func(c *call) (any, error) {
+		r, err := c.role("ListRoleTags")
+		if err != nil {
+			return nil, err
+		}
+		return c.listTags(catalog.PrincipalRole, r.Name)
+	},
+
+	"CreateOpenIDConnectProvider": func(c *call) (any, error) {
+		raw := c.form.get("Url")
+		u, err := url.Parse(raw)
+		if raw == "" || len(raw) > 255 || err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return nil, validation("1 validation error detected: Value '%s' at 'url' failed to satisfy constraint: an OpenID Connect provider's URL is https://host[/path], at most 255 characters", raw)
+		}
+		p := catalog.OIDCProvider{Tenant: c.tenant, URL: strings.TrimSuffix(u.Host+u.Path, "/"), ClientIDs: c.list("ClientIDList"),
+			Thumbprints: c.list("ThumbprintList"), Created: time.Now().UTC()}
+		if err := c.allowed("CreateOpenIDConnectProvider", oidcARN(c.tenant, p.URL)); err != nil {
+			return nil, err
+		}
+		if len(p.ClientIDs) > 100 {
+			return nil, errf(http.StatusConflict, "LimitExceeded", "Cannot exceed quota for ClientIdsPerOpenIdConnectProvider: 100")
+		}
+		for _, id := range p.ClientIDs {
+			if id == "" || len(id) > 255 || strings.ContainsAny(id, "\n") {
+				return nil, validation("1 validation error detected: a client id is 1 to 255 characters")
+			}
+		}
+		if len(p.Thumbprints) > 5 {
+			return nil, errf(http.StatusConflict, "LimitExceeded", "Thumbprint list must contain fewer than 5 entries.")
+		}
+		for i, t := range p.Thumbprints {
+			if !thumbprint.MatchString(t) {
+				return nil, validation("1 validation error detected: Value '%s' at 'thumbprintList' failed to satisfy constraint: a thumbprint is 40 hexadecimal digits", t)
+			}
+			p.Thumbprints[i] = strings.ToLower(t)
+		}
+		if err := c.changed(c.h.store.CreateOIDCProvider(c.ctx, p)); err != nil {
+			return nil, catalogErr(err, "OpenID Connect provider "+p.URL)
+		}
+		return struct{ OpenIDConnectProviderArn string }{oidcARN(c.tenant, p.URL)}, nil
+	},
+	"GetOpenIDConnectProvider": func(c *call) (any, error) {
+		p, err := c.oidc("GetOpenIDConnectProvider")
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			Url            string   // the element name is AWS's
+			ClientIDList   []string `xml:"ClientIDList>member"`
+			ThumbprintList []string `xml:"ThumbprintList>member"`
+			CreateDate     string
+		}{p.URL, p.ClientIDs, p.Thumbprints, isoTime(p.Created)}, nil
+	},
+	"ListOpenIDConnectProviders": func(c *call) (any, error) {
+		if err := c.allowed("ListOpenIDConnectProviders", oidcARN(c.tenant, "*")); err != nil {
+			return nil, err
+		}
+		ps, err := c.h.store.ListOIDCProviders(c.ctx, c.tenant)
+		if err != nil {
+			return nil, err
+		}
+		type entry struct{ Arn string }
+		out := make([]entry, len(ps))
+		for i, p := range ps {
+			out[i] = entry{oidcARN(c.tenant, p.URL)}
+		}
+		return struct {
+			List []entry `xml:"OpenIDConnectProviderList>member"`
+		}{out}, nil
+	},
+	"DeleteOpenIDConnectProvider": func(c *call) (any, error) {
+		p, err := c.oidc("DeleteOpenIDConnectProvider")
+		if err != nil {
+			return nil, err
+		}
+		return nil, catalogErr(c.changed(c.h.store.DeleteOIDCProvider(c.ctx, c.tenant, p.URL)), "OpenID Connect provider "+p.URL)
+	},
+
+	"GetAccountSummary": func(c *call) (any, error) {
+		if err := c.allowed("GetAccountSummary", "arn:aws:iam::"+c.tenant+":root"); err != nil {
+			return nil, err
+		}
+		users, err := c.h.store.ListUsers(c.ctx, c.tenant)
+		if err != nil {
+			return nil, err
+		}
+		groups, err := c.h.store.ListGroups(c.ctx, c.tenant)
+		if err != nil {
+			return nil, err
+		}
+		roles, err := c.h.store.ListRoles(c.ctx, c.tenant)
+		if err != nil {
+			return nil, err
+		}
+		policies, err := c.h.store.ListPolicies(c.ctx, c.tenant)
+		if err != nil {
+			return nil, err
+		}
+		providers, err := c.h.store.ListOIDCProviders(c.ctx, c.tenant)
+		if err != nil {
+			return nil, err
+		}
+		type entry struct {
+			Key   string `xml:"key"`
+			Value int    `xml:"value"`
+		}
+		// The counts, and the quotas this service holds to (those it
+		// does not enforce are not claimed).
+		return struct {
+			SummaryMap []entry `xml:"SummaryMap>entry"`
+		}{[]entry{
+			{"Users", len(users)}, {"Groups", len(groups)}, {"Roles", len(roles)}, {"Policies", len(policies)}, {"Providers", len(providers)},
+			{"AccessKeysPerUserQuota", catalog.MaxAccessKeys}, {"GroupsPerUserQuota", catalog.MaxGroupsPerUser},
+			{"AttachedPoliciesPerUserQuota", catalog.MaxAttachedPolicies}, {"AttachedPoliciesPerGroupQuota", catalog.MaxAttachedPolicies},
+			{"AttachedPoliciesPerRoleQuota", catalog.MaxAttachedPolicies}, {"VersionsPerPolicyQuota", catalog.MaxPolicyVersions},
+			{"PolicySizeQuota", managedPolicySize}, {"UserPolicySizeQuota", userPolicySize}, {"GroupPolicySizeQuota", groupPolicySize},
+			{"RolePolicySizeQuota", rolePolicySize}, {"AssumeRolePolicySizeQuota", trustPolicySize},
+		}}, nil
+	},
+}
+
+func oidcARN(tenant, u string) string { return "arn:aws:iam::" + tenant + ":oidc-provider/" + u }
+
+// oidc finds the provider OpenIDConnectProviderArn names.
+func (c *call) oidc(action string) (catalog.OIDCProvider, error) {
+	arn := c.form.get("OpenIDConnectProviderArn")
+	u, ok := strings.CutPrefix(arn, "arn:aws:iam::"+c.tenant+":oidc-provider/")
+	if aerr := c.allowed(action, arn); aerr != nil && ok {
+		return catalog.OIDCProvider{}, aerr
+	}
+	if !ok || u == "" {
+		if arn == "" || !strings.HasPrefix(arn, "arn:") {
+			return catalog.OIDCProvider{}, validation("1 validation error detected: Value '%s' at 'openIDConnectProviderArn' failed to satisfy constraint: Member must be an ARN", arn)
+		}
+		return catalog.OIDCProvider{}, noSuch("OpenIDConnect Provider not found for arn %s", arn)
+	}
+	p, err := c.h.store.GetOIDCProvider(c.ctx, c.tenant, u)
+	if err != nil {
+		return p, noSuch("OpenIDConnect Provider not found for arn %s", arn)
+	}
+	return p, nil
+}
