@@ -131,7 +131,7 @@ type Result struct {
 	Started time.Time `json:"started"`
 	Ended   time.Time `json:"ended"`
 	// Users is how many users the directory gave; Imported how many of
-	// them a mapped group (or none being required) let in.
+	// them are enabled and let in by a mapped group (or none required).
 	Users    int `json:"users"`
 	Imported int `json:"imported"`
 	Groups   int `json:"groups"`
@@ -257,8 +257,10 @@ func (s *Service) sync(ctx context.Context, tenant string, cfg Config, password 
 		}
 		gs := userGroups(u, groups, byMember[normDN(u.DN)], byDN)
 		role := roleOf(cfg, gs)
-		if role == "" {
-			continue // in no mapped group: not a user of the tenant
+		if role == "" || u.Disabled {
+			// In no mapped group, or disabled: not a user of the tenant
+			// (disabled below if it was one).
+			continue
 		}
 		for _, g := range gs {
 			if i, ok := byDN[normDN(g.DN)]; ok {
