@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-ldap/ldap/v3"
 
@@ -300,7 +302,7 @@ func (s *Service) sync(ctx context.Context, tenant string, cfg Config, password 
 	}
 	out := make([]catalog.DirectoryGroup, 0, len(groups))
 	for i, g := range groups {
-		out = append(out, catalog.DirectoryGroup{Tenant: tenant, ExternalID: g.ExternalID, Name: g.Name, DN: g.DN,
+		out = append(out, catalog.DirectoryGroup{Tenant: tenant, ExternalID: g.ExternalID, Name: g.Name, DN: clean(g.DN),
 			Role: roleOf(cfg, []groupRef{{g.Name, g.DN}}), Members: members[i]})
 	}
 	return s.cat.ReplaceDirectoryGroups(ctx, tenant, out)
@@ -343,7 +345,7 @@ func (s *Service) apply(ctx context.Context, tenant string, u entry, role string
 	now := s.Now().UTC()
 	id := iam.NewCanonicalID()
 	got, changed, err := s.cat.ImportDirectoryUser(ctx,
-		catalog.DirectoryUser{Tenant: tenant, User: u.Login, ExternalID: u.ExternalID, Login: u.Login, DN: u.DN,
+		catalog.DirectoryUser{Tenant: tenant, User: u.Login, ExternalID: u.ExternalID, Login: u.Login, DN: clean(u.DN),
 			DisplayName: u.Display, Groups: names, Synced: now},
 		catalog.User{Tenant: tenant, Name: u.Login, Role: role, CanonicalID: id, Email: u.Email, CreatedAt: now, Disabled: u.Disabled})
 	if err != nil {
@@ -420,7 +422,10 @@ func roleOf(cfg Config, gs []groupRef) string {
 // ErrInvalidCredentials for any refusal; other errors are the
 // directory's (unreachable, timed out).
 func (s *Service) SignIn(ctx context.Context, tenant, login, password string) (catalog.User, error) {
-	if login == "" || password == "" || len(login) > 256 || len(password) > 1024 {
+	// No login name has control characters or broken UTF-8 (which the
+	// catalog could not even look up).
+	if login == "" || password == "" || len(login) > 256 || len(password) > 1024 ||
+		!utf8.ValidString(login) || strings.ContainsFunc(login, unicode.IsControl) {
 		return catalog.User{}, ErrInvalidCredentials
 	}
 	t := time.NewTimer(signInWait)

@@ -11,6 +11,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/catalog/postgres"
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
 	"github.com/ostiumio/ostium/internal/directory"
 	"github.com/ostiumio/ostium/internal/iam"
@@ -33,7 +34,13 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	s := testenv.StartSlapd(t)
 	ctx := context.Background()
-	cat, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "catalog.db"))
+	var cat catalog.Store
+	var err error
+	if u := testenv.CatalogURL(t); u != "" {
+		cat, err = postgres.Open(ctx, u, 0)
+	} else {
+		cat, err = sqlite.Open(ctx, filepath.Join(t.TempDir(), "catalog.db"))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,6 +287,7 @@ func TestSignInBindsAsTheUser(t *testing.T) {
 		{"bob)(uid=*", testenv.SlapdUserPass},
 		{"*)(|(uid=*", testenv.SlapdUserPass},
 		{"bob\x00", testenv.SlapdUserPass},
+		{"bob\xff", testenv.SlapdUserPass},
 	} {
 		if _, err := e.dir.SignIn(e.ctx, tenant, c.login, c.password); !errors.Is(err, directory.ErrInvalidCredentials) {
 			t.Errorf("%q/%q: %v, want invalid credentials", c.login, c.password, err)

@@ -136,8 +136,8 @@ func (c *conn) userAttrs() []string {
 
 func (c *conn) entryOf(e *ldap.Entry) entry {
 	cfg := c.cfg
-	out := entry{DN: e.DN, ExternalID: externalID(e, cfg.IDAttribute), Login: e.GetEqualFoldAttributeValue(cfg.LoginAttribute),
-		Email: strings.ToLower(e.GetEqualFoldAttributeValue(cfg.EmailAttribute)), Display: e.GetEqualFoldAttributeValue(cfg.DisplayAttribute)}
+	out := entry{DN: e.DN, ExternalID: clean(externalID(e, cfg.IDAttribute)), Login: e.GetEqualFoldAttributeValue(cfg.LoginAttribute),
+		Email: clean(strings.ToLower(e.GetEqualFoldAttributeValue(cfg.EmailAttribute))), Display: clean(e.GetEqualFoldAttributeValue(cfg.DisplayAttribute))}
 	if cfg.MemberOfAttribute != "" {
 		out.MemberOf = e.GetEqualFoldAttributeValues(cfg.MemberOfAttribute)
 	}
@@ -215,7 +215,7 @@ type group struct {
 
 func (c *conn) groupOf(e *ldap.Entry) group {
 	cfg := c.cfg
-	g := group{DN: e.DN, ExternalID: externalID(e, cfg.IDAttribute), Name: e.GetEqualFoldAttributeValue(cfg.GroupNameAttribute),
+	g := group{DN: e.DN, ExternalID: clean(externalID(e, cfg.IDAttribute)), Name: clean(e.GetEqualFoldAttributeValue(cfg.GroupNameAttribute)),
 		Members: e.GetEqualFoldAttributeValues(cfg.MemberAttribute)}
 	if g.ExternalID == "" {
 		g.ExternalID = "dn:" + strings.ToLower(e.DN)
@@ -242,4 +242,15 @@ func normDN(dn string) string {
 		return strings.Join(parts, ",")
 	}
 	return strings.ToLower(strings.TrimSpace(dn))
+}
+
+// clean makes a value the directory gave fit to keep: valid UTF-8, no
+// NUL (which PostgreSQL's text refuses), at most 1 KiB. The directory is
+// the tenant's: what it sends is not trusted to be well formed.
+func clean(v string) string {
+	v = strings.ReplaceAll(strings.ToValidUTF8(v, "\uFFFD"), "\x00", "")
+	if len(v) > 1024 {
+		v = strings.ToValidUTF8(v[:1024], "")
+	}
+	return v
 }
