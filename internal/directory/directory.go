@@ -48,6 +48,23 @@ type Service struct {
 	binds chan struct{}
 	// Now is the clock (tests may set it before use).
 	Now func() time.Time
+	// Audit records what syncs and sign-ins change of users (nil: not
+	// recorded): directory:CreateUser, directory:UpdateUser,
+	// directory:DisableUser, with the tenant and user as target.
+	Audit Auditor
+}
+
+// Auditor keeps the audit log (*audit.Log).
+type Auditor interface {
+	Record(ctx context.Context, id *iam.Identity, e catalog.AuditEntry)
+}
+
+// record audits a change to a user.
+func (s *Service) record(ctx context.Context, action, tenant, user string) {
+	if s.Audit != nil {
+		s.Audit.Record(ctx, nil, catalog.AuditEntry{Action: "directory:" + action, Target: "tenants/" + tenant + "/users/" + user,
+			Tenant: tenant, Outcome: "ok", Status: 200})
+	}
 }
 
 // Bounds of the service.
@@ -320,7 +337,11 @@ func (s *Service) disable(ctx context.Context, tenant, user string) (int, error)
 	if errors.Is(err, catalog.ErrNoSuchUser) {
 		return 0, nil
 	}
-	return 1, err
+	if err != nil {
+		return 0, err
+	}
+	s.record(ctx, "DisableUser", tenant, user)
+	return 1, nil
 }
 
 var errBadName = errors.New("directory: login is not a valid user name")
@@ -350,6 +371,12 @@ func (s *Service) apply(ctx context.Context, tenant string, u entry, role string
 		catalog.User{Tenant: tenant, Name: u.Login, Role: role, CanonicalID: id, Email: u.Email, CreatedAt: now, Disabled: u.Disabled})
 	if err != nil {
 		return false, false, err
+	}
+	switch {
+	case got.CanonicalID == id:
+		s.record(ctx, "CreateUser", tenant, got.Name)
+	case changed:
+		s.record(ctx, "UpdateUser", tenant, got.Name)
 	}
 	return got.CanonicalID == id, changed, nil
 }

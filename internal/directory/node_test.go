@@ -112,6 +112,32 @@ func TestNodeDirectoryUserLosesSessionAndKeyAtNextSync(t *testing.T) {
 	if !u.Disabled {
 		t.Fatalf("bob %+v", u)
 	}
+	// The sync's changes and the sign-ins are in the audit log.
+	var page admin.AuditPage
+	must(t, c.Do(ctx, "GET", "/audit?limit=1000", nil, &page))
+	seen := map[string]bool{}
+	for _, e := range page.Entries {
+		seen[e.Action+" "+e.Target+" "+e.Outcome] = true
+	}
+	for _, want := range []string{"directory:CreateUser tenants/acme/users/bob ok", "directory:DisableUser tenants/acme/users/bob ok",
+		"console:SignIn directory ok", "console:SignIn directory InvalidCredentials"} {
+		if !seen[want] {
+			t.Errorf("audit log lacks %q: %v", want, seen)
+		}
+	}
+	// Failed directory sign-ins are limited as password ones: past the
+	// user's free attempts, even the right password waits (429).
+	limited := consoletest.New(t, srv.Console.URL, srv.Console.Client())
+	status := 0
+	for i := 0; i < 6 && status != http.StatusTooManyRequests; i++ {
+		status = limited.SignIn(map[string]string{"method": "directory", "tenant": tenant, "user": "carol", "password": "guess"}).Status
+	}
+	if status != http.StatusTooManyRequests {
+		t.Fatalf("after failed sign-ins: %d, want 429", status)
+	}
+	if r := limited.SignIn(map[string]string{"method": "directory", "tenant": tenant, "user": "carol", "password": testenv.SlapdUserPass}); r.Status != http.StatusTooManyRequests {
+		t.Fatalf("the right password while limited: %d %s", r.Status, r.Body)
+	}
 	// A tenant's admin may not allow plain LDAP; the provider may.
 	plain := map[string]any{}
 	for k, v := range cfg {

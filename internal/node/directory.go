@@ -16,6 +16,7 @@ func (n *Node) openDirectories(sealer *iam.Sealer) {
 		slog.Warn("no directories", "err", err)
 		return
 	}
+	d.Audit = n.Audit
 	n.Directories = d
 	n.Admin.SetDirectories(d)
 }
