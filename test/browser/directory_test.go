@@ -54,4 +54,21 @@ func TestConsoleDirectorySignIn(t *testing.T) {
 		t.Fatal("a directory user is offered the Account page")
 	}
 	browsertest.CheckAxe(t, ctx, "buckets of a directory user")
+
+	// alice, an admin by her directory group, sees the directory page,
+	// syncs it now, and finds bob among its users.
+	admin := browsertest.New(t, 1280, 900)
+	browsertest.Step(t, admin, "an admin from the directory", 20*time.Second,
+		browsertest.Open(srv.Console.URL, "/signin"),
+		directorySignIn("alice", testenv.SlapdUserPass),
+		browsertest.Click("nav-directory"),
+		chromedp.WaitVisible(browsertest.T("directory-facts")),
+		browsertest.Click("directory-sync"),
+		chromedp.WaitVisible(x(`//*[@data-testid="directory-users"]//td[normalize-space(.)="carol"]`)),
+		chromedp.WaitVisible(x(`//*[@data-testid="directory-users"]//td[normalize-space(.)="bob"]`)),
+	)
+	browsertest.CheckAxe(t, admin, "directory page")
+	if js[bool](t, admin, `!!document.querySelector('[data-testid="directory-last-sync"]') && document.querySelector('[data-testid="directory-last-sync"]').textContent === 'not yet'`) {
+		t.Fatal("the page shows no sync after Sync now")
+	}
 }
