@@ -3,8 +3,10 @@ package directory_test
 import (
 	"context"
 	"errors"
+	"net"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -378,5 +380,55 @@ func TestSyncBounds(t *testing.T) {
 	}
 	if e.user("alice").Disabled {
 		t.Fatal("a dead directory disabled alice")
+	}
+}
+
+// A directory that accepts connections and never answers (a hung
+// server, a black hole): sign-in and sync fail within the timeout, for
+// LDAPS (the handshake), StartTLS and the bind alike.
+func TestSlowDirectoryTimesOut(t *testing.T) {
+	e := newEnv(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	var held []net.Conn
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // read nothing, answer nothing
+			mu.Unlock()
+		}
+	}()
+	silent := l.Addr().String()
+	for _, url := range []string{"ldaps://" + silent, "ldap://" + silent} {
+		cfg := e.config()
+		cfg.URL, cfg.StartTLS, cfg.TimeoutSeconds = url, strings.HasPrefix(url, "ldap:"), 1
+		e.configure(cfg)
+		start := time.Now()
+		if _, err := e.dir.SignIn(e.ctx, tenant, "alice", testenv.SlapdUserPass); err == nil || errors.Is(err, directory.ErrInvalidCredentials) {
+			t.Fatalf("%s: sign-in %v, want the directory's error", url, err)
+		}
+		if _, err := e.dir.Sync(e.ctx, tenant); err == nil {
+			t.Fatalf("%s: a sync passed", url)
+		}
+		// Generous: the machine is shared; without the timeout both
+		// would wait forever.
+		if d := time.Since(start); d > 30*time.Second {
+			t.Fatalf("%s: %v to fail with a 1 s timeout", url, d)
+		}
 	}
 }
