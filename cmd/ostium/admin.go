@@ -87,6 +87,7 @@ type adminFlags struct {
 	tenants                                    listFlag
 	targetAccessKey, targetRegion              string
 	targetShared, targetPathStyle              bool
+	dir                                        directoryFlags
 }
 
 // The flags of each subcommand; only its own show in its --help.

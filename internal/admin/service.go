@@ -18,6 +18,7 @@ import (
 
 	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/directory"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/kms"
 )
@@ -64,6 +65,8 @@ type User struct {
 	CanonicalID string    `json:"canonical_id"`
 	Email       string    `json:"email,omitempty"`
 	Created     time.Time `json:"created"`
+	// Disabled: a directory's user removed or disabled there.
+	Disabled bool `json:"disabled,omitempty"`
 }
 
 type Key struct {
@@ -107,6 +110,7 @@ type Service struct {
 	// plainHTTP are the networks where a replication target may be
 	// plain http (SetReplicationPlainHTTP).
 	plainHTTP []netip.Prefix
+	dir       *directory.Service // nil: no directories (SetDirectories)
 }
 
 // Platforms are the node's storage platforms (*platform.Set).
@@ -181,7 +185,7 @@ func tenantOut(t catalog.Tenant) Tenant {
 }
 
 func userOut(u catalog.User) User {
-	return User{Tenant: u.Tenant, Name: u.Name, Role: u.Role, CanonicalID: u.CanonicalID, Email: u.Email, Created: u.CreatedAt}
+	return User{Tenant: u.Tenant, Name: u.Name, Role: u.Role, CanonicalID: u.CanonicalID, Email: u.Email, Created: u.CreatedAt, Disabled: u.Disabled}
 }
 
 func keyOut(k catalog.AccessKey) Key {

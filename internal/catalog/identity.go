@@ -62,6 +62,9 @@ type User struct {
 	CanonicalID string // random, as a tenant's
 	Email       string // lower-case; "" = none; unique over the catalog
 	CreatedAt   time.Time
+	// Disabled users (a directory's, removed or disabled there) sign
+	// nothing: no key, session or sign-in of theirs is honoured.
+	Disabled bool
 }
 
 // Access key kinds and statuses.

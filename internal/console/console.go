@@ -83,6 +83,9 @@ type Options struct {
 	FailureWindow                                       time.Duration
 	MaxUserFailures, MaxAddrFailures, MaxDeviceFailures int
 	DeviceMaxAge                                        time.Duration
+	// Directory signs tenants' directory users in (method "directory");
+	// nil: no such sign-in.
+	Directory DirectorySignIn
 }
 
 // Handler serves /console/.
@@ -117,6 +120,9 @@ func New(o Options) (*Handler, error) {
 	h.methods = map[string]Method{}
 	for _, m := range []Method{passwordMethod{h}, accessKeyMethod{h}} {
 		h.methods[m.Name()] = m
+	}
+	if o.Directory != nil {
+		h.methods["directory"] = directoryMethod{h, o.Directory}
 	}
 	for _, rt := range routes {
 		h.mux.HandleFunc(rt.method+" "+strings.TrimSuffix(API, "/")+rt.pattern, func(w http.ResponseWriter, r *http.Request) {

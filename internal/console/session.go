@@ -93,7 +93,7 @@ func (m passwordMethod) SignIn(ctx context.Context, in SignIn) (Subject, error) 
 	} else if !errors.Is(uerr, catalog.ErrNoSuchUser) {
 		return Subject{}, uerr
 	}
-	if !iam.CheckPassword(p.Hash, in.Password) || uerr != nil {
+	if !iam.CheckPassword(p.Hash, in.Password) || uerr != nil || u.Disabled {
 		return Subject{}, errInvalidCredentials
 	}
 	return Subject{Method: "password", Tenant: u.Tenant, User: u.Name, UserID: u.CanonicalID, MustChange: p.MustChange}, nil

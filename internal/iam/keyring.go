@@ -231,9 +231,9 @@ func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (ca
 		if err != nil {
 			return cachedKey{}, fmt.Errorf("iam: look up user of %s: %w", accessKey, err)
 		}
-		if u.CanonicalID != rec.Owner {
+		if u.CanonicalID != rec.Owner || u.Disabled {
 			// A key is its user's only: never one left over from an
-			// earlier user of the same name.
+			// earlier user of the same name, nor a disabled user's.
 			return miss()
 		}
 		id.Role = u.Role

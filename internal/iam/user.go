@@ -8,8 +8,8 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog"
 )
 
-// ErrUnknownUser is returned for a user that no longer exists, or whose
-// name now belongs to another user.
+// ErrUnknownUser is returned for a user that no longer exists, whose
+// name now belongs to another user, or that is disabled.
 var ErrUnknownUser = errors.New("iam: unknown user")
 
 // UserIdentity returns the identity of a tenant's user signed in
@@ -20,7 +20,7 @@ var ErrUnknownUser = errors.New("iam: unknown user")
 // another principal, and its sessions end with it.
 func (k *Keyring) UserIdentity(ctx context.Context, tenant, user, canonicalID string) (*Identity, error) {
 	u, err := k.store.GetUser(ctx, tenant, user)
-	if errors.Is(err, catalog.ErrNoSuchUser) || err == nil && u.CanonicalID != canonicalID {
+	if errors.Is(err, catalog.ErrNoSuchUser) || err == nil && (u.CanonicalID != canonicalID || u.Disabled) {
 		return nil, ErrUnknownUser
 	}
 	if err != nil {

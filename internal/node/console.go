@@ -22,9 +22,13 @@ import (
 
 // openConsole builds the web console's handler over the node's services.
 func (n *Node) openConsole() (http.Handler, error) {
-	return console.New(console.Options{Catalog: n.Catalog, Objects: n.Service, Admin: n.Admin, Keys: n.Keys, S3: n.S3,
+	o := console.Options{Catalog: n.Catalog, Objects: n.Service, Admin: n.Admin, Keys: n.Keys, S3: n.S3,
 		Audit: n.Audit, Meter: n.Meter, Health: n.consoleHealth, IdleExpiry: n.cfg.ConsoleIdleExpiry, MaxAge: n.cfg.ConsoleMaxAge,
-		S3Endpoint: n.s3Endpoint})
+		S3Endpoint: n.s3Endpoint}
+	if n.Directories != nil {
+		o.Directory = n.Directories
+	}
+	return console.New(o)
 }
 
 // consoleRoute is the console listener's handler: the console under

@@ -28,6 +28,7 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog/postgres"
 	"github.com/ostiumio/ostium/internal/catalog/sqldb"
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
+	"github.com/ostiumio/ostium/internal/directory"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/iamapi"
 	"github.com/ostiumio/ostium/internal/jobs"
@@ -372,6 +373,9 @@ type Node struct {
 	Audit     *audit.Log
 	// Replicator delivers bucket replication (under its lease).
 	Replicator *replicator.Worker
+	// Directories syncs tenants' directories (a leased job) and signs
+	// their users in; nil when the catalog keeps none.
+	Directories *directory.Service
 	// Handler serves the S3 listeners (S3, admin API, health, metrics);
 	// Console the console's own listener (the console alone).
 	Handler http.Handler
@@ -450,6 +454,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n.Admin.SetKMS(n.KMS)
 	plain, _ := cfg.Replication.plainHTTP() // Validate checked them
 	n.Admin.SetReplicationPlainHTTP(plain)
+	n.openDirectories(sealer)
 	n.Meter = metering.New(n.Catalog)
 	n.AccessLog = accesslog.New(n.Catalog, accesslog.Options{Buffer: cfg.AccessLogBuffer, Queue: cfg.AccessLogQueue})
 	proxies, _ := cfg.trustedProxies() // Validate checked them
@@ -563,6 +568,9 @@ func (n *Node) startJobs() {
 	}
 	runs = append(runs, leased(delivery.JobName, n.notifier.Run))
 	runs = append(runs, leased(replicator.JobName, n.Replicator.Run))
+	if n.Directories != nil {
+		runs = append(runs, leased(directory.JobName, n.Directories.Run))
+	}
 	prune := jobs.KeyPruner{Keys: n.Catalog, Retention: jobs.ExpiredKeyRetention, Interval: time.Hour}
 	runs = append(runs, leased("key-pruner", prune.Run))
 	runs = append(runs, leased("temp-cred-pruner", n.tempCredPruner()))

@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Publications", testPublications},
 		{"NotifyTargets", testNotifyTargets},
 		{"CloudDirector", testCloudDirector},
+		{"Directories", testDirectories},
 		{"ReplicationTargets", testReplicationTargets},
 		{"Outbox", testOutbox},
 		{"OutboxOrder", testOutboxOrder},

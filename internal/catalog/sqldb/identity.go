@@ -170,7 +170,8 @@ func (s *Store) DeleteTenant(ctx context.Context, name string) error {
 			return err
 		}
 		for _, q := range []string{`DELETE FROM users WHERE tenant = ?`, `DELETE FROM access_keys WHERE tenant = ?`, `DELETE FROM quotas WHERE tenant = ?`,
-			`DELETE FROM publications WHERE tenant = ?`, `DELETE FROM publication_docs WHERE tenant = ?`, `DELETE FROM cloud_director_ids WHERE tenant = ?`} {
+			`DELETE FROM publications WHERE tenant = ?`, `DELETE FROM publication_docs WHERE tenant = ?`, `DELETE FROM cloud_director_ids WHERE tenant = ?`,
+			`DELETE FROM directories WHERE tenant = ?`, `DELETE FROM directory_users WHERE tenant = ?`, `DELETE FROM directory_groups WHERE tenant = ?`} {
 			if _, err := s.exec(ctx, tx, s.q(q), name); err != nil {
 				return err
 			}
@@ -211,13 +212,14 @@ func (s *Store) CreateUser(ctx context.Context, u catalog.User) error {
 	return wrap("create user", err)
 }
 
-const userCols = `tenant, name, role, canonical_id, email, created`
+const userCols = `tenant, name, role, canonical_id, email, created, disabled`
 
 func scanUser(sc interface{ Scan(...any) error }) (catalog.User, error) {
 	var u catalog.User
 	var created int64
-	err := sc.Scan(&u.Tenant, &u.Name, &u.Role, &u.CanonicalID, &u.Email, &created)
-	u.CreatedAt = fromNanos(created)
+	var disabled int
+	err := sc.Scan(&u.Tenant, &u.Name, &u.Role, &u.CanonicalID, &u.Email, &created, &disabled)
+	u.CreatedAt, u.Disabled = fromNanos(created), disabled != 0
 	return u, err
 }
 
@@ -273,7 +275,8 @@ func (s *Store) deleteUser(ctx context.Context, tx *sql.Tx, tenant, name string)
 	if err := affected(res, err, catalog.ErrNoSuchUser); err != nil {
 		return err
 	}
-	for _, q := range []string{`DELETE FROM access_keys WHERE tenant = ? AND user_name = ?`, `DELETE FROM cloud_director_ids WHERE tenant = ? AND user_name = ?`} {
+	for _, q := range []string{`DELETE FROM access_keys WHERE tenant = ? AND user_name = ?`, `DELETE FROM cloud_director_ids WHERE tenant = ? AND user_name = ?`,
+		`DELETE FROM directory_users WHERE tenant = ? AND user_name = ?`} {
 		if _, err := s.exec(ctx, tx, s.q(q), tenant, name); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import { browserPage } from './pages/browser.js';
 import { settingsPage } from './pages/settings.js';
 import { accessPage } from './pages/access.js';
 import { usagePage } from './pages/usage.js';
+import { directoryPage } from './pages/directory.js';
 import { accountPage } from './pages/account.js';
 import { tenantsPage, tenantPage, healthPage, providerUsagePage } from './pages/provider.js';
 
@@ -19,6 +20,7 @@ route('/buckets/:bucket', browserPage);
 route('/buckets/:bucket/settings', settingsPage);
 route('/access', accessPage);
 route('/usage', usagePage);
+route('/directory', directoryPage);
 route('/account', accountPage);
 route('/provider/tenants', tenantsPage);
 route('/provider/tenants/:tenant', tenantPage);
@@ -38,6 +40,7 @@ function navItems() {
       items.push(['/access', 'Access', 'nav-access']);
       // Usage and quotas are the tenant admin's, as in the admin API.
       items.push(['/usage', 'Usage', 'nav-usage']);
+      items.push(['/directory', 'Directory', 'nav-directory']);
     } else {
       items.push(['/access', 'My keys', 'nav-access']);
     }

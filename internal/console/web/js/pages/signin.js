@@ -6,7 +6,7 @@ import { state, setSession, loadSession, signOut } from '../session.js';
 
 export function signInPage({ query }) {
   const err = errorBox('signin-error');
-  let method = query.get('method') === 'access_key' ? 'access_key' : 'password';
+  let method = ['access_key', 'directory'].includes(query.get('method')) ? query.get('method') : 'password';
   const fields = h('div');
   const tenant = input('signin-tenant', { autofocus: true, name: 'tenant', autocomplete: 'organization', required: true, autocapitalize: 'none', spellcheck: 'false' });
   const user = input('signin-user', { name: 'username', autocomplete: 'username', required: true, autocapitalize: 'none', spellcheck: 'false' });
@@ -17,6 +17,8 @@ export function signInPage({ query }) {
   const showFields = () => {
     if (method === 'password') {
       replace(fields, field('Tenant', tenant), field('User name', user), field('Password', password));
+    } else if (method === 'directory') {
+      replace(fields, field('Tenant', tenant), field('Directory login name', user), field('Directory password', password));
     } else {
       replace(fields, field('Access key', accessKey), field('Secret key', secret));
     }
@@ -37,7 +39,7 @@ export function signInPage({ query }) {
       e.preventDefault();
       err.show(null);
       await busy(submit, async () => {
-        const body = method === 'password'
+        const body = method !== 'access_key'
           ? { method, tenant: tenant.value.trim(), user: user.value.trim(), password: password.value }
           : { method, access_key: accessKey.value.trim(), secret_key: secret.value };
         try {
@@ -49,13 +51,13 @@ export function signInPage({ query }) {
         } catch (ex) {
           if (ex.status === 429) ex.message = 'Too many failed attempts. Try again later.';
           err.show(ex);
-          (method === 'password' ? password : secret).value = '';
+          (method !== 'access_key' ? password : secret).value = '';
         }
       });
     },
   },
   h('fieldset', { class: 'row' }, h('legend', null, 'Sign in with'),
-    radio('password', 'User name and password'), radio('access_key', 'Access key')),
+    radio('password', 'User name and password'), radio('directory', 'Directory (LDAP, Active Directory)'), radio('access_key', 'Access key')),
   fields, err, h('div', { class: 'actions' }, submit));
   return h('div', { class: 'signin panel' },
     h('div', { class: 'brand' }, 'Ostium'),
