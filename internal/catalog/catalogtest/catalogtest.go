@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"Outbox", testOutbox},
 		{"OutboxOrder", testOutboxOrder},
 		{"RateDemand", testRateDemand},
+		{"Fill", testFill},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {
