@@ -7,7 +7,8 @@
 # catalog, then sampled back over S3), and each operation runs against
 # small then big in turn, in rounds, so that both sizes see the same
 # machine. Server-side latency comes from each node's request log.
-# Writes bench/results/DATE-10m-objects.{csv,sizes.txt,explain.txt,svg}.
+# Writes bench/results/DATE-10m-objects.{csv,md,svg,sizes.txt,sizes.md,explain.txt}
+# and DATE-10m-objects-sizes.svg.
 #
 #   bench/scale.sh [BIG] [SMALL] [rounds] [seconds]
 #   bench/scale.sh 10000000 100000 2 15
@@ -203,5 +204,67 @@ for j, c in enumerate(["sqlite", "pg"]):
 svg.append("</svg>")
 open(out + ".svg", "w").write("\n".join(svg) + "\n")
 EOF
+# What each relation costs an object of the big catalogs, and a chart.
+python3 - "$out" "$big" <<'EOF'
+import re, sys
+out, objects = sys.argv[1], float(sys.argv[2])
+# sizes.txt: sections "## <engine>, <size>: ..." then "name|bytes" lines.
+sec, sizes, weighed = None, {}, {}
+for line in open(out + ".sizes.txt"):
+    line = line.rstrip("\n")
+    m = re.match(r"## (SQLite|PostgreSQL), (small|big):", line)
+    if m:
+        sec = (m.group(1), m.group(2)); continue
+    if line.startswith("## objects_versions"):
+        sec = "weighed"; continue
+    parts = line.split("|")
+    if len(parts) != 2 or not parts[1].isdigit():
+        continue
+    if sec == "weighed":
+        weighed[parts[0]] = int(parts[1])
+    elif sec:
+        sizes.setdefault(sec, {})[parts[0]] = int(parts[1])
+rels = [("objects", "objects table"), ("pkey", "primary key (bucket, key, version_id)"), ("objects_current", "objects_current"),
+        ("objects_seq", "objects_seq"), ("weighed", "objects_versions (dropped)")]
+def per(engine, rel):
+    d = sizes.get((engine, "big"), {})
+    if rel == "pkey":
+        v = d.get("objects_pkey", d.get("sqlite_autoindex_objects_1", 0))
+    elif rel == "weighed":
+        v = weighed.get(engine, 0)
+    else:
+        v = d.get(rel, 0)
+    return v / objects
+engines = ["SQLite", "PostgreSQL"]
+with open(out + ".sizes.md", "w") as f:
+    f.write("| relation | SQLite B/object | PostgreSQL B/object |\n| --- | ---: | ---: |\n")
+    for rel, name in rels:
+        f.write("| %s | %.0f | %.0f |\n" % (name, per("SQLite", rel), per("PostgreSQL", rel)))
+    f.write("| all kept | %.0f | %.0f |\n" % tuple(sum(per(e, r) for r, _ in rels if r != "weighed") for e in engines))
+    f.write("| all before 0042 | %.0f | %.0f |\n" % tuple(sum(per(e, r) for r, _ in rels) for e in engines))
+W, H, L, T = 720, 330, 250, 40
+top = max(per(e, r) for e in engines for r, _ in rels) * 1.15
+bh = (H - T - 40) / len(rels)
+x = lambda v: L + (W - L - 60) * v / top
+svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (W, H),
+       '<rect width="100%" height="100%" fill="white"/>',
+       '<text x="10" y="20">Bytes per object of the objects table and each index, %s objects (B)</text>' % format(int(objects), ",")]
+colors = {"SQLite": "#1f77b4", "PostgreSQL": "#2ca02c"}
+for i, (rel, name) in enumerate(rels):
+    y0 = T + i * bh
+    svg.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (L - 8, y0 + bh / 2 + 4, name))
+    for j, e in enumerate(engines):
+        v = per(e, rel)
+        y = y0 + 4 + j * (bh - 8) / 2
+        fill = colors[e] if rel != "weighed" else "#bbb"
+        svg.append('<rect x="%d" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="%s"/>' % (L, y, x(v) - L, (bh - 8) / 2 - 2, fill, colors[e]))
+        svg.append('<text x="%.1f" y="%.1f">%.0f</text>' % (x(v) + 4, y + (bh - 8) / 4 + 3, v))
+for j, e in enumerate(engines):
+    svg.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d">%s</text>' % (L + 140 * j, H - 22, colors[e], L + 140 * j + 16, H - 12, e))
+svg.append('<rect x="%d" y="%d" width="12" height="12" fill="#bbb"/><text x="%d" y="%d">dropped by 0042</text>' % (L + 280, H - 22, L + 296, H - 12))
+svg.append("</svg>")
+open(out + "-sizes.svg", "w").write("\n".join(svg) + "\n")
+EOF
+cat "$out.sizes.md"
 cat "$out.md"
-echo "raw: $out.csv, sizes: $out.sizes.txt, plans: $out.explain.txt, chart: $out.svg"
+echo "raw: $out.csv, sizes: $out.sizes.{txt,md}, plans: $out.explain.txt, charts: $out.svg $out-sizes.svg"
