@@ -77,6 +77,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"IAMIdentityPolicies", testIAMIdentityPolicies},
 		{"IAMRolesAndTags", testIAMRolesAndTags},
 		{"IAMConcurrentLimits", testIAMConcurrentLimits},
+		{"Fill", testFill},
 	}
 	tests = append(tests, versionTests...)
 	for _, tc := range tests {
