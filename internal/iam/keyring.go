@@ -257,7 +257,7 @@ func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (ca
 
 // loadTemp resolves temporary credentials to the user they act for,
 // while that user exists as the principal it was when they were issued
-// (deleting the user ends its sessions: the deletion moves the identity
+// and is not disabled (deleting or disabling the user ends its sessions: the deletion moves the identity
 // generation, so every node reads them again). Expired credentials still
 // resolve, so that CheckToken can say they expired; the pruner drops them
 // later.
@@ -270,7 +270,7 @@ func (k *Keyring) loadTemp(ctx context.Context, rec catalog.TempCred, now time.T
 		return miss()
 	}
 	u, err := k.store.GetUser(ctx, rec.Tenant, rec.User)
-	if errors.Is(err, catalog.ErrNoSuchUser) || (err == nil && u.CanonicalID != rec.Owner) {
+	if errors.Is(err, catalog.ErrNoSuchUser) || (err == nil && (u.CanonicalID != rec.Owner || u.Disabled)) {
 		return miss()
 	}
 	if err != nil {
