@@ -36,17 +36,16 @@ func OriginOf(ctx context.Context) Origin {
 	return o
 }
 
-// policyRequest is what a bucket policy sees of r: the caller's principal
-// names, the action, the resource ARN and the condition keys.
+// policyRequest is what policies see of r: the caller's principal names
+// (for a bucket policy's Principal), the action, the resource ARN and the
+// condition keys, the same for every kind of policy.
 func policyRequest(r Request) bucketpolicy.Request {
-	resource := "arn:aws:s3:::" + r.Bucket.Name
-	if r.Key != "" {
-		resource += "/" + r.Key
+	ctx := make(map[string][]string, 16)
+	now := r.Now
+	if now.IsZero() {
+		now = time.Now()
 	}
-	ctx := map[string][]string{
-		"aws:securetransport": {strconv.FormatBool(r.Origin.Secure)},
-		"aws:currenttime":     {time.Now().UTC().Format(time.RFC3339)},
-	}
+	environment(r.Origin, now, ctx)
 	for k, v := range r.Conditions {
 		ctx[k] = v
 	}
@@ -59,23 +58,49 @@ func policyRequest(r Request) bucketpolicy.Request {
 			ctx["s3:x-amz-server-side-encryption-aws-kms-key-id"] = []string{v}
 		}
 	}
-	if r.Origin.SourceIP != "" {
-		ctx["aws:sourceip"] = []string{r.Origin.SourceIP}
+	principalContext(r.ID, ctx)
+	var resource, account string
+	switch {
+	case r.Bucket != nil:
+		resource, account = "arn:aws:s3:::"+r.Bucket.Name, r.Bucket.Tenant
+		if r.Key != "" {
+			resource += "/" + r.Key
+		}
+		ctx[keyBucketOwner] = []string{r.Bucket.Owner}
+	case r.BucketName != "":
+		resource = "arn:aws:s3:::" + r.BucketName
+	default:
+		// An action on no bucket (ListAllMyBuckets): "*" and
+		// "arn:aws:s3:::*" match it, as on AWS, and a named bucket not.
+		resource = "arn:aws:s3:::*"
+	}
+	if r.Bucket == nil && r.ID != nil {
+		account = r.ID.Tenant // a new bucket is the caller's tenant's
+	}
+	if account != "" {
+		ctx[keyResourceAccount] = []string{account}
 	}
 	pr := bucketpolicy.Request{Action: string(r.Action), Resource: resource, Context: ctx, Anonymous: r.ID == nil}
 	if id := r.ID; id != nil {
-		// By id only: the policy's principals were bound to ids when it
-		// was stored (ParseAccess), never matched by name.
+		// By id only: a bucket policy's principals were bound to ids
+		// when it was stored (ParseAccess), never matched by name.
 		pr.Principals = []string{id.CanonicalID}
-		if id.Tenant != "" {
-			if id.TenantID != "" {
-				pr.Principals = append(pr.Principals, id.TenantID)
-			}
-			ctx["aws:username"] = []string{id.User}
-			ctx["aws:userid"] = []string{id.CanonicalID}
+		if id.Tenant != "" && id.TenantID != "" {
+			pr.Principals = append(pr.Principals, id.TenantID)
 		}
 	}
 	return pr
+}
+
+// environment adds the condition keys of the request's circumstances:
+// aws:SecureTransport, aws:CurrentTime, aws:EpochTime, aws:SourceIp.
+func environment(o Origin, now time.Time, ctx map[string][]string) {
+	ctx["aws:securetransport"] = []string{strconv.FormatBool(o.Secure)}
+	ctx["aws:currenttime"] = []string{now.UTC().Format(time.RFC3339)}
+	ctx["aws:epochtime"] = []string{strconv.FormatInt(now.Unix(), 10)}
+	if o.SourceIP != "" {
+		ctx["aws:sourceip"] = []string{o.SourceIP}
+	}
 }
 
 type identityKey struct{}

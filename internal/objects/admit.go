@@ -35,7 +35,11 @@ type Admission struct {
 // owner, as AWS does (403 when the owner differs).
 func (s *Service) Admit(ctx context.Context, a Admission) error {
 	if a.Bucket == "" {
-		return s.authorize(ctx, iam.Request{ID: a.ID, Action: a.Action})
+		err := s.authorize(ctx, iam.Request{ID: a.ID, Action: a.Action})
+		if errors.Is(err, ErrAccessDenied) && a.ID.MayAllow(a.Action, "") {
+			err = nil // a policy naming the new bucket may allow it
+		}
+		return err
 	}
 	tagging := a.Action == "s3:PutObjectTagging"
 	if tagging {
@@ -43,10 +47,11 @@ func (s *Service) Admit(ctx context.Context, a Admission) error {
 	}
 	b, acc, err := s.bucketFor(ctx, iam.Request{ID: a.ID, Action: a.Action, Key: a.Key}, a.Bucket, a.Version)
 	if errors.Is(err, ErrAccessDenied) && acc != nil && (policyMayAllow(a.ID, acc, a.Action) ||
-		tagging && acc.TestsRequestTags()) {
-		// A statement on bucket/prefix/* (for the keys of a batch), or
-		// one whose conditions only the body's handling states (the tags
-		// of PutObjectTagging's document), may still allow it or no
+		a.ID.MayAllow(a.Action, a.Bucket) || tagging && acc.TestsRequestTags()) {
+		// A statement (of the bucket's policy or the caller's) on
+		// bucket/prefix/* (for the keys of a batch), or one whose
+		// conditions only the body's handling states (the tags of
+		// PutObjectTagging's document), may still allow it or no
 		// longer deny it: read the body and let the service decide.
 		err = nil
 	}

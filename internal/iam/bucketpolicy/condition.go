@@ -128,9 +128,13 @@ func (c Condition) holds(r *Request) bool {
 		return len(c.Values) > 0 && strings.EqualFold(c.Values[0], "true") == !present
 	}
 	op := operators[c.Op]
-	want := make([]string, len(c.Values))
-	for i, w := range c.Values {
-		want[i] = substitute(w, r, strings.HasSuffix(c.Op, "Like"))
+	want := make([]string, 0, len(c.Values))
+	for _, w := range c.Values {
+		// A value naming a variable the request has no value for
+		// equals nothing.
+		if v, ok := substitute(w, r, strings.HasSuffix(c.Op, "Like")); ok {
+			want = append(want, v)
+		}
 	}
 	matchesAny := func(h string) bool {
 		for _, w := range want {

@@ -100,10 +100,41 @@ func anyMatch(patterns []string, value string, fold bool, r *Request) bool {
 		if fold {
 			p = strings.ToLower(p)
 		} else {
-			p = substitute(p, r, true)
+			var ok bool
+			if p, ok = substitute(p, r, true); !ok {
+				continue
+			}
 		}
 		if match(p, value) {
 			return true
+		}
+	}
+	return false
+}
+
+// MayAllow reports whether an Allow statement of the policy could grant
+// action on bucket or an object in it ("" for an action on a bucket not
+// named yet), whatever its conditions and whichever object: what a
+// decision taken before a request's body is read (and so before its
+// keys or contents are known) must not refuse. It errs towards true: a
+// resource with a policy variable or a NotResource may match any.
+func (p *Policy) MayAllow(action, bucket string) bool {
+	r := &Request{Action: action}
+	for i := range p.Statements {
+		st := &p.Statements[i]
+		if !st.Allow || st.Action != nil && !anyMatch(st.Action, action, true, r) ||
+			st.NotAction != nil && anyMatch(st.NotAction, action, true, r) {
+			continue
+		}
+		if st.Resource == nil {
+			return true
+		}
+		for _, res := range st.Resource {
+			name, _, _ := strings.Cut(strings.TrimPrefix(res, "arn:aws:s3:::"), "/")
+			if res == "*" || bucket == "" || strings.Contains(name, "${") ||
+				strings.HasPrefix(res, "arn:aws:s3:::") && match(name, bucket) {
+				return true
+			}
 		}
 	}
 	return false
@@ -195,27 +226,31 @@ func fixed(v string) bool {
 	return !strings.ContainsAny(v, "*?") && !strings.Contains(v, "${")
 }
 
-// substitute replaces policy variables: ${aws:username} and the like from
-// the request's context, and the escapes ${*}, ${?} and ${$}, which stay
-// literal in a pattern.
-func substitute(s string, r *Request, pattern bool) string {
+// substitute replaces policy variables: ${aws:username} and the like by
+// the request context's value of that key, or by the default the
+// variable gives (${aws:PrincipalTag/team, 'none'}: quoted, '' for a
+// quote), and the escapes ${*}, ${?} and ${$}, which stay literal in a
+// pattern. ok is false when a variable has neither one value nor a
+// default: as AWS, an element naming such a variable matches nothing
+// (a resource with ${aws:username} matches no resource for a caller
+// that has no user name, rather than one with an empty name).
+func substitute(s string, r *Request, pattern bool) (string, bool) {
 	if !strings.Contains(s, "${") {
-		return s
+		return s, true
 	}
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
 		if i < 0 {
 			b.WriteString(s)
-			return b.String()
+			return b.String(), true
 		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			b.WriteString(s)
-			return b.String()
+		name, def, hasDef, n := variable(s[i+2:])
+		if n < 0 {
+			b.WriteString(s) // not a variable: literal text
+			return b.String(), true
 		}
 		b.WriteString(s[:i])
-		name := s[i+2 : i+j]
 		switch name {
 		case "*", "?", "$":
 			if pattern && name != "$" {
@@ -224,12 +259,55 @@ func substitute(s string, r *Request, pattern bool) string {
 				b.WriteString(name)
 			}
 		default:
-			if v := r.Context[strings.ToLower(name)]; len(v) > 0 {
+			switch v := r.Context[strings.ToLower(name)]; {
+			case len(v) == 1:
 				b.WriteString(v[0])
+			case hasDef:
+				b.WriteString(def)
+			default:
+				return "", false
 			}
 		}
-		s = s[i+j+1:]
+		s = s[i+2+n:]
 	}
+}
+
+// variable reads a policy variable after its "${": the key, its
+// default if it gives one, and how many bytes it took up to and with
+// the closing brace (-1: not a variable). Spaces around the key and the
+// default are ignored, as AWS ignores them.
+func variable(s string) (name, def string, hasDef bool, n int) {
+	end := strings.IndexAny(s, ",}")
+	if end < 0 {
+		return "", "", false, -1
+	}
+	name = strings.TrimSpace(s[:end])
+	if s[end] == '}' {
+		return name, "", false, end + 1
+	}
+	rest := strings.TrimLeft(s[end+1:], " ")
+	off := len(s) - len(rest)
+	if !strings.HasPrefix(rest, "'") {
+		return "", "", false, -1
+	}
+	var d strings.Builder
+	for k := 1; k < len(rest); k++ {
+		if rest[k] != '\'' {
+			d.WriteByte(rest[k])
+			continue
+		}
+		if k+1 < len(rest) && rest[k+1] == '\'' {
+			d.WriteByte('\'')
+			k++
+			continue
+		}
+		tail := strings.TrimLeft(rest[k+1:], " ")
+		if !strings.HasPrefix(tail, "}") {
+			return "", "", false, -1
+		}
+		return name, d.String(), true, off + (len(rest) - len(tail)) + 1
+	}
+	return "", "", false, -1
 }
 
 // match reports whether s matches pattern, where * is any run and ? any

@@ -1,6 +1,9 @@
-// Package bucketpolicy is the AWS bucket policy language: a document is
-// parsed and validated once (Parse) and then evaluated against requests as
-// a pure function (Evaluate), explicit deny winning.
+// Package bucketpolicy is the AWS access policy language: a document is
+// parsed and validated once (Parse for a bucket's policy, ParseIdentity
+// for the identity-based policies of users, groups, roles and sessions)
+// and then evaluated against requests as a pure function (Evaluate),
+// explicit deny winning. Both kinds share one grammar and one
+// evaluation; they differ only in what they may name.
 package bucketpolicy
 
 import (
@@ -69,6 +72,20 @@ var statementFields = map[string]bool{"Sid": true, "Effect": true, "Principal": 
 
 // Parse parses and validates a bucket policy for bucket.
 func Parse(doc []byte, bucket string) (*Policy, error) {
+	return parse(doc, bucket, false)
+}
+
+// ParseIdentity parses and validates an identity-based policy: one
+// attached to a user, group or role, or passed for a session. As IAM's,
+// it names no Principal (the principal is whoever it is attached to);
+// its actions may be of any service (s3:, iam:, sts:, or "*"), and its
+// resources any ARN or "*". A refusal's Reason is the message of IAM's
+// MalformedPolicyDocument.
+func ParseIdentity(doc []byte) (*Policy, error) {
+	return parse(doc, "", true)
+}
+
+func parse(doc []byte, bucket string, identity bool) (*Policy, error) {
 	if len(doc) > MaxSize {
 		return nil, malformed("Policy exceeds the maximum allowed document size.")
 	}
@@ -110,7 +127,7 @@ func Parse(doc []byte, bucket string) (*Policy, error) {
 		return nil, malformed("Could not parse the policy: Statement is empty!")
 	}
 	for _, m := range stmts {
-		st, err := parseStatement(m, bucket)
+		st, err := parseStatement(m, bucket, identity)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +136,7 @@ func Parse(doc []byte, bucket string) (*Policy, error) {
 	return p, nil
 }
 
-func parseStatement(m map[string]json.RawMessage, bucket string) (Statement, error) {
+func parseStatement(m map[string]json.RawMessage, bucket string, identity bool) (Statement, error) {
 	var st Statement
 	for k := range m {
 		if !statementFields[k] {
@@ -138,14 +155,20 @@ func parseStatement(m map[string]json.RawMessage, bucket string) (Statement, err
 	if st.Principal, st.NotPrincipal, err = pair(m, "Principal", parsePrincipal); err != nil {
 		return st, err
 	}
-	if st.Principal == nil && st.NotPrincipal == nil {
+	switch none := st.Principal == nil && st.NotPrincipal == nil; {
+	case identity && !none:
+		return st, malformed("Policy document should not specify a principal.")
+	case !identity && none:
 		return st, malformed("Missing required field Principal")
 	}
 	if st.Action, st.NotAction, err = pairStrings(m, "Action"); err != nil {
 		return st, err
 	}
 	for _, a := range append(st.Action, st.NotAction...) {
-		if a != "*" && !strings.HasPrefix(strings.ToLower(a), "s3:") {
+		switch {
+		case identity && !serviceAction(a):
+			return st, malformed("Actions/Conditions must be prefaced by a vendor, e.g., iam, sdb, ec2, etc.")
+		case !identity && a != "*" && !strings.HasPrefix(strings.ToLower(a), "s3:"):
 			return st, malformed("Policy has invalid action")
 		}
 	}
@@ -153,7 +176,10 @@ func parseStatement(m map[string]json.RawMessage, bucket string) (Statement, err
 		return st, err
 	}
 	for _, r := range append(st.Resource, st.NotResource...) {
-		if !inBucket(r, bucket) {
+		switch {
+		case identity && !anyARN(r):
+			return st, malformed("Resource %s must be in ARN format or \"*\".", r)
+		case !identity && !inBucket(r, bucket):
 			return st, malformed("Policy has invalid resource")
 		}
 	}
@@ -178,6 +204,31 @@ func inBucket(arn, bucket string) bool {
 	rest := arn[len(prefix):]
 	name, _, _ := strings.Cut(rest, "/")
 	return match(name, bucket) || name == bucket
+}
+
+// serviceAction reports whether an identity policy's action is "*" or
+// names a service: "s3:GetObject", "iam:*", "sts:Get*".
+func serviceAction(a string) bool {
+	if a == "*" {
+		return true
+	}
+	service, name, ok := strings.Cut(a, ":")
+	if !ok || service == "" || name == "" || strings.Contains(name, ":") {
+		return false
+	}
+	for _, c := range service {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// anyARN reports whether an identity policy's resource is "*" or an ARN
+// (arn:partition:service:region:account:resource, the last part
+// perhaps with more colons or wildcards).
+func anyARN(r string) bool {
+	return r == "*" || strings.HasPrefix(r, "arn:") && strings.Count(r, ":") >= 5
 }
 
 // pair reads a field and its Not- form, of which at most one may be set.
