@@ -80,23 +80,23 @@ func TestDecisionTable(t *testing.T) {
 		allow              bool
 	}{
 		{"acme", "allow", "allow", true},
-		{"acme", "allow", "none", true},   // either side suffices within an account
-		{"acme", "none", "allow", true},   // either side suffices within an account
-		{"acme", "none", "none", false},   // implicit deny
-		{"acme", "allow", "deny", false},  // explicit deny wins
-		{"acme", "deny", "allow", false},  // explicit deny wins
-		{"acme", "deny", "none", false},   // explicit deny
-		{"acme", "none", "deny", false},   // explicit deny
-		{"acme", "deny", "deny", false},   // explicit deny
-		{"beta", "allow", "allow", true},  // across accounts both allow
-		{"beta", "allow", "none", false},  // across accounts the resource must allow too
-		{"beta", "none", "allow", false},  // across accounts the identity must allow too
-		{"beta", "none", "none", false},   // implicit deny
-		{"beta", "allow", "deny", false},  // explicit deny wins
-		{"beta", "deny", "allow", false},  // explicit deny wins
-		{"beta", "deny", "none", false},   // explicit deny
-		{"beta", "none", "deny", false},   // explicit deny
-		{"beta", "deny", "deny", false},   // explicit deny
+		{"acme", "allow", "none", true},  // either side suffices within an account
+		{"acme", "none", "allow", true},  // either side suffices within an account
+		{"acme", "none", "none", false},  // implicit deny
+		{"acme", "allow", "deny", false}, // explicit deny wins
+		{"acme", "deny", "allow", false}, // explicit deny wins
+		{"acme", "deny", "none", false},  // explicit deny
+		{"acme", "none", "deny", false},  // explicit deny
+		{"acme", "deny", "deny", false},  // explicit deny
+		{"beta", "allow", "allow", true}, // across accounts both allow
+		{"beta", "allow", "none", false}, // across accounts the resource must allow too
+		{"beta", "none", "allow", false}, // across accounts the identity must allow too
+		{"beta", "none", "none", false},  // implicit deny
+		{"beta", "allow", "deny", false}, // explicit deny wins
+		{"beta", "deny", "allow", false}, // explicit deny wins
+		{"beta", "deny", "none", false},  // explicit deny
+		{"beta", "none", "deny", false},  // explicit deny
+		{"beta", "deny", "deny", false},  // explicit deny
 	} {
 		id := session(c.caller)
 		id.Policies = idPolicies[c.identity]
@@ -430,7 +430,10 @@ func TestKeyringLoadsIdentityPolicies(t *testing.T) {
 	}
 	must(src.SetUserPolicies(ctx, "acme", "cy", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::shared/${aws:username}/*"}]}`))
 	must(src.SetUserTags(ctx, "acme", "cy", map[string]string{"team": "red"}))
-	eventually(t, func() bool { _, id, err := kr.Lookup(ctx, "AKCY"); return err == nil && may(id) && id.Tags["team"] == "red" })
+	eventually(t, func() bool {
+		_, id, err := kr.Lookup(ctx, "AKCY")
+		return err == nil && may(id) && id.Tags["team"] == "red"
+	})
 	id, err := kr.UserIdentity(ctx, "acme", "cy", "c-cy")
 	if err != nil || !may(id) {
 		t.Fatalf("the console's identity of cy: %v, policies %d", err, len(id.Policies))

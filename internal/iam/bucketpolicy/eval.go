@@ -228,8 +228,8 @@ func fixed(v string) bool {
 
 // substitute replaces policy variables: ${aws:username} and the like by
 // the request context's value of that key, or by the default the
-// variable gives (${aws:PrincipalTag/team, 'none'}: quoted, '' for a
-// quote), and the escapes ${*}, ${?} and ${$}, which stay literal in a
+// variable gives (${aws:PrincipalTag/team, 'none'}: quoted, a quote
+// doubled), and the escapes ${*}, ${?} and ${$}, which stay literal in a
 // pattern. ok is false when a variable has neither one value nor a
 // default: as AWS, an element naming such a variable matches nothing
 // (a resource with ${aws:username} matches no resource for a caller

@@ -11,16 +11,16 @@ import (
 func TestParseIdentity(t *testing.T) {
 	for doc, reason := range map[string]string{
 		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:GetObject","s3:ListBucket"],"Resource":["arn:aws:s3:::b","arn:aws:s3:::b/*"]}]}`: "",
-		`{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"iam:*","Resource":"arn:aws:iam::acme:user/${aws:username}"}}`:                            "",
-		`{"Statement":[{"Effect":"Deny","NotAction":"s3:Get*","NotResource":"arn:aws:s3:::b/*"}]}`:                                                                 "",
-		`{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"Bool":{"aws:SecureTransport":"true"}}}]}`:                                        "",
-		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:*","Resource":"*"}]}`:                                                                        "Policy document should not specify a principal.",
-		`{"Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"acme"},"Action":"s3:*","Resource":"*"}]}`:                                                          "Policy document should not specify a principal.",
-		`{"Statement":[{"Effect":"Allow","Action":"GetObject","Resource":"*"}]}`:                                                                                   "Actions/Conditions must be prefaced by a vendor, e.g., iam, sdb, ec2, etc.",
-		`{"Statement":[{"Effect":"Allow","Action":"s3:Get:Object","Resource":"*"}]}`:                                                                               "Actions/Conditions must be prefaced by a vendor, e.g., iam, sdb, ec2, etc.",
-		`{"Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"bucket/*"}]}`:                                                                         `Resource bucket/* must be in ARN format or "*".`,
-		`{"Statement":[{"Effect":"Allow","Action":"s3:GetObject"}]}`:                                                                                               "Missing required field Resource",
-		`{"Statement":[{"Effect":"Maybe","Action":"s3:GetObject","Resource":"*"}]}`:                                                                                "Invalid effect: Maybe",
+		`{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"iam:*","Resource":"arn:aws:iam::acme:user/${aws:username}"}}`:                         "",
+		`{"Statement":[{"Effect":"Deny","NotAction":"s3:Get*","NotResource":"arn:aws:s3:::b/*"}]}`:                                                             "",
+		`{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*","Condition":{"Bool":{"aws:SecureTransport":"true"}}}]}`:                                   "",
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:*","Resource":"*"}]}`:                                                                    "Policy document should not specify a principal.",
+		`{"Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"acme"},"Action":"s3:*","Resource":"*"}]}`:                                                      "Policy document should not specify a principal.",
+		`{"Statement":[{"Effect":"Allow","Action":"GetObject","Resource":"*"}]}`:                                                                               "Actions/Conditions must be prefaced by a vendor, e.g., iam, sdb, ec2, etc.",
+		`{"Statement":[{"Effect":"Allow","Action":"s3:Get:Object","Resource":"*"}]}`:                                                                           "Actions/Conditions must be prefaced by a vendor, e.g., iam, sdb, ec2, etc.",
+		`{"Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"bucket/*"}]}`:                                                                     `Resource bucket/* must be in ARN format or "*".`,
+		`{"Statement":[{"Effect":"Allow","Action":"s3:GetObject"}]}`:                                                                                           "Missing required field Resource",
+		`{"Statement":[{"Effect":"Maybe","Action":"s3:GetObject","Resource":"*"}]}`:                                                                            "Invalid effect: Maybe",
 	} {
 		_, err := ParseIdentity([]byte(doc))
 		var pe *Error
