@@ -141,6 +141,7 @@ func Authorize(r Request) error {
 	}
 	var policy bucketpolicy.Decision
 	if a.Policy != nil && b != nil {
+		pr.Principals = principals(id)
 		if policy = a.Policy.Evaluate(pr); policy == bucketpolicy.Deny {
 			return ErrAccessDenied
 		}

@@ -3,7 +3,6 @@ package iam
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
@@ -193,35 +192,6 @@ var appNever = []string{string(ActionCreateBucket), string(ActionDeleteBucket),
 	"s3:PutBucketPolicy", "s3:DeleteBucketPolicy", "s3:PutBucketAcl",
 	"s3:PutBucketOwnershipControls", "s3:PutBucketPublicAccessBlock"}
 
-// principalContext adds the condition keys AWS defines for the
-// principal of a request: aws:username and aws:userid, aws:PrincipalArn,
-// aws:PrincipalAccount, aws:PrincipalType and aws:PrincipalTag/<key>.
-func principalContext(id *Identity, ctx map[string][]string) {
-	if id == nil {
-		ctx["aws:principaltype"] = []string{"Anonymous"}
-		return
-	}
-	if id.Root || id.Tenant == "" {
-		ctx["aws:principaltype"] = []string{"Account"}
-		ctx["aws:userid"] = []string{id.CanonicalID}
-		return
-	}
-	ctx["aws:principalaccount"] = []string{id.Tenant}
-	if id.AssumedRole != "" {
-		ctx["aws:principaltype"] = []string{"AssumedRole"}
-		ctx["aws:principalarn"] = []string{"arn:aws:iam::" + id.Tenant + ":role/" + id.AssumedRole}
-		ctx["aws:userid"] = []string{id.CanonicalID + ":" + id.SessionName}
-	} else {
-		ctx["aws:principaltype"] = []string{"User"}
-		ctx["aws:principalarn"] = []string{"arn:aws:iam::" + id.Tenant + ":user/" + id.User}
-		ctx["aws:username"] = []string{id.User}
-		ctx["aws:userid"] = []string{id.CanonicalID}
-	}
-	for k, v := range id.Tags {
-		ctx["aws:principaltag/"+strings.ToLower(k)] = []string{v}
-	}
-}
-
 // MayAllow reports whether id's own identity-based policies have an
 // Allow statement that could grant action on bucket ("" for an action
 // on no bucket yet) or on some object in it, under conditions or keys
@@ -278,10 +248,7 @@ func AuthorizeService(id *Identity, action, resource string) error {
 	if account != id.Tenant {
 		return ErrAccessDenied
 	}
-	ctx := map[string][]string{keyResourceAccount: {account}}
-	environment(Origin{}, time.Now(), ctx)
-	principalContext(id, ctx)
-	r := bucketpolicy.Request{Action: action, Resource: resource, Context: ctx, Principals: []string{id.CanonicalID}}
+	r := bucketpolicy.Request{Action: action, Resource: resource, Keys: &requestKeys{id: id, account: account}}
 	if identityDecision(id, r) != bucketpolicy.Allow || !withinBounds(id, r) {
 		return ErrAccessDenied
 	}

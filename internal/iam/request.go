@@ -2,8 +2,6 @@ package iam
 
 import (
 	"context"
-	"strconv"
-	"time"
 
 	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
 )
@@ -38,35 +36,35 @@ func OriginOf(ctx context.Context) Origin {
 
 // policyRequest is what policies see of r: the caller's principal names
 // (for a bucket policy's Principal), the action, the resource ARN and the
-// condition keys, the same for every kind of policy.
+// condition keys, the same for every kind of policy (Principals, which
+// only a bucket policy reads, are added before it is). The keys the
+// operation defines (s3:prefix, the tags, ...) are in Context; the
+// global ones are computed when a policy asks (requestKeys).
 func policyRequest(r Request) bucketpolicy.Request {
-	ctx := make(map[string][]string, 16)
-	now := r.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	environment(r.Origin, now, ctx)
-	for k, v := range r.Conditions {
-		ctx[k] = v
-	}
-	tagConditions(r, ctx)
-	if r.Action == "s3:PutObject" {
-		if v := r.Origin.SSE; v != "" {
+	ctx := r.Conditions
+	sse := r.Action == "s3:PutObject" && (r.Origin.SSE != "" || r.Origin.SSEKMSKeyID != "")
+	if sse || existingTagActions[r.Action] && len(r.ObjectTags) > 0 || requestTagActions[r.Action] && len(r.RequestTags) > 0 {
+		ctx = make(map[string][]string, len(r.Conditions)+len(r.ObjectTags)+len(r.RequestTags)+2)
+		for k, v := range r.Conditions {
+			ctx[k] = v
+		}
+		tagConditions(r, ctx)
+		if v := r.Origin.SSE; sse && v != "" {
 			ctx["s3:x-amz-server-side-encryption"] = []string{v}
 		}
-		if v := r.Origin.SSEKMSKeyID; v != "" {
+		if v := r.Origin.SSEKMSKeyID; sse && v != "" {
 			ctx["s3:x-amz-server-side-encryption-aws-kms-key-id"] = []string{v}
 		}
 	}
-	principalContext(r.ID, ctx)
-	var resource, account string
+	keys := &requestKeys{id: r.ID, origin: r.Origin, now: r.Now}
+	var resource string
 	switch {
 	case r.Bucket != nil:
-		resource, account = "arn:aws:s3:::"+r.Bucket.Name, r.Bucket.Tenant
+		resource, keys.account = "arn:aws:s3:::"+r.Bucket.Name, r.Bucket.Tenant
 		if r.Key != "" {
 			resource += "/" + r.Key
 		}
-		ctx[keyBucketOwner] = []string{r.Bucket.Owner}
+		keys.owner, keys.hasOwner = r.Bucket.Owner, true
 	case r.BucketName != "":
 		resource = "arn:aws:s3:::" + r.BucketName
 	default:
@@ -75,32 +73,22 @@ func policyRequest(r Request) bucketpolicy.Request {
 		resource = "arn:aws:s3:::*"
 	}
 	if r.Bucket == nil && r.ID != nil {
-		account = r.ID.Tenant // a new bucket is the caller's tenant's
+		keys.account = r.ID.Tenant // a new bucket is the caller's tenant's
 	}
-	if account != "" {
-		ctx[keyResourceAccount] = []string{account}
-	}
-	pr := bucketpolicy.Request{Action: string(r.Action), Resource: resource, Context: ctx, Anonymous: r.ID == nil}
-	if id := r.ID; id != nil {
-		// By id only: a bucket policy's principals were bound to ids
-		// when it was stored (ParseAccess), never matched by name.
-		pr.Principals = []string{id.CanonicalID}
-		if id.Tenant != "" && id.TenantID != "" {
-			pr.Principals = append(pr.Principals, id.TenantID)
-		}
-	}
-	return pr
+	return bucketpolicy.Request{Action: string(r.Action), Resource: resource, Context: ctx, Keys: keys, Anonymous: r.ID == nil}
 }
 
-// environment adds the condition keys of the request's circumstances:
-// aws:SecureTransport, aws:CurrentTime, aws:EpochTime, aws:SourceIp.
-func environment(o Origin, now time.Time, ctx map[string][]string) {
-	ctx["aws:securetransport"] = []string{strconv.FormatBool(o.Secure)}
-	ctx["aws:currenttime"] = []string{now.UTC().Format(time.RFC3339)}
-	ctx["aws:epochtime"] = []string{strconv.FormatInt(now.Unix(), 10)}
-	if o.SourceIP != "" {
-		ctx["aws:sourceip"] = []string{o.SourceIP}
+// principals are the names a bucket policy's Principal may match id by:
+// by id only, since a bucket policy's principals were bound to ids when
+// it was stored (ParseAccess), never matched by name.
+func principals(id *Identity) []string {
+	if id == nil {
+		return nil
 	}
+	if id.Tenant != "" && id.TenantID != "" {
+		return []string{id.CanonicalID, id.TenantID}
+	}
+	return []string{id.CanonicalID}
 }
 
 type identityKey struct{}

@@ -25,6 +25,29 @@ type Request struct {
 	// Context holds condition keys in lower case (aws:sourceip, s3:prefix,
 	// ...); a missing key is absent from the request.
 	Context map[string][]string
+	// Keys gives the values of keys Context does not hold (nil: none):
+	// keys of one value each that cost something to compute, so
+	// computed only when a policy tests them.
+	Keys Keys
+}
+
+// Keys looks up condition keys (in lower case) of one value.
+type Keys interface {
+	Lookup(key string) (string, bool)
+}
+
+// value returns the request's values of a condition key (lower case);
+// buf holds a single value from Keys, so that looking one up does not
+// allocate.
+func (r *Request) value(key string, buf *[1]string) []string {
+	if v, ok := r.Context[key]; ok || r.Keys == nil {
+		return v
+	}
+	if v, ok := r.Keys.Lookup(key); ok {
+		buf[0] = v
+		return buf[:]
+	}
+	return nil
 }
 
 // Evaluate decides r: Deny if a statement denies it, else Allow if one
@@ -91,21 +114,16 @@ func (p *Principal) matches(r *Request) bool {
 }
 
 // anyMatch reports whether value matches one of the patterns; actions
-// compare without regard to case, resources with it.
+// compare without regard to (ASCII) case, resources with it.
 func anyMatch(patterns []string, value string, fold bool, r *Request) bool {
-	if fold {
-		value = strings.ToLower(value)
-	}
 	for _, p := range patterns {
-		if fold {
-			p = strings.ToLower(p)
-		} else {
+		if !fold {
 			var ok bool
 			if p, ok = substitute(p, r, true); !ok {
 				continue
 			}
 		}
-		if match(p, value) {
+		if matchCase(p, value, fold) {
 			return true
 		}
 	}
@@ -238,6 +256,19 @@ func substitute(s string, r *Request, pattern bool) (string, bool) {
 	if !strings.Contains(s, "${") {
 		return s, true
 	}
+	if strings.HasPrefix(s, "${") && strings.IndexByte(s, '}') == len(s)-1 && !strings.ContainsAny(s, ",'") {
+		// The whole value is one variable (a condition's usual
+		// "${aws:userid}"): no string to build.
+		switch name := s[2 : len(s)-1]; name {
+		case "*", "?", "$":
+		default:
+			var buf [1]string
+			if v := r.value(strings.ToLower(name), &buf); len(v) == 1 {
+				return v[0], true
+			}
+			return "", false
+		}
+	}
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
@@ -259,7 +290,8 @@ func substitute(s string, r *Request, pattern bool) (string, bool) {
 				b.WriteString(name)
 			}
 		default:
-			switch v := r.Context[strings.ToLower(name)]; {
+			var buf [1]string
+			switch v := r.value(strings.ToLower(name), &buf); {
 			case len(v) == 1:
 				b.WriteString(v[0])
 			case hasDef:
@@ -313,7 +345,13 @@ func variable(s string) (name, def string, hasDef bool, n int) {
 // match reports whether s matches pattern, where * is any run and ? any
 // one character, and "\x00c" stands for a literal c. It backtracks only
 // to the last star, so it takes time linear in pattern times s at worst.
-func match(p, s string) bool {
+func match(p, s string) bool { return matchCase(p, s, false) }
+
+// matchCase is match, without regard to ASCII case when fold is set.
+func matchCase(p, s string, fold bool) bool {
+	eq := func(a, b byte) bool {
+		return a == b || fold && lowerASCII(a) == lowerASCII(b)
+	}
 	px, sx := 0, 0
 	starPx, starSx := -1, -1
 	for px < len(p) || sx < len(s) {
@@ -326,10 +364,10 @@ func match(p, s string) bool {
 			case c == '?' && sx < len(s):
 				px, sx = px+1, sx+1
 				continue
-			case c == 0 && px+1 < len(p) && sx < len(s) && s[sx] == p[px+1]:
+			case c == 0 && px+1 < len(p) && sx < len(s) && eq(s[sx], p[px+1]):
 				px, sx = px+2, sx+1
 				continue
-			case c != '?' && c != 0 && sx < len(s) && s[sx] == c:
+			case c != '?' && c != 0 && sx < len(s) && eq(s[sx], c):
 				px, sx = px+1, sx+1
 				continue
 			}
@@ -341,6 +379,13 @@ func match(p, s string) bool {
 		return false
 	}
 	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // AWSPrincipals returns the AWS principals the policy names, in

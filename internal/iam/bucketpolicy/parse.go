@@ -175,6 +175,8 @@ func parseStatement(m map[string]json.RawMessage, bucket string, identity bool) 
 	if st.Resource, st.NotResource, err = pairStrings(m, "Resource"); err != nil {
 		return st, err
 	}
+	lowerVariables(st.Resource)
+	lowerVariables(st.NotResource)
 	for _, r := range append(st.Resource, st.NotResource...) {
 		switch {
 		case identity && !anyARN(r):
@@ -204,6 +206,33 @@ func inBucket(arn, bucket string) bool {
 	rest := arn[len(prefix):]
 	name, _, _ := strings.Cut(rest, "/")
 	return match(name, bucket) || name == bucket
+}
+
+// lowerVariables writes the keys of the policy variables in values in
+// lower case, as condition keys are kept, so that evaluation looks them
+// up as they are: ${aws:PrincipalAccount} as ${aws:principalaccount}.
+// Defaults keep their case.
+func lowerVariables(values []string) {
+	for i, v := range values {
+		var b strings.Builder
+		for {
+			j := strings.Index(v, "${")
+			if j < 0 {
+				break
+			}
+			end := strings.IndexAny(v[j:], ",}")
+			if end < 0 {
+				break
+			}
+			b.WriteString(v[:j+2])
+			b.WriteString(strings.ToLower(v[j+2 : j+end]))
+			v = v[j+end:]
+		}
+		if b.Len() > 0 {
+			b.WriteString(v)
+			values[i] = b.String()
+		}
+	}
 }
 
 // serviceAction reports whether an identity policy's action is "*" or
@@ -353,6 +382,7 @@ func parseConditions(v json.RawMessage) ([]Condition, error) {
 				return nil, malformed("Invalid value for condition key %s", key)
 			}
 			cc := c
+			lowerVariables(vals)
 			cc.Key, cc.Values = strings.ToLower(key), vals
 			if err := operators[c.Op].check(cc.Values); err != nil {
 				return nil, malformed("Invalid value for condition key %s: %v", key, err)
