@@ -17,6 +17,9 @@ type Admission struct {
 	ID     *iam.Identity // nil: anonymous
 	Action iam.Action
 	Bucket string // "" for CreateBucket
+	// NewBucket is the bucket CreateBucket would create, which a policy's
+	// Resource may name.
+	NewBucket string
 	// Key is the object acted on; "" for bucket actions and for batches
 	// whose keys are in the body (DeleteObjects).
 	Key string
@@ -35,7 +38,7 @@ type Admission struct {
 // owner, as AWS does (403 when the owner differs).
 func (s *Service) Admit(ctx context.Context, a Admission) error {
 	if a.Bucket == "" {
-		err := s.authorize(ctx, iam.Request{ID: a.ID, Action: a.Action})
+		err := s.authorize(ctx, iam.Request{ID: a.ID, Action: a.Action, BucketName: a.NewBucket})
 		if errors.Is(err, ErrAccessDenied) && a.ID.MayAllow(a.Action, "") {
 			err = nil // a policy naming the new bucket may allow it
 		}

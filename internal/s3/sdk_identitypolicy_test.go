@@ -130,13 +130,21 @@ func TestIdentityPolicyNarrowsMemberToPrefix(t *testing.T) {
 		t.Fatalf("bob deletes in his own bucket: %v", err)
 	}
 	if err := src.SetUserPolicies(ctx, "acme", "bob", homePolicy,
-		`{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::acme-bob/*"}]}`); err != nil {
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Action":"s3:DeleteObject","Resource":"arn:aws:s3:::acme-bob/*"},
+		  {"Effect":"Deny","Action":"s3:CreateBucket","NotResource":"arn:aws:s3:::${aws:username}-*"}]}`); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the Deny reaches the node", func() bool { return apiCode(opGroups[3].do(bob, "acme-bob", "bob")) == "AccessDenied" })
 	if err := opGroups[1].do(bob, "acme-bob", "bob"); err != nil { // GetObject
 		t.Fatalf("bob reads his own bucket under a Deny of deletes: %v", err)
 	}
+	// CreateBucket's resource is the new bucket: bob may create only
+	// buckets named after him.
+	if _, err := bob.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("bob-logs")}); err != nil {
+		t.Fatalf("bob creates bob-logs: %v", err)
+	}
+	_, err = bob.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("payroll")})
+	wantCode(t, err, "AccessDenied")
 
 	// Detached: bob is back to his role's rights, on every node at once.
 	if err := src.SetUserPolicies(ctx, "acme", "bob"); err != nil {
