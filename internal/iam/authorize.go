@@ -2,8 +2,8 @@ package iam
 
 import (
 	"errors"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
@@ -67,6 +67,9 @@ type Request struct {
 	// Bucket is the bucket acted on; nil for actions on no bucket
 	// (ListAllMyBuckets, CreateBucket).
 	Bucket *catalog.Bucket
+	// BucketName names the bucket an action on no loaded bucket is
+	// about (CreateBucket's), so that a policy's Resource can name it.
+	BucketName string
 	// BucketSuspended is set when the bucket's tenant is suspended.
 	BucketSuspended bool
 	Key             string
@@ -88,23 +91,32 @@ type Request struct {
 	// PutObjectTagging's document), for s3:RequestObjectTag/<key> and
 	// s3:RequestObjectTagKeys.
 	RequestTags map[string]string
+	// Now is the time of the request for aws:CurrentTime and
+	// aws:EpochTime; zero: the clock's.
+	Now time.Time
 }
 
 // ErrNeedObjectACL is Authorize's answer when only the object's ACL can
 // still allow the request: the caller loads it and asks again.
 var ErrNeedObjectACL = errors.New("decision needs the object's ACL")
 
-// Authorize decides a request. The provider's root may do anything; a
-// suspended tenant may do nothing, nor may anyone to its buckets; a
-// tenant admin may always read, replace and delete its tenant's buckets'
-// policies (with its own keys: an application credential never manages
-// access), as an AWS account's root user may; a bucket policy's explicit
-// deny wins over everything below; an application
-// credential stays within its buckets and permission, never creates or
-// deletes a bucket and never changes who else may reach one; a tenant
-// admin may act on all of its tenant's buckets, any other user on the
-// buckets it owns; beyond that, what the bucket policy allows, then what
-// the bucket's or object's ACL grants (anonymous callers included), as
+// Authorize decides a request, as AWS decides within and across
+// accounts (a tenant is an account). The provider's root may do
+// anything; a suspended tenant may do nothing, nor may anyone to its
+// buckets. Then every policy that applies is evaluated: the caller's
+// identity-based policies (its role's built-in one, TenantAdministrator
+// or Member, and those the tenant attached to it or its groups), what
+// narrows it (an application credential's limits, a session's
+// policies), the bucket's policy and ACLs. An explicit deny in any of
+// them refuses the request; so does anything that narrows the caller
+// and does not allow it. A tenant admin may always read, replace and
+// delete its tenant's buckets' policies (with its own keys: an
+// application credential never manages access), as an AWS account's
+// root user may, whatever the bucket policy says. Within the bucket's
+// tenant an allow from either side suffices: the caller's policies, or
+// the bucket's policy or ACL. Across tenants both must allow: the
+// caller's policies, and the bucket's policy or ACL. An anonymous
+// caller has only what the bucket's policy or ACL grants everyone, as
 // the public access block lets them.
 func Authorize(r Request) error {
 	id := r.ID
@@ -114,9 +126,14 @@ func Authorize(r Request) error {
 	if id != nil && id.Suspended || r.BucketSuspended {
 		return ErrAccessDenied
 	}
+	pr := policyRequest(r)
+	ident := identityDecision(id, pr)
+	if ident == bucketpolicy.Deny || !withinBounds(id, pr) {
+		return ErrAccessDenied
+	}
 	b, a := r.Bucket, r.Access
-	if b != nil && r.Action.managesPolicy() && appLimits(id) == nil && tenantAdmin(id, b) {
-		// Before the policy: no policy can lock its owner out.
+	if b != nil && r.Action.managesPolicy() && tenantAdmin(id, b) && id.App == nil {
+		// Before the bucket's policy: no policy can lock its owner out.
 		return nil
 	}
 	if a == nil {
@@ -124,7 +141,8 @@ func Authorize(r Request) error {
 	}
 	var policy bucketpolicy.Decision
 	if a.Policy != nil && b != nil {
-		if policy = a.Policy.Evaluate(policyRequest(r)); policy == bucketpolicy.Deny {
+		pr.Principals = principals(id)
+		if policy = a.Policy.Evaluate(pr); policy == bucketpolicy.Deny {
 			return ErrAccessDenied
 		}
 		// A public policy grants only within the bucket's tenant while
@@ -134,25 +152,25 @@ func Authorize(r Request) error {
 			policy = bucketpolicy.NoMatch
 		}
 	}
-	if app := appLimits(id); app != nil {
-		switch {
-		case r.Action == ActionCreateBucket || r.Action == ActionDeleteBucket || r.Action.managesBucketAccess():
-			return ErrAccessDenied
-		case app.ReadOnly && !r.Action.readOnly():
-			return ErrAccessDenied
-		case b != nil && !slices.Contains(app.Buckets, b.Name):
-			return ErrAccessDenied
+	switch {
+	case id == nil:
+		// Anonymous: what the bucket grants everyone, below.
+	case b == nil:
+		if ident == bucketpolicy.Allow {
+			return nil
 		}
+		return ErrAccessDenied
+	case id.Tenant != "" && id.Tenant == b.Tenant:
+		// Within a tenant, the caller's own policies suffice.
+		if ident == bucketpolicy.Allow {
+			return nil
+		}
+	case ident != bucketpolicy.Allow:
+		// Across tenants, the caller's own policies must allow too.
+		return ErrAccessDenied
 	}
 	switch {
 	case b == nil:
-		if id != nil {
-			return nil
-		}
-	case tenantAdmin(id, b):
-		return nil
-	case id != nil && b.Owner == id.CanonicalID:
-		return nil
 	case policy == bucketpolicy.Allow:
 		return nil
 	case a.ACLsEnabled():
@@ -164,13 +182,6 @@ func Authorize(r Request) error {
 // tenantAdmin reports whether id is an admin of the tenant owning b.
 func tenantAdmin(id *Identity, b *catalog.Bucket) bool {
 	return id != nil && id.Role == catalog.RoleAdmin && id.Tenant != "" && id.Tenant == b.Tenant
-}
-
-func appLimits(id *Identity) *AppLimits {
-	if id == nil {
-		return nil
-	}
-	return id.App
 }
 
 // VisibleBuckets returns which buckets ListBuckets shows id: all for the

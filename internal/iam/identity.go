@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+
+	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
 )
 
 // Identity is an authenticated principal. A nil *Identity is anonymous.
@@ -21,12 +23,29 @@ type Identity struct {
 	User     string
 	Role     string // catalog.RoleAdmin or catalog.RoleUser
 	// App limits an application credential; nil for a user's own key.
+	// Its limits are a boundary: they narrow every other grant.
 	App *AppLimits
 	// Suspended is set while the identity's tenant is suspended.
 	Suspended bool
 	// Session is set for temporary credentials (STS): the request must
 	// carry their token.
 	Session *Session
+
+	// Policies are the identity-based policies of the user or role
+	// (its inline and attached policies and its groups'), parsed, as
+	// the Keyring loaded them with the key; nil: none beyond its role's
+	// (see rolePolicy).
+	Policies []*bucketpolicy.Policy
+	// SessionPolicies narrow a temporary session (STS): nil for none;
+	// otherwise one of them must allow what the request does, whatever
+	// else allows it.
+	SessionPolicies []*bucketpolicy.Policy
+	// Tags are the user's or role's tags, for aws:PrincipalTag/<key>.
+	Tags map[string]string
+	// AssumedRole and SessionName name the role and session of an
+	// assumed-role session (STS); "" for a user. A role session has no
+	// built-in role policy: only its role's policies grant it anything.
+	AssumedRole, SessionName string
 }
 
 // AppLimits is what an application credential may touch.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
+	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
 	"github.com/ostiumio/ostium/internal/metrics"
 )
 
@@ -33,7 +34,12 @@ type Keyring struct {
 	tenants  ttlMap[tenantState]
 	quotas   ttlMap[[]catalog.Quota]
 	settings ttlMap[string] // the provider's, by name
-	gen      int64
+	// principals are users' and roles' identity-based policies and
+	// tags, from policySrc and tagSrc (nil: none).
+	principals ttlMap[principal]
+	policySrc  catalog.IdentityPolicies
+	tagSrc     catalog.PrincipalTags
+	gen        int64
 	// epoch counts flushes, so that caches kept elsewhere (the object
 	// service's buckets) can tell an entry from before a change.
 	epoch atomic.Uint64
@@ -76,8 +82,21 @@ type cachedKey struct {
 // credential cache's hits (nil: none).
 func NewKeyring(store catalog.Store, sealer *Sealer, ttl time.Duration, m *metrics.Cache) *Keyring {
 	k := &Keyring{store: store, sealer: sealer, ttl: ttl, hits: m}
+	k.policySrc, _ = store.(catalog.IdentityPolicies)
+	k.tagSrc, _ = store.(catalog.PrincipalTags)
 	k.Flush()
 	return k
+}
+
+// SetPolicySource makes the keyring read identity-based policies (and,
+// if src has them, tags) from src rather than from its store: for a
+// store whose policies live beside it. nil: none.
+func (k *Keyring) SetPolicySource(src catalog.IdentityPolicies) {
+	k.mu.Lock()
+	k.policySrc = src
+	k.tagSrc, _ = src.(catalog.PrincipalTags)
+	k.flush()
+	k.mu.Unlock()
 }
 
 // Flush drops every cached entry.
@@ -89,6 +108,7 @@ func (k *Keyring) Flush() {
 
 func (k *Keyring) flush() {
 	k.keys, k.tenants, k.quotas, k.settings = ttlMap[cachedKey]{}, ttlMap[tenantState]{}, ttlMap[[]catalog.Quota]{}, ttlMap[string]{}
+	k.principals = ttlMap[principal]{}
 	k.epoch.Add(1)
 }
 
@@ -237,6 +257,11 @@ func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (ca
 			return miss()
 		}
 		id.Role = u.Role
+		p, err := k.principal(ctx, principalUser, rec.Tenant, rec.User)
+		if err != nil {
+			return cachedKey{}, err
+		}
+		id.Policies, id.Tags = p.policies, p.tags
 		st, err := k.tenant(ctx, rec.Tenant)
 		if err != nil {
 			return cachedKey{}, err
@@ -257,10 +282,10 @@ func (k *Keyring) load(ctx context.Context, accessKey string, now time.Time) (ca
 
 // loadTemp resolves temporary credentials to the user they act for,
 // while that user exists as the principal it was when they were issued
-// and is not disabled (deleting or disabling the user ends its sessions: the deletion moves the identity
-// generation, so every node reads them again). Expired credentials still
-// resolve, so that CheckToken can say they expired; the pruner drops them
-// later.
+// and is not disabled (deleting or disabling the user ends its sessions:
+// either moves the identity generation, so every node reads them again).
+// Expired credentials still resolve, so that CheckToken can say they
+// expired; the pruner drops them later.
 func (k *Keyring) loadTemp(ctx context.Context, rec catalog.TempCred, now time.Time) (cachedKey, error) {
 	miss := func() (cachedKey, error) {
 		remember(k, &k.keys, rec.AccessKey, cachedKey{}, now.Add(time.Second))
@@ -291,6 +316,75 @@ func (k *Keyring) loadTemp(ctx context.Context, rec catalog.TempCred, now time.T
 	c := cachedKey{secret: secret, id: id}
 	remember(k, &k.keys, rec.AccessKey, c, now.Add(k.ttl))
 	return c, nil
+}
+
+// principal is what the catalog holds of a user's or role's rights
+// beyond its role: its identity-based policies (parsed) and its tags.
+type principal struct {
+	policies []*bucketpolicy.Policy
+	tags     map[string]string
+}
+
+// Kinds of principal with identity-based policies.
+const (
+	principalUser = "user"
+	principalRole = "role"
+)
+
+// UserPolicies returns a user's identity-based policies and tags, as
+// requests signed with its keys carry them (Identity.Policies, .Tags).
+func (k *Keyring) UserPolicies(ctx context.Context, tenant, user string) ([]*bucketpolicy.Policy, map[string]string, error) {
+	p, err := k.principal(ctx, principalUser, tenant, user)
+	return p.policies, p.tags, err
+}
+
+// RolePolicies returns a role's identity-based policies and tags, for
+// the identities of its sessions.
+func (k *Keyring) RolePolicies(ctx context.Context, tenant, role string) ([]*bucketpolicy.Policy, map[string]string, error) {
+	p, err := k.principal(ctx, principalRole, tenant, role)
+	return p.policies, p.tags, err
+}
+
+func (k *Keyring) principal(ctx context.Context, kind, tenant, name string) (principal, error) {
+	now := time.Now()
+	key := kind + "/" + tenant + "/" + name
+	if p, ok := cached(k, &k.principals, key, now); ok {
+		return p, nil
+	}
+	k.mu.RLock()
+	src, tagSrc := k.policySrc, k.tagSrc
+	k.mu.RUnlock()
+	var (
+		p    principal
+		docs []string
+		err  error
+	)
+	switch {
+	case src == nil:
+	case kind == principalRole:
+		docs, err = src.RolePolicies(ctx, tenant, name)
+	default:
+		docs, err = src.UserPolicies(ctx, tenant, name)
+	}
+	if err != nil {
+		return p, fmt.Errorf("iam: policies of %s %s/%s: %w", kind, tenant, name, err)
+	}
+	var bad int
+	if p.policies, bad = ParsePolicies(docs); bad > 0 {
+		slog.Warn("identity-based policies that do not parse deny everything to their principal", "kind", kind, "tenant", tenant, "name", name, "unreadable", bad)
+	}
+	switch {
+	case tagSrc == nil:
+	case kind == principalRole:
+		p.tags, err = tagSrc.RoleTags(ctx, tenant, name)
+	default:
+		p.tags, err = tagSrc.UserTags(ctx, tenant, name)
+	}
+	if err != nil {
+		return principal{}, fmt.Errorf("iam: tags of %s %s/%s: %w", kind, tenant, name, err)
+	}
+	remember(k, &k.principals, key, p, now.Add(k.ttl))
+	return p, nil
 }
 
 // tenantState is what requests need of a tenant.

@@ -2,8 +2,6 @@ package iam
 
 import (
 	"context"
-	"strconv"
-	"time"
 
 	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
 )
@@ -40,46 +38,61 @@ func OriginOf(ctx context.Context) Origin {
 	return o
 }
 
-// policyRequest is what a bucket policy sees of r: the caller's principal
-// names, the action, the resource ARN and the condition keys.
+// policyRequest is what policies see of r: the caller's principal names
+// (for a bucket policy's Principal), the action, the resource ARN and the
+// condition keys, the same for every kind of policy (Principals, which
+// only a bucket policy reads, are added before it is). The keys the
+// operation defines (s3:prefix, the tags, ...) are in Context; the
+// global ones are computed when a policy asks (requestKeys).
 func policyRequest(r Request) bucketpolicy.Request {
-	resource := "arn:aws:s3:::" + r.Bucket.Name
-	if r.Key != "" {
-		resource += "/" + r.Key
-	}
-	ctx := map[string][]string{
-		"aws:securetransport": {strconv.FormatBool(r.Origin.Secure)},
-		"aws:currenttime":     {time.Now().UTC().Format(time.RFC3339)},
-	}
-	for k, v := range r.Conditions {
-		ctx[k] = v
-	}
-	tagConditions(r, ctx)
-	if r.Action == "s3:PutObject" {
-		if v := r.Origin.SSE; v != "" {
+	ctx := r.Conditions
+	sse := r.Action == "s3:PutObject" && (r.Origin.SSE != "" || r.Origin.SSEKMSKeyID != "")
+	if sse || existingTagActions[r.Action] && len(r.ObjectTags) > 0 || requestTagActions[r.Action] && len(r.RequestTags) > 0 {
+		ctx = make(map[string][]string, len(r.Conditions)+len(r.ObjectTags)+len(r.RequestTags)+2)
+		for k, v := range r.Conditions {
+			ctx[k] = v
+		}
+		tagConditions(r, ctx)
+		if v := r.Origin.SSE; sse && v != "" {
 			ctx["s3:x-amz-server-side-encryption"] = []string{v}
 		}
-		if v := r.Origin.SSEKMSKeyID; v != "" {
+		if v := r.Origin.SSEKMSKeyID; sse && v != "" {
 			ctx["s3:x-amz-server-side-encryption-aws-kms-key-id"] = []string{v}
 		}
 	}
-	if r.Origin.SourceIP != "" {
-		ctx["aws:sourceip"] = []string{r.Origin.SourceIP}
-	}
-	pr := bucketpolicy.Request{Action: string(r.Action), Resource: resource, Context: ctx, Anonymous: r.ID == nil}
-	if id := r.ID; id != nil {
-		// By id only: the policy's principals were bound to ids when it
-		// was stored (ParseAccess), never matched by name.
-		pr.Principals = []string{id.CanonicalID}
-		if id.Tenant != "" {
-			if id.TenantID != "" {
-				pr.Principals = append(pr.Principals, id.TenantID)
-			}
-			ctx["aws:username"] = []string{id.User}
-			ctx["aws:userid"] = []string{id.CanonicalID}
+	keys := &requestKeys{id: r.ID, origin: r.Origin, now: r.Now}
+	var resource string
+	switch {
+	case r.Bucket != nil:
+		resource, keys.account = "arn:aws:s3:::"+r.Bucket.Name, r.Bucket.Tenant
+		if r.Key != "" {
+			resource += "/" + r.Key
 		}
+		keys.owner, keys.hasOwner = r.Bucket.Owner, true
+	case r.BucketName != "":
+		resource = "arn:aws:s3:::" + r.BucketName
+	default:
+		// An action on no bucket (ListAllMyBuckets): "*" and
+		// "arn:aws:s3:::*" match it, as on AWS, and a named bucket not.
+		resource = "arn:aws:s3:::*"
 	}
-	return pr
+	if r.Bucket == nil && r.ID != nil {
+		keys.account = r.ID.Tenant // a new bucket is the caller's tenant's
+	}
+	return bucketpolicy.Request{Action: string(r.Action), Resource: resource, Context: ctx, Keys: keys, Anonymous: r.ID == nil}
+}
+
+// principals are the names a bucket policy's Principal may match id by:
+// by id only, since a bucket policy's principals were bound to ids when
+// it was stored (ParseAccess), never matched by name.
+func principals(id *Identity) []string {
+	if id == nil {
+		return nil
+	}
+	if id.Tenant != "" && id.TenantID != "" {
+		return []string{id.CanonicalID, id.TenantID}
+	}
+	return []string{id.CanonicalID}
 }
 
 type identityKey struct{}

@@ -70,6 +70,23 @@ func (a *BucketAccess) ReadsObjectTags(action Action) bool {
 	return a != nil && a.tags.existing && existingTagActions[action]
 }
 
+// ReadsObjectTags reports whether id's own policies (its identity-based
+// ones and its session's) test s3:ExistingObjectTag/<key> for action,
+// as BucketAccess.ReadsObjectTags for the bucket's.
+func (id *Identity) ReadsObjectTags(action Action) bool {
+	if id == nil || !existingTagActions[action] {
+		return false
+	}
+	for _, ps := range [][]*bucketpolicy.Policy{id.Policies, id.SessionPolicies} {
+		for _, p := range ps {
+			if mentions(p, keyExistingObjectTag, true) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // TestsRequestTags reports whether the bucket's policy tests the tags a
 // request sets, so that a decision taken before they are known (of a
 // PutObjectTagging whose document is unread) is not final.

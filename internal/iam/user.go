@@ -30,6 +30,10 @@ func (k *Keyring) UserIdentity(ctx context.Context, tenant, user, canonicalID st
 	if err != nil {
 		return nil, err
 	}
+	p, err := k.principal(ctx, principalUser, tenant, u.Name)
+	if err != nil {
+		return nil, err
+	}
 	return &Identity{CanonicalID: u.CanonicalID, DisplayName: u.Name, Tenant: tenant, TenantID: st.id,
-		User: u.Name, Role: u.Role, Suspended: st.suspended}, nil
+		User: u.Name, Role: u.Role, Suspended: st.suspended, Policies: p.policies, Tags: p.tags}, nil
 }

@@ -17,6 +17,9 @@ type Admission struct {
 	ID     *iam.Identity // nil: anonymous
 	Action iam.Action
 	Bucket string // "" for CreateBucket
+	// NewBucket is the bucket CreateBucket would create, which a policy's
+	// Resource may name.
+	NewBucket string
 	// Key is the object acted on; "" for bucket actions and for batches
 	// whose keys are in the body (DeleteObjects).
 	Key string
@@ -35,7 +38,11 @@ type Admission struct {
 // owner, as AWS does (403 when the owner differs).
 func (s *Service) Admit(ctx context.Context, a Admission) error {
 	if a.Bucket == "" {
-		return s.authorize(ctx, iam.Request{ID: a.ID, Action: a.Action})
+		err := s.authorize(ctx, iam.Request{ID: a.ID, Action: a.Action, BucketName: a.NewBucket})
+		if errors.Is(err, ErrAccessDenied) && a.ID.MayAllow(a.Action, "") {
+			err = nil // a policy naming the new bucket may allow it
+		}
+		return err
 	}
 	tagging := a.Action == "s3:PutObjectTagging"
 	if tagging {
@@ -43,10 +50,11 @@ func (s *Service) Admit(ctx context.Context, a Admission) error {
 	}
 	b, acc, err := s.bucketFor(ctx, iam.Request{ID: a.ID, Action: a.Action, Key: a.Key}, a.Bucket, a.Version)
 	if errors.Is(err, ErrAccessDenied) && acc != nil && (policyMayAllow(a.ID, acc, a.Action) ||
-		tagging && acc.TestsRequestTags()) {
-		// A statement on bucket/prefix/* (for the keys of a batch), or
-		// one whose conditions only the body's handling states (the tags
-		// of PutObjectTagging's document), may still allow it or no
+		a.ID.MayAllow(a.Action, a.Bucket) || tagging && acc.TestsRequestTags()) {
+		// A statement (of the bucket's policy or the caller's) on
+		// bucket/prefix/* (for the keys of a batch), or one whose
+		// conditions only the body's handling states (the tags of
+		// PutObjectTagging's document), may still allow it or no
 		// longer deny it: read the body and let the service decide.
 		err = nil
 	}

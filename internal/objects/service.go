@@ -218,7 +218,7 @@ func (s *Service) decide(ctx context.Context, r iam.Request, b catalog.Bucket, a
 // has read), so that the object is read at most once.
 func (s *Service) decideOn(ctx context.Context, r iam.Request, b catalog.Bucket, a *iam.BucketAccess, t *target) error {
 	r.Bucket, r.Access, r.Origin = &b, a, iam.OriginOf(ctx)
-	if r.Key != "" && r.ObjectTags == nil && a.ReadsObjectTags(r.Action) {
+	if r.Key != "" && r.ObjectTags == nil && (a.ReadsObjectTags(r.Action) || r.ID.ReadsObjectTags(r.Action)) {
 		o, err := s.readTarget(ctx, t)
 		if err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
 			return fmt.Errorf("objects: tags of %s/%s: %w", b.Name, r.Key, err)
@@ -246,8 +246,12 @@ func (s *Service) decideOn(ctx context.Context, r iam.Request, b catalog.Bucket,
 	return err
 }
 
-// authorize fills in the bucket's tenant status and decides r.
+// authorize fills in the bucket's tenant status (and the request's
+// origin, for an action on no bucket) and decides r.
 func (s *Service) authorize(ctx context.Context, r iam.Request) error {
+	if r.Origin == (iam.Origin{}) {
+		r.Origin = iam.OriginOf(ctx)
+	}
 	if r.Bucket != nil && r.Bucket.Tenant != "" {
 		suspended, err := s.tenants.TenantSuspended(ctx, r.Bucket.Tenant)
 		if err != nil {
@@ -291,7 +295,7 @@ type BucketInput struct {
 // all public access until its owner lifts the block; under the
 // provider's legacy defaults it is ObjectWriter and unblocked instead.
 func (s *Service) CreateBucket(ctx context.Context, id *iam.Identity, in BucketInput) error {
-	if err := s.authorize(ctx, iam.Request{ID: id, Action: iam.ActionCreateBucket}); err != nil {
+	if err := s.authorize(ctx, iam.Request{ID: id, Action: iam.ActionCreateBucket, BucketName: in.Name}); err != nil {
 		return err
 	}
 	if err := ValidBucketName(in.Name); err != nil {

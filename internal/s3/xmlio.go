@@ -339,6 +339,8 @@ func (s *Server) admit(r *http.Request, c *call) error {
 		in := objects.Admission{ID: c.id, Action: a.action}
 		if c.Op != OpCreateBucket {
 			in.Bucket, in.ExpectedOwner, expected = c.Bucket, expected, ""
+		} else {
+			in.NewBucket = c.Bucket
 		}
 		if a.onKey {
 			in.Key, in.Version = c.Key, c.Query.Get("versionId")

@@ -122,19 +122,19 @@ func parsePrefix(s string) (netip.Prefix, error) {
 
 // holds evaluates a condition against the request's context.
 func (c Condition) holds(r *Request) bool {
-	have, present := r.Context[c.Key]
-	present = present && len(have) > 0
+	var buf [1]string
+	have := r.value(c.Key, &buf)
+	present := len(have) > 0
 	if c.Op == "Null" {
 		return len(c.Values) > 0 && strings.EqualFold(c.Values[0], "true") == !present
 	}
 	op := operators[c.Op]
-	want := make([]string, len(c.Values))
-	for i, w := range c.Values {
-		want[i] = substitute(w, r, strings.HasSuffix(c.Op, "Like"))
-	}
+	like := strings.HasSuffix(c.Op, "Like")
 	matchesAny := func(h string) bool {
-		for _, w := range want {
-			if op.test(h, w) {
+		for _, w := range c.Values {
+			// A value naming a variable the request has no value
+			// for equals nothing.
+			if v, ok := substitute(w, r, like); ok && op.test(h, v) {
 				return true
 			}
 		}

@@ -25,6 +25,29 @@ type Request struct {
 	// Context holds condition keys in lower case (aws:sourceip, s3:prefix,
 	// ...); a missing key is absent from the request.
 	Context map[string][]string
+	// Keys gives the values of keys Context does not hold (nil: none):
+	// keys of one value each that cost something to compute, so
+	// computed only when a policy tests them.
+	Keys Keys
+}
+
+// Keys looks up condition keys (in lower case) of one value.
+type Keys interface {
+	Lookup(key string) (string, bool)
+}
+
+// value returns the request's values of a condition key (lower case);
+// buf holds a single value from Keys, so that looking one up does not
+// allocate.
+func (r *Request) value(key string, buf *[1]string) []string {
+	if v, ok := r.Context[key]; ok || r.Keys == nil {
+		return v
+	}
+	if v, ok := r.Keys.Lookup(key); ok {
+		buf[0] = v
+		return buf[:]
+	}
+	return nil
 }
 
 // Evaluate decides r: Deny if a statement denies it, else Allow if one
@@ -91,19 +114,45 @@ func (p *Principal) matches(r *Request) bool {
 }
 
 // anyMatch reports whether value matches one of the patterns; actions
-// compare without regard to case, resources with it.
+// compare without regard to (ASCII) case, resources with it.
 func anyMatch(patterns []string, value string, fold bool, r *Request) bool {
-	if fold {
-		value = strings.ToLower(value)
-	}
 	for _, p := range patterns {
-		if fold {
-			p = strings.ToLower(p)
-		} else {
-			p = substitute(p, r, true)
+		if !fold {
+			var ok bool
+			if p, ok = substitute(p, r, true); !ok {
+				continue
+			}
 		}
-		if match(p, value) {
+		if matchCase(p, value, fold) {
 			return true
+		}
+	}
+	return false
+}
+
+// MayAllow reports whether an Allow statement of the policy could grant
+// action on bucket or an object in it ("" for an action on a bucket not
+// named yet), whatever its conditions and whichever object: what a
+// decision taken before a request's body is read (and so before its
+// keys or contents are known) must not refuse. It errs towards true: a
+// resource with a policy variable or a NotResource may match any.
+func (p *Policy) MayAllow(action, bucket string) bool {
+	r := &Request{Action: action}
+	for i := range p.Statements {
+		st := &p.Statements[i]
+		if !st.Allow || st.Action != nil && !anyMatch(st.Action, action, true, r) ||
+			st.NotAction != nil && anyMatch(st.NotAction, action, true, r) {
+			continue
+		}
+		if st.Resource == nil {
+			return true
+		}
+		for _, res := range st.Resource {
+			name, _, _ := strings.Cut(strings.TrimPrefix(res, "arn:aws:s3:::"), "/")
+			if res == "*" || bucket == "" || strings.Contains(name, "${") ||
+				strings.HasPrefix(res, "arn:aws:s3:::") && match(name, bucket) {
+				return true
+			}
 		}
 	}
 	return false
@@ -195,27 +244,44 @@ func fixed(v string) bool {
 	return !strings.ContainsAny(v, "*?") && !strings.Contains(v, "${")
 }
 
-// substitute replaces policy variables: ${aws:username} and the like from
-// the request's context, and the escapes ${*}, ${?} and ${$}, which stay
-// literal in a pattern.
-func substitute(s string, r *Request, pattern bool) string {
+// substitute replaces policy variables: ${aws:username} and the like by
+// the request context's value of that key, or by the default the
+// variable gives (${aws:PrincipalTag/team, 'none'}: quoted, a quote
+// doubled), and the escapes ${*}, ${?} and ${$}, which stay literal in a
+// pattern. ok is false when a variable has neither one value nor a
+// default: as AWS, an element naming such a variable matches nothing
+// (a resource with ${aws:username} matches no resource for a caller
+// that has no user name, rather than one with an empty name).
+func substitute(s string, r *Request, pattern bool) (string, bool) {
 	if !strings.Contains(s, "${") {
-		return s
+		return s, true
+	}
+	if strings.HasPrefix(s, "${") && strings.IndexByte(s, '}') == len(s)-1 && !strings.ContainsAny(s, ",'") {
+		// The whole value is one variable (a condition's usual
+		// "${aws:userid}"): no string to build.
+		switch name := s[2 : len(s)-1]; name {
+		case "*", "?", "$":
+		default:
+			var buf [1]string
+			if v := r.value(strings.ToLower(name), &buf); len(v) == 1 {
+				return v[0], true
+			}
+			return "", false
+		}
 	}
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
 		if i < 0 {
 			b.WriteString(s)
-			return b.String()
+			return b.String(), true
 		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			b.WriteString(s)
-			return b.String()
+		name, def, hasDef, n := variable(s[i+2:])
+		if n < 0 {
+			b.WriteString(s) // not a variable: literal text
+			return b.String(), true
 		}
 		b.WriteString(s[:i])
-		name := s[i+2 : i+j]
 		switch name {
 		case "*", "?", "$":
 			if pattern && name != "$" {
@@ -224,18 +290,68 @@ func substitute(s string, r *Request, pattern bool) string {
 				b.WriteString(name)
 			}
 		default:
-			if v := r.Context[strings.ToLower(name)]; len(v) > 0 {
+			var buf [1]string
+			switch v := r.value(strings.ToLower(name), &buf); {
+			case len(v) == 1:
 				b.WriteString(v[0])
+			case hasDef:
+				b.WriteString(def)
+			default:
+				return "", false
 			}
 		}
-		s = s[i+j+1:]
+		s = s[i+2+n:]
 	}
+}
+
+// variable reads a policy variable after its "${": the key, its
+// default if it gives one, and how many bytes it took up to and with
+// the closing brace (-1: not a variable). Spaces around the key and the
+// default are ignored, as AWS ignores them.
+func variable(s string) (name, def string, hasDef bool, n int) {
+	end := strings.IndexAny(s, ",}")
+	if end < 0 {
+		return "", "", false, -1
+	}
+	name = strings.TrimSpace(s[:end])
+	if s[end] == '}' {
+		return name, "", false, end + 1
+	}
+	rest := strings.TrimLeft(s[end+1:], " ")
+	off := len(s) - len(rest)
+	if !strings.HasPrefix(rest, "'") {
+		return "", "", false, -1
+	}
+	var d strings.Builder
+	for k := 1; k < len(rest); k++ {
+		if rest[k] != '\'' {
+			d.WriteByte(rest[k])
+			continue
+		}
+		if k+1 < len(rest) && rest[k+1] == '\'' {
+			d.WriteByte('\'')
+			k++
+			continue
+		}
+		tail := strings.TrimLeft(rest[k+1:], " ")
+		if !strings.HasPrefix(tail, "}") {
+			return "", "", false, -1
+		}
+		return name, d.String(), true, off + (len(rest) - len(tail)) + 1
+	}
+	return "", "", false, -1
 }
 
 // match reports whether s matches pattern, where * is any run and ? any
 // one character, and "\x00c" stands for a literal c. It backtracks only
 // to the last star, so it takes time linear in pattern times s at worst.
-func match(p, s string) bool {
+func match(p, s string) bool { return matchCase(p, s, false) }
+
+// matchCase is match, without regard to ASCII case when fold is set.
+func matchCase(p, s string, fold bool) bool {
+	eq := func(a, b byte) bool {
+		return a == b || fold && lowerASCII(a) == lowerASCII(b)
+	}
 	px, sx := 0, 0
 	starPx, starSx := -1, -1
 	for px < len(p) || sx < len(s) {
@@ -248,10 +364,10 @@ func match(p, s string) bool {
 			case c == '?' && sx < len(s):
 				px, sx = px+1, sx+1
 				continue
-			case c == 0 && px+1 < len(p) && sx < len(s) && s[sx] == p[px+1]:
+			case c == 0 && px+1 < len(p) && sx < len(s) && eq(s[sx], p[px+1]):
 				px, sx = px+2, sx+1
 				continue
-			case c != '?' && c != 0 && sx < len(s) && s[sx] == c:
+			case c != '?' && c != 0 && sx < len(s) && eq(s[sx], c):
 				px, sx = px+1, sx+1
 				continue
 			}
@@ -263,6 +379,13 @@ func match(p, s string) bool {
 		return false
 	}
 	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // AWSPrincipals returns the AWS principals the policy names, in
