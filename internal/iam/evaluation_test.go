@@ -11,7 +11,6 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog/sqlite"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
-	"github.com/ostiumio/ostium/internal/iam/policytest"
 )
 
 func identityPolicy(t *testing.T, doc string) *bucketpolicy.Policy {
@@ -392,8 +391,7 @@ func TestUnreadablePolicyDenies(t *testing.T) {
 // The keyring loads a user's identity-based policies and tags with its
 // key and keeps them while the key is cached; a change made in the
 // catalog (as through another node) reaches the next request once the
-// identity generation moves. A store without IdentityPolicies gives
-// none.
+// identity generation moves. A user without any has none.
 func TestKeyringLoadsIdentityPolicies(t *testing.T) {
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, t.TempDir()+"/c.db")
@@ -416,10 +414,8 @@ func TestKeyringLoadsIdentityPolicies(t *testing.T) {
 
 	kr := iam.NewKeyring(store, sealer, time.Hour, nil)
 	if _, id, err := kr.Lookup(ctx, "AKCY"); err != nil || id.Policies != nil || id.Tags != nil {
-		t.Fatalf("a store without identity policies: %+v, %v", id, err)
+		t.Fatalf("a user without identity policies: %+v, %v", id, err)
 	}
-	src := policytest.Store{S: store}
-	kr.SetPolicySource(src)
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go kr.Watch(wctx, 20*time.Millisecond)
@@ -428,8 +424,8 @@ func TestKeyringLoadsIdentityPolicies(t *testing.T) {
 	may := func(id *iam.Identity) bool {
 		return iam.Authorize(iam.Request{ID: id, Action: "s3:GetObject", Bucket: shared, Key: "cy/k", Access: &iam.BucketAccess{}}) == nil
 	}
-	must(src.SetUserPolicies(ctx, "acme", "cy", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::shared/${aws:username}/*"}]}`))
-	must(src.SetUserTags(ctx, "acme", "cy", map[string]string{"team": "red"}))
+	must(store.(catalog.IAM).PutInlinePolicy(ctx, "acme", catalog.PrincipalUser, "cy", "home", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::shared/${aws:username}/*"}]}`))
+	must(store.(catalog.IAM).TagPrincipal(ctx, "acme", catalog.PrincipalUser, "cy", []catalog.Tag{{Key: "team", Value: "red"}}))
 	eventually(t, func() bool {
 		_, id, err := kr.Lookup(ctx, "AKCY")
 		return err == nil && may(id) && id.Tags["team"] == "red"
@@ -438,6 +434,6 @@ func TestKeyringLoadsIdentityPolicies(t *testing.T) {
 	if err != nil || !may(id) {
 		t.Fatalf("the console's identity of cy: %v, policies %d", err, len(id.Policies))
 	}
-	must(src.SetUserPolicies(ctx, "acme", "cy"))
+	must(store.(catalog.IAM).DeleteInlinePolicy(ctx, "acme", catalog.PrincipalUser, "cy", "home"))
 	eventually(t, func() bool { _, id, err := kr.Lookup(ctx, "AKCY"); return err == nil && !may(id) })
 }

@@ -59,7 +59,8 @@ const MemberPolicy = `{
     {"Sid": "OwnAccessKeys", "Effect": "Allow",
      "Action": ["iam:GetUser", "iam:ListAccessKeys", "iam:CreateAccessKey", "iam:UpdateAccessKey",
                 "iam:DeleteAccessKey", "iam:GetAccessKeyLastUsed"],
-     "Resource": "arn:aws:iam::${aws:PrincipalAccount}:user/${aws:username}"},
+     "Resource": ["arn:aws:iam::${aws:PrincipalAccount}:user/${aws:username}",
+                  "arn:aws:iam::${aws:PrincipalAccount}:user/*/${aws:username}"]},
     {"Sid": "OtherTenantsGrants", "Effect": "Allow", "Action": "s3:*", "Resource": "*",
      "Condition": {"StringNotEquals": {"aws:ResourceAccount": "${aws:PrincipalAccount}"}}}
   ]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,7 +36,8 @@ type Keyring struct {
 	quotas   ttlMap[[]catalog.Quota]
 	settings ttlMap[string] // the provider's, by name
 	// principals are users' and roles' identity-based policies and
-	// tags, from policySrc and tagSrc (nil: none).
+	// tags, from policySrc and tagSrc (the store's, if it has them; set
+	// once, read without the mutex).
 	principals ttlMap[principal]
 	policySrc  catalog.IdentityPolicies
 	tagSrc     catalog.PrincipalTags
@@ -86,17 +88,6 @@ func NewKeyring(store catalog.Store, sealer *Sealer, ttl time.Duration, m *metri
 	k.tagSrc, _ = store.(catalog.PrincipalTags)
 	k.Flush()
 	return k
-}
-
-// SetPolicySource makes the keyring read identity-based policies (and,
-// if src has them, tags) from src rather than from its store: for a
-// store whose policies live beside it. nil: none.
-func (k *Keyring) SetPolicySource(src catalog.IdentityPolicies) {
-	k.mu.Lock()
-	k.policySrc = src
-	k.tagSrc, _ = src.(catalog.PrincipalTags)
-	k.flush()
-	k.mu.Unlock()
 }
 
 // Flush drops every cached entry.
@@ -309,10 +300,29 @@ func (k *Keyring) loadTemp(ctx context.Context, rec catalog.TempCred, now time.T
 	if err != nil {
 		return cachedKey{}, err
 	}
-	se := &Session{Expires: rec.Expires, RoleName: rec.RoleName, Name: rec.SessionName, Policy: rec.Policy, Tags: rec.Tags}
+	se := &Session{Expires: rec.Expires}
 	copy(se.tokenHash[:], rec.TokenHash)
 	id := &Identity{CanonicalID: u.CanonicalID, DisplayName: u.Name, AccessKey: rec.AccessKey, Tenant: rec.Tenant,
-		TenantID: st.id, User: u.Name, Role: u.Role, Session: se}
+		TenantID: st.id, User: u.Name, Role: u.Role, Session: se, AssumedRole: rec.RoleName, SessionName: rec.SessionName}
+	// A user's session has the user's policies and tags; a role's, the
+	// role's. Session tags override the principal's of the same key,
+	// and a session policy only narrows, as on AWS.
+	kind, name := principalUser, u.Name
+	if rec.RoleName != "" {
+		kind, name = principalRole, rec.RoleName
+	}
+	p, err := k.principal(ctx, kind, rec.Tenant, name)
+	if err != nil {
+		return cachedKey{}, err
+	}
+	id.Policies, id.Tags = p.policies, maps.Clone(p.tags)
+	if len(rec.Tags) > 0 && id.Tags == nil {
+		id.Tags = map[string]string{}
+	}
+	maps.Copy(id.Tags, rec.Tags)
+	if rec.Policy != "" {
+		id.SessionPolicies, _ = ParsePolicies([]string{rec.Policy})
+	}
 	c := cachedKey{secret: secret, id: id}
 	remember(k, &k.keys, rec.AccessKey, c, now.Add(k.ttl))
 	return c, nil
@@ -351,9 +361,7 @@ func (k *Keyring) principal(ctx context.Context, kind, tenant, name string) (pri
 	if p, ok := cached(k, &k.principals, key, now); ok {
 		return p, nil
 	}
-	k.mu.RLock()
 	src, tagSrc := k.policySrc, k.tagSrc
-	k.mu.RUnlock()
 	var (
 		p    principal
 		docs []string

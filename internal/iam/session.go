@@ -10,15 +10,12 @@ import (
 	"time"
 )
 
-// Session is what temporary credentials add to their principal.
+// Session is what temporary credentials add to their principal; the
+// role, session name, session policy and tags they carry are on the
+// Identity (AssumedRole, SessionName, SessionPolicies, Tags).
 type Session struct {
 	tokenHash [32]byte
 	Expires   time.Time
-	// RoleName and Name are an assumed role's and its session's; both
-	// "" for a user's own session (GetSessionToken).
-	RoleName, Name string
-	Policy         string // session policy (JSON), "" = none
-	Tags           map[string]string
 }
 
 // TempKeyPrefix starts every temporary access key id, as AWS's ASIA:

@@ -175,26 +175,23 @@ func (c *call) account() error {
 }
 
 // authorize decides whether the caller may do action (an "iam:" action)
-// on the resource named by arn: a tenant's admin may do anything in its
-// tenant, and a user may read itself and manage its own access keys. An
-// application credential, limited to buckets, does nothing here. Nobody
+// on the resource named by arn, by the one evaluation (iam.AuthorizeService):
+// a tenant's admin may do anything in its tenant, a member read itself and
+// manage its own access keys, and anyone what its identity policies allow.
+// An application credential, limited to buckets, does nothing here. Nobody
 // reaches another tenant's entities: arn names the caller's tenant, as
 // every call builds it from the caller's.
 func authorize(id *iam.Identity, action, arn string) error {
 	deny := errf(http.StatusForbidden, "AccessDenied", "User: %s is not authorized to perform: %s on resource: %s", callerARN(id), action, arn)
-	if id == nil || id.Root || id.Tenant == "" || id.Suspended || id.App != nil || !strings.HasPrefix(arn, "arn:aws:iam::"+id.Tenant+":") {
+	// The provider's root is no tenant's account: it manages tenants'
+	// identities through the admin API.
+	if id == nil || id.Root || id.Tenant == "" {
 		return deny
 	}
-	if id.Role == catalog.RoleAdmin {
-		return nil
+	if err := iam.AuthorizeService(id, action, arn); err != nil {
+		return deny
 	}
-	switch action {
-	case "iam:GetUser", "iam:CreateAccessKey", "iam:ListAccessKeys", "iam:UpdateAccessKey", "iam:DeleteAccessKey", "iam:GetAccessKeyLastUsed":
-		if arn == userARN(id.Tenant, "", id.User) || strings.HasPrefix(arn, "arn:aws:iam::"+id.Tenant+":user/") && strings.HasSuffix(arn, "/"+id.User) {
-			return nil
-		}
-	}
-	return deny
+	return nil
 }
 
 // allowed authorizes the call's action on arn.

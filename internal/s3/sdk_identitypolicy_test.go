@@ -3,6 +3,7 @@ package s3_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"github.com/ostiumio/ostium/internal/iam/policytest"
+	"github.com/ostiumio/ostium/internal/catalog"
 )
 
 // homePolicy holds a user to its own prefix of a shared bucket, as
@@ -31,8 +32,7 @@ const homePolicy = `{"Version":"2012-10-17","Statement":[
 func TestIdentityPolicyNarrowsMemberToPrefix(t *testing.T) {
 	ten := newTenancy(t)
 	ctx := context.Background()
-	src := policytest.Store{S: ten.srv.Node.Catalog}
-	ten.srv.Node.Keys.SetPolicySource(src)
+	src := inlinePolicies{ten.srv.Node.Catalog.(catalog.IAM)}
 	ann, bob, cy, carl := ten.clients["ann"], ten.clients["bob"], ten.clients["cy"], ten.clients["carl"]
 	const bucket = "acme-shared"
 	if _, err := ann.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
@@ -154,4 +154,27 @@ func TestIdentityPolicyNarrowsMemberToPrefix(t *testing.T) {
 	if err := opGroups[3].do(bob, "acme-bob", "bob"); err != nil {
 		t.Fatalf("bob deletes in his own bucket once the Deny is gone: %v", err)
 	}
+}
+
+// inlinePolicies sets users' inline policies in the catalog, as an IAM
+// call through another node would.
+type inlinePolicies struct{ c catalog.IAM }
+
+// SetUserPolicies makes docs the user's inline policies, and only them.
+func (p inlinePolicies) SetUserPolicies(ctx context.Context, tenant, user string, docs ...string) error {
+	names, err := p.c.ListInlinePolicies(ctx, tenant, catalog.PrincipalUser, user)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if err := p.c.DeleteInlinePolicy(ctx, tenant, catalog.PrincipalUser, user, n); err != nil {
+			return err
+		}
+	}
+	for i, d := range docs {
+		if err := p.c.PutInlinePolicy(ctx, tenant, catalog.PrincipalUser, user, fmt.Sprintf("p%d", i), d); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -155,26 +155,21 @@ func (s *Service) serve(r *http.Request) (any, error) {
 	return nil, &Error{http.StatusBadRequest, "InvalidAction", "Could not find operation " + action + " for version 2011-06-15"}
 }
 
-// authorize decides whether id may call action on resource (an ARN): a
-// tenant's admin in its tenant, anyone on itself. It is the one place
-// STS decides, to become the identity policies' evaluation.
+// authorize decides whether id may call action on resource (an ARN), by
+// the one evaluation (iam.AuthorizeService); the provider's root, which
+// is no tenant's account, and application credentials, limited to
+// buckets, are told why they may not.
 func authorize(id *iam.Identity, action, resource string) error {
-	if id.Tenant == "" {
+	switch {
+	case id.Tenant == "":
 		return accessDenied("The provider's root credentials cannot call " + action + ".")
-	}
-	if id.App != nil {
+	case id.App != nil:
 		return accessDenied("An application credential cannot call " + action + ".")
+	case iam.AuthorizeService(id, action, resource) != nil:
+		return accessDenied("User: " + callerARN(id) + " is not authorized to perform: " + action + " on resource: " + resource)
 	}
-	if id.Role == catalog.RoleAdmin && hasPrefix(resource, "arn:aws:iam::"+id.Tenant+":") {
-		return nil
-	}
-	if resource == userARN(id) {
-		return nil
-	}
-	return accessDenied("User: " + userARN(id) + " is not authorized to perform: " + action + " on resource: " + resource)
+	return nil
 }
-
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
 // userARN is the IAM ARN of the user id acts as (the tenant is the
 // account).
@@ -185,8 +180,8 @@ func userARN(id *iam.Identity) string {
 // callerARN is what GetCallerIdentity names: the user, or the assumed
 // role's session.
 func callerARN(id *iam.Identity) string {
-	if id.Session != nil && id.Session.RoleName != "" {
-		return "arn:aws:sts::" + id.Tenant + ":assumed-role/" + id.Session.RoleName + "/" + id.Session.Name
+	if id.AssumedRole != "" {
+		return "arn:aws:sts::" + id.Tenant + ":assumed-role/" + id.AssumedRole + "/" + id.SessionName
 	}
 	return userARN(id)
 }
@@ -208,8 +203,8 @@ func (s *Service) getCallerIdentity(id *iam.Identity) (any, error) {
 	switch {
 	case id.Tenant == "":
 		out.Result.Arn, out.Result.UserID = "arn:aws:iam:::root", id.CanonicalID
-	case id.Session != nil && id.Session.RoleName != "":
-		out.Result.Arn, out.Result.UserID, out.Result.Account = callerARN(id), id.CanonicalID+":"+id.Session.Name, id.Tenant
+	case id.AssumedRole != "":
+		out.Result.Arn, out.Result.UserID, out.Result.Account = callerARN(id), id.CanonicalID+":"+id.SessionName, id.Tenant
 	default:
 		out.Result.Arn, out.Result.UserID, out.Result.Account = userARN(id), id.CanonicalID, id.Tenant
 	}

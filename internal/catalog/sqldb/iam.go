@@ -13,7 +13,11 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog"
 )
 
-var _ catalog.IAM = (*Store)(nil)
+var (
+	_ catalog.IAM              = (*Store)(nil)
+	_ catalog.IdentityPolicies = (*Store)(nil)
+	_ catalog.PrincipalTags    = (*Store)(nil)
+)
 
 // A principal's row is locked for update by every change that counts
 // against its limits (groups, attachments, tags), so that two changes at
@@ -816,4 +820,29 @@ func (s *Store) RolePolicies(ctx context.Context, tenant, role string) ([]string
 	attached, err := queryAll(ctx, s, "role policies", scanString,
 		attachedDocs+`a.kind = 'role' AND a.principal = ? ORDER BY a.policy`, tenant, lname)
 	return append(inline, attached...), err
+}
+
+// UserTags and RoleTags give the evaluation a principal's tags by key; a
+// principal that is gone has none, as it has no policies.
+func (s *Store) UserTags(ctx context.Context, tenant, user string) (map[string]string, error) {
+	return s.tagMap(ctx, tenant, catalog.PrincipalUser, user)
+}
+
+func (s *Store) RoleTags(ctx context.Context, tenant, role string) (map[string]string, error) {
+	return s.tagMap(ctx, tenant, catalog.PrincipalRole, role)
+}
+
+func (s *Store) tagMap(ctx context.Context, tenant, kind, name string) (map[string]string, error) {
+	tags, err := s.PrincipalTags(ctx, tenant, kind, name)
+	if errors.Is(err, catalog.ErrNoSuchEntity) || errors.Is(err, catalog.ErrNoSuchUser) {
+		return nil, nil
+	}
+	if err != nil || len(tags) == 0 {
+		return nil, err
+	}
+	m := make(map[string]string, len(tags))
+	for _, t := range tags {
+		m[t.Key] = t.Value
+	}
+	return m, nil
 }
