@@ -67,7 +67,7 @@ func ldapForm(user, password string) url.Values {
 	return url.Values{"LDAPUsername": {user}, "LDAPPassword": {password}}
 }
 
-func startDirectoryNode(t *testing.T) (*testenv.Slapd, *nodetest.Server, *admin.Client) {
+func startDirectoryNode(t *testing.T, extra map[string]any) (*testenv.Slapd, *nodetest.Server, *admin.Client) {
 	sl := testenv.StartSlapd(t)
 	srv := nodetest.Start(t, nodetest.Options{})
 	ctx := context.Background()
@@ -76,6 +76,9 @@ func startDirectoryNode(t *testing.T) (*testenv.Slapd, *nodetest.Server, *admin.
 	cfg := map[string]any{"url": sl.LDAPS, "ca": sl.CA, "bind_dn": testenv.SlapdReaderDN, "bind_password": testenv.SlapdReaderPass,
 		"user_base": testenv.SlapdPeople, "group_base": testenv.SlapdGroups, "disabled_attribute": "employeeType", "disabled_value": "disabled",
 		"admin_groups": []string{testenv.SlapdAdminsGroup}, "user_groups": []string{testenv.SlapdUsersGroup}}
+	for k, v := range extra {
+		cfg[k] = v
+	}
 	must(t, c.Do(ctx, "PUT", "/tenants/"+tenant+"/directory", cfg, nil))
 	return sl, srv, c
 }
@@ -119,7 +122,7 @@ func code(err error) string {
 // directory disables get nothing, and failures count against the
 // console's sign-in limits.
 func TestAssumeRoleWithLDAPIdentity(t *testing.T) {
-	sl, srv, c := startDirectoryNode(t)
+	sl, srv, c := startDirectoryNode(t, nil)
 	ctx := context.Background()
 
 	a := assumeLDAP(t, srv, ldapForm(tenant+`\bob`, testenv.SlapdUserPass))
@@ -170,9 +173,9 @@ func TestAssumeRoleWithLDAPIdentity(t *testing.T) {
 	}{
 		{ldapForm(tenant+`\bob`, "wrong"), http.StatusForbidden, "AccessDenied"},
 		{ldapForm(`nosuch\bob`, testenv.SlapdUserPass), http.StatusForbidden, "AccessDenied"},
-		{ldapForm(tenant+`\dave`, testenv.SlapdUserPass), http.StatusForbidden, "AccessDenied"},   // disabled in the directory
-		{ldapForm(tenant+`\erin`, testenv.SlapdUserPass), http.StatusForbidden, "AccessDenied"},   // in no mapped group
-		{ldapForm(tenant+`\bob*`, testenv.SlapdUserPass), http.StatusForbidden, "AccessDenied"},   // no filter injection
+		{ldapForm(tenant+`\dave`, testenv.SlapdUserPass), http.StatusForbidden, "AccessDenied"},  // disabled in the directory
+		{ldapForm(tenant+`\erin`, testenv.SlapdUserPass), http.StatusForbidden, "AccessDenied"},  // in no mapped group
+		{ldapForm(tenant+`\bob*`, testenv.SlapdUserPass), http.StatusForbidden, "AccessDenied"},  // no filter injection
 		{ldapForm("bob", testenv.SlapdUserPass), http.StatusBadRequest, "InvalidParameterValue"}, // no tenant
 		{ldapForm(tenant+`\bob`, ""), http.StatusBadRequest, "MissingParameter"},
 		{url.Values{"LDAPUsername": {tenant + `\bob`}, "LDAPPassword": {testenv.SlapdUserPass}, "DurationSeconds": {"60"}}, http.StatusBadRequest, "ValidationError"},
