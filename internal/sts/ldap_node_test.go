@@ -164,6 +164,24 @@ func TestAssumeRoleWithLDAPIdentity(t *testing.T) {
 		t.Fatalf("a write the session policy does not allow: %v", err)
 	}
 
+	// As MinIO's clients send it (minio-py, minio-go): the parameters in
+	// the query string of a POST without a body.
+	q := url.Values{"Action": {"AssumeRoleWithLDAPIdentity"}, "Version": {"2011-06-15"},
+		"LDAPUsername": {tenant + `\bob`}, "LDAPPassword": {testenv.SlapdUserPass}, "DurationSeconds": {"900"}}
+	resp, err := srv.Client().Post(srv.URL+"/?"+q.Encode(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var qa ldapAnswer
+	if err := xml.Unmarshal(b, &qa); err != nil || resp.StatusCode != http.StatusOK || qa.Creds.SessionToken == "" {
+		t.Fatalf("in the query string: %d %s", resp.StatusCode, b)
+	}
+	if _, err := s3As(srv, qa).ListBuckets(ctx, &s3.ListBucketsInput{}); err != nil {
+		t.Fatalf("credentials from the query-string form: %v", err)
+	}
+
 	// Refusals: the caller's mistakes are told; what is wrong with the
 	// credentials is not.
 	for _, tc := range []struct {

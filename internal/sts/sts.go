@@ -138,10 +138,15 @@ func (s *Service) serve(r *http.Request) (any, error) {
 	}
 	action := r.PostForm.Get("Action")
 	id := iam.IdentityOf(r.Context())
+	if id == nil && action == "" && r.Form.Get("Action") == "AssumeRoleWithLDAPIdentity" {
+		// MinIO's clients (minio-py, minio-go, mc) POST its parameters
+		// in the query string with no body, as MinIO's STS takes them.
+		action = "AssumeRoleWithLDAPIdentity"
+	}
 	if id == nil {
 		switch {
 		case action == "AssumeRoleWithLDAPIdentity":
-			return s.assumeRoleWithLDAPIdentity(r.Context(), r.PostForm.Get)
+			return s.assumeRoleWithLDAPIdentity(r.Context(), r.Form.Get)
 		case unsigned[action]:
 			return nil, notImplemented(action)
 		}
