@@ -49,13 +49,15 @@ type ldapIdentity struct {
 // "TENANT\login" (Windows' down-level logon name) or "tenant/login". The
 // tenant is the name the console's directory sign-in asks for; tenant
 // names hold neither separator, so the first one ends the tenant and
-// the login may hold either. ok is false when either part is empty.
+// the login may hold either. Tenant names are lower case, so the tenant
+// is read case aside ("ACME\bob", as Windows writes domains). ok is
+// false when either part is empty.
 func SplitLDAPUsername(name string) (tenant, login string, ok bool) {
 	i := strings.IndexAny(name, `\/`)
 	if i <= 0 || i == len(name)-1 {
 		return "", "", false
 	}
-	return name[:i], name[i+1:], true
+	return strings.ToLower(name[:i]), name[i+1:], true
 }
 
 var errLDAPCredentials = &Error{http.StatusForbidden, "AccessDenied",
