@@ -19,6 +19,7 @@ type directoryFlags struct {
 	cfg                   directory.Config
 	caFile, passwordFile  string
 	adminGroups, userGrps listFlag
+	iamGroups             listFlag
 	sync, timeout         time.Duration
 }
 
@@ -56,6 +57,7 @@ func init() {
 			fs.StringVar(&d.cfg.DisabledValue, "disabled-value", "", "the disabled attribute's value that disables (default: any value)")
 			fs.Var(&d.adminGroups, "admin-groups", "groups (names or DNs, comma-separated) whose members are the tenant's admins")
 			fs.Var(&d.userGrps, "user-groups", "groups whose members are users (default: every user the filter finds)")
+			fs.Var(&d.iamGroups, "iam-group", "DIRECTORY-GROUP:IAM-GROUP: members of the directory group (name or DN) are made members of the tenant's IAM group (repeatable)")
 			fs.DurationVar(&d.sync, "sync-interval", directory.DefaultSync, "time between syncs (at least a minute)")
 			fs.IntVar(&d.cfg.MaxUsers, "max-users", directory.DefaultMaxUsers, "most users a sync takes; a directory with more fails the sync")
 			fs.IntVar(&d.cfg.PageSize, "page-size", directory.DefaultPageSize, "entries per page of a search")
@@ -65,6 +67,17 @@ func init() {
 			d := f.dir
 			in := admin.DirectoryIn{Config: d.cfg}
 			in.AdminGroups, in.UserGroups = splitList(d.adminGroups), splitList(d.userGrps)
+			for _, m := range d.iamGroups {
+				// IAM group names hold no colon; a DN may.
+				i := strings.LastIndexByte(m, ':')
+				if i <= 0 || i == len(m)-1 {
+					return nil, fmt.Errorf("--iam-group %q: want DIRECTORY-GROUP:IAM-GROUP", m)
+				}
+				if in.IAMGroups == nil {
+					in.IAMGroups = map[string]string{}
+				}
+				in.IAMGroups[strings.TrimSpace(m[:i])] = strings.TrimSpace(m[i+1:])
+			}
 			in.SyncSeconds, in.TimeoutSeconds = int(d.sync/time.Second), int(d.timeout/time.Second)
 			if d.caFile != "" {
 				b, err := os.ReadFile(d.caFile)

@@ -34,7 +34,8 @@ func TestAdminDirectoryCommands(t *testing.T) {
 	out, err := runCLI(t, "admin", "--json", "directory", "put", "acme", "--url", sl.LDAP, "--start-tls", "--ca-file", ca,
 		"--bind-dn", testenv.SlapdReaderDN, "--bind-password-file", "-", "--user-base", testenv.SlapdPeople, "--group-base", testenv.SlapdGroups,
 		"--disabled-attribute", "employeeType", "--disabled-value", "disabled",
-		"--admin-groups", testenv.SlapdAdminsGroup, "--user-groups", testenv.SlapdUsersGroup, "--sync-interval", "2h")
+		"--admin-groups", testenv.SlapdAdminsGroup, "--user-groups", testenv.SlapdUsersGroup, "--sync-interval", "2h",
+		"--iam-group", "cn=devs,"+testenv.SlapdGroups+":devs", "--iam-group", "ops:ops-team")
 	if err != nil {
 		t.Fatalf("put: %v\n%s", err, out)
 	}
@@ -43,12 +44,14 @@ func TestAdminDirectoryCommands(t *testing.T) {
 	}
 	var d struct {
 		Config struct {
-			StartTLS    bool     `json:"start_tls"`
-			SyncSeconds int      `json:"sync_seconds"`
-			AdminGroups []string `json:"admin_groups"`
+			StartTLS    bool              `json:"start_tls"`
+			SyncSeconds int               `json:"sync_seconds"`
+			AdminGroups []string          `json:"admin_groups"`
+			IAMGroups   map[string]string `json:"iam_groups"`
 		} `json:"config"`
 	}
-	if err := json.Unmarshal([]byte(out), &d); err != nil || !d.Config.StartTLS || d.Config.SyncSeconds != 7200 || len(d.Config.AdminGroups) != 1 {
+	if err := json.Unmarshal([]byte(out), &d); err != nil || !d.Config.StartTLS || d.Config.SyncSeconds != 7200 || len(d.Config.AdminGroups) != 1 ||
+		len(d.Config.IAMGroups) != 2 || d.Config.IAMGroups["cn=devs,"+testenv.SlapdGroups] != "devs" || d.Config.IAMGroups["ops"] != "ops-team" {
 		t.Fatalf("put printed %s (%v)", out, err)
 	}
 	// The node's job may be syncing the new directory: 409 SyncRunning

@@ -70,6 +70,16 @@ type SignIn struct {
 	Password  string `json:"password"`
 	AccessKey string `json:"access_key"`
 	SecretKey string `json:"secret_key"`
+	// action is what the audit log names a refused attempt
+	// ("" = console:SignIn).
+	action string
+}
+
+func (in SignIn) auditAction() string {
+	if in.action == "" {
+		return "console:SignIn"
+	}
+	return in.action
 }
 
 var errInvalidCredentials = apiError(http.StatusUnauthorized, "InvalidCredentials", "The credentials are not valid")

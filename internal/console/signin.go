@@ -191,26 +191,8 @@ func (h *Handler) check(r *http.Request, m Method, in SignIn) (Subject, string, 
 	if device != "" {
 		l, rs = h.devices, []reservation{{"device:" + device, h.limit(h.o.MaxDeviceFailures)}}
 	}
-	leave, err := l.enter()
+	sub, err := h.attempt(ctx, l, rs, m, in)
 	if err != nil {
-		return Subject{}, "", err
-	}
-	defer leave()
-	if err := h.reserve(ctx, rs); err != nil {
-		return Subject{}, "", err
-	}
-	sub, err := h.evaluate(ctx, l, m, in)
-	switch {
-	case err == errInvalidCredentials:
-		// Counted already. Recorded as the admin API records a refused
-		// call, with whom it claimed to be (bounded: it is the client's
-		// text). Throttled attempts are not, so a flood cannot fill the
-		// log.
-		h.o.Audit.Record(ctx, nil, catalog.AuditEntry{Action: "console:SignIn", Target: in.Method, Status: http.StatusUnauthorized,
-			Outcome: errInvalidCredentials.Code, AccessKey: clip(in.AccessKey), Tenant: clip(in.Tenant), User: clip(in.User)})
-		return Subject{}, "", err
-	case err != nil:
-		h.release(ctx, rs)
 		return Subject{}, "", err
 	}
 	// A success is no failure. The user's and address's counts keep the
@@ -221,6 +203,36 @@ func (h *Handler) check(r *http.Request, m Method, in SignIn) (Subject, string, 
 		h.release(ctx, rs)
 	}
 	return sub, device, err
+}
+
+// attempt runs one sign-in attempt in lane l, counted on rs: refused at
+// once when the lane is full or a key may not try yet; a failure stays
+// counted (and is audited), any other error is taken back. On success
+// the caller releases or clears rs.
+func (h *Handler) attempt(ctx context.Context, l *lane, rs []reservation, m Method, in SignIn) (Subject, error) {
+	leave, err := l.enter()
+	if err != nil {
+		return Subject{}, err
+	}
+	defer leave()
+	if err := h.reserve(ctx, rs); err != nil {
+		return Subject{}, err
+	}
+	sub, err := h.evaluate(ctx, l, m, in)
+	switch {
+	case err == errInvalidCredentials:
+		// Counted already. Recorded as the admin API records a refused
+		// call, with whom it claimed to be (bounded: it is the client's
+		// text). Throttled attempts are not, so a flood cannot fill the
+		// log.
+		h.o.Audit.Record(ctx, nil, catalog.AuditEntry{Action: in.auditAction(), Target: in.Method, Status: http.StatusUnauthorized,
+			Outcome: errInvalidCredentials.Code, AccessKey: clip(in.AccessKey), Tenant: clip(in.Tenant), User: clip(in.User)})
+		return Subject{}, err
+	case err != nil:
+		h.release(ctx, rs)
+		return Subject{}, err
+	}
+	return sub, nil
 }
 
 // addrKey is the key a client address's attempts are counted on: an

@@ -75,6 +75,11 @@ func TestConfigValidate(t *testing.T) {
 		"groups nowhere":      func(c *Config) { c.AdminGroups = []string{"admins"} },
 		"timeout":             func(c *Config) { c.TimeoutSeconds = 1000 },
 		"kind":                func(c *Config) { c.Kind = "novell" },
+		"iam groups nowhere":  func(c *Config) { c.IAMGroups = map[string]string{"devs": "devs"} },
+		"not an IAM group": func(c *Config) {
+			c.GroupBase, c.IAMGroups = "dc=x", map[string]string{"devs": "devs team"}
+		},
+		"empty directory group": func(c *Config) { c.GroupBase, c.IAMGroups = "dc=x", map[string]string{" ": "devs"} },
 	} {
 		c := base
 		change(&c)
@@ -90,5 +95,9 @@ func TestConfigValidate(t *testing.T) {
 	ok.StartTLS, ok.AllowPlain = false, true
 	if err := ok.Validate(); err != nil {
 		t.Errorf("plain where allowed: %v", err)
+	}
+	ok.GroupBase, ok.IAMGroups = "dc=x", map[string]string{"cn=devs,dc=x": "devs", "ops": "ops+team@x"}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("iam_groups: %v", err)
 	}
 }

@@ -72,6 +72,14 @@ type Config struct {
 	// a mapped group are.
 	AdminGroups []string `json:"admin_groups,omitempty"`
 	UserGroups  []string `json:"user_groups,omitempty"`
+	// IAMGroups maps directory groups (by name or DN) to IAM groups of
+	// the tenant (made through the IAM API): a sync, and a sign-in, make
+	// each user a member of the IAM groups its directory groups map to,
+	// and no longer a member of those the mapping names that its groups
+	// do not, so the policies of those IAM groups apply to it. IAM groups
+	// the mapping does not name are left alone. It admits no one: the
+	// admin and user groups decide who is a user of the tenant.
+	IAMGroups map[string]string `json:"iam_groups,omitempty"`
 
 	// SyncSeconds is the time between syncs (default an hour, at least
 	// a minute); PageSize the paged search's page (default 500);
@@ -98,6 +106,9 @@ const (
 )
 
 var attrName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]{0,63}$`)
+
+// iamGroupName is IAM's rule for a group's name.
+var iamGroupName = regexp.MustCompile(`^[A-Za-z0-9_+=,.@-]{1,128}$`)
 
 // WithDefaults fills what was left out with the kind's defaults.
 func (c Config) WithDefaults() Config {
@@ -188,8 +199,19 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%s %q: not an attribute name", name, a)
 		}
 	}
-	if len(c.AdminGroups)+len(c.UserGroups) > maxGroupsListed {
-		return fmt.Errorf("admin_groups, user_groups: at most %d groups", maxGroupsListed)
+	if len(c.AdminGroups)+len(c.UserGroups)+len(c.IAMGroups) > maxGroupsListed {
+		return fmt.Errorf("admin_groups, user_groups, iam_groups: at most %d groups", maxGroupsListed)
+	}
+	for g, ig := range c.IAMGroups {
+		if strings.TrimSpace(g) == "" || len(g) > 1024 {
+			return fmt.Errorf("iam_groups: directory group %q: empty or too long", g)
+		}
+		if !iamGroupName.MatchString(ig) {
+			return fmt.Errorf("iam_groups: %q is no IAM group name", ig)
+		}
+	}
+	if len(c.IAMGroups) > 0 && c.GroupBase == "" && c.MemberOfAttribute == "" {
+		return errors.New("iam_groups: groups are read from group_base or member_of_attribute; set one")
 	}
 	for _, g := range append(append([]string{}, c.AdminGroups...), c.UserGroups...) {
 		if strings.TrimSpace(g) == "" || len(g) > 1024 {

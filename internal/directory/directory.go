@@ -41,7 +41,10 @@ type Store interface {
 
 // Service syncs tenants' directories and signs their users in.
 type Service struct {
-	cat    Store
+	cat Store
+	// iam keeps the tenant's IAM groups (nil: the catalog keeps none,
+	// and iam_groups maps nothing).
+	iam    catalog.IAM
 	sealer *iam.Sealer
 	// binds bounds the sign-ins waiting on directories at once on this
 	// node: a slow directory holds its slots for its timeout, no more.
@@ -91,7 +94,8 @@ func New(store catalog.Store, sealer *iam.Sealer) (*Service, error) {
 	if !ok {
 		return nil, fmt.Errorf("directory: catalog %T keeps no directories", store)
 	}
-	return &Service{cat: s, sealer: sealer, binds: make(chan struct{}, maxSignIns), Now: time.Now}, nil
+	ia, _ := store.(catalog.IAM)
+	return &Service{cat: s, iam: ia, sealer: sealer, binds: make(chan struct{}, maxSignIns), Now: time.Now}, nil
 }
 
 // userName is the catalog's rule for user names; a login that breaks it
@@ -288,7 +292,7 @@ func (s *Service) sync(ctx context.Context, tenant string, cfg Config, password 
 		}
 		res.Imported++
 		seen[u.ExternalID] = true
-		switch created, changed, err := s.apply(ctx, tenant, u, role, gs); {
+		switch created, changed, err := s.apply(ctx, tenant, cfg, u, role, gs, res); {
 		case errors.Is(err, catalog.ErrUserExists):
 			res.conflict(u.Login, "a user of that name exists and is not this directory's")
 		case errors.Is(err, errBadName):
@@ -348,7 +352,7 @@ var errBadName = errors.New("directory: login is not a valid user name")
 
 // apply imports one directory user: created (as login) or brought up to
 // date. A user the directory gives disabled is not created.
-func (s *Service) apply(ctx context.Context, tenant string, u entry, role string, gs []groupRef) (created, changed bool, err error) {
+func (s *Service) apply(ctx context.Context, tenant string, cfg Config, u entry, role string, gs []groupRef, res *Result) (created, changed bool, err error) {
 	if !userName.MatchString(u.Login) {
 		return false, false, errBadName
 	}
@@ -378,7 +382,73 @@ func (s *Service) apply(ctx context.Context, tenant string, u entry, role string
 	case changed:
 		s.record(ctx, "UpdateUser", tenant, got.Name)
 	}
+	if err := s.applyIAMGroups(ctx, tenant, cfg, got.Name, gs, res); err != nil {
+		return false, false, err
+	}
 	return got.CanonicalID == id, changed, nil
+}
+
+// applyIAMGroups makes user a member of the IAM groups its directory
+// groups map to (cfg.IAMGroups), and of no other group the mapping
+// names. A mapped IAM group that does not exist is a conflict of the
+// sync (res), not its failure; so is a user already in the most groups
+// IAM allows.
+func (s *Service) applyIAMGroups(ctx context.Context, tenant string, cfg Config, user string, gs []groupRef, res *Result) error {
+	if len(cfg.IAMGroups) == 0 {
+		return nil
+	}
+	if s.iam == nil {
+		if res != nil {
+			res.conflict(user, "iam_groups: this catalog keeps no IAM groups")
+		}
+		return nil
+	}
+	mapped := map[string]string{} // lower-case IAM group -> its name in the mapping
+	want := map[string]bool{}
+	for dg, ig := range cfg.IAMGroups {
+		k := strings.ToLower(ig)
+		mapped[k] = ig
+		for _, g := range gs {
+			if strings.EqualFold(dg, g.Name) || normDN(dg) == normDN(g.DN) {
+				want[k] = true
+			}
+		}
+	}
+	have, err := s.iam.UserGroups(ctx, tenant, user)
+	if err != nil {
+		return fmt.Errorf("directory: IAM groups of %s: %w", user, err)
+	}
+	in := map[string]bool{}
+	for _, g := range have {
+		k := strings.ToLower(g.Name)
+		in[k] = true
+		if _, ok := mapped[k]; ok && !want[k] {
+			if err := s.iam.RemoveUserFromGroup(ctx, tenant, g.Name, user); err != nil && !errors.Is(err, catalog.ErrNoSuchEntity) {
+				return fmt.Errorf("directory: remove %s from IAM group %s: %w", user, g.Name, err)
+			}
+			s.record(ctx, "RemoveUserFromGroup", tenant, user)
+		}
+	}
+	for k := range want {
+		if in[k] {
+			continue
+		}
+		switch err := s.iam.AddUserToGroup(ctx, tenant, mapped[k], user); {
+		case errors.Is(err, catalog.ErrNoSuchEntity):
+			if res != nil {
+				res.conflict(user, "IAM group "+mapped[k]+" does not exist")
+			}
+		case errors.Is(err, catalog.ErrLimitExceeded):
+			if res != nil {
+				res.conflict(user, "in too many IAM groups to join "+mapped[k])
+			}
+		case err != nil:
+			return fmt.Errorf("directory: add %s to IAM group %s: %w", user, mapped[k], err)
+		default:
+			s.record(ctx, "AddUserToGroup", tenant, user)
+		}
+	}
+	return nil
 }
 
 // groupRef names a group a user is in.
@@ -512,7 +582,7 @@ func (s *Service) SignIn(ctx context.Context, tenant, login, password string) (c
 		}
 		return catalog.User{}, fmt.Errorf("directory: bind as %s: %w", u.DN, err)
 	}
-	if _, _, err := s.apply(ctx, tenant, u, role, gs); err != nil {
+	if _, _, err := s.apply(ctx, tenant, cfg, u, role, gs, nil); err != nil {
 		if errors.Is(err, catalog.ErrUserExists) || errors.Is(err, errBadName) {
 			return catalog.User{}, ErrInvalidCredentials
 		}

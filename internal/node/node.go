@@ -480,6 +480,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return fail(err)
 	}
+	n.directorySTS(consoleh)
 	n.OSIS = n.openOSIS()
 	n.Handler = n.route(n.S3, admin.NewHandler(n.Admin, n.Keys), n.catalogsHandler())
 	n.Console = n.consoleRoute(n.S3, consoleh)

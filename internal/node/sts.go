@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"time"
 
@@ -58,4 +59,13 @@ func (n *Node) tempCredPruner() func(context.Context) {
 		return func(context.Context) {}
 	}
 	return jobs.TempCredPruner{Creds: creds, Retention: jobs.ExpiredTempCredRetention, Interval: 10 * time.Minute}.Run
+}
+
+// directorySTS lets STS sign directory users in
+// (AssumeRoleWithLDAPIdentity) through the console's sign-in, so that
+// both doors share its limits.
+func (n *Node) directorySTS(consoleh http.Handler) {
+	if d, ok := consoleh.(sts.DirectorySignIn); ok && n.STS != nil && n.Directories != nil {
+		n.STS.Directory = d
+	}
 }

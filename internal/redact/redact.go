@@ -30,6 +30,9 @@ var secrets = []string{
 	"x-amz-security-token",
 	"x-amz-server-side-encryption-customer-key",
 	"x-amz-copy-source-server-side-encryption-customer-key",
+	// MinIO's clients send AssumeRoleWithLDAPIdentity's password in the
+	// query string.
+	"ldappassword",
 }
 
 // String returns s with the value of every secret it names replaced by

@@ -33,6 +33,8 @@ func TestString(t *testing.T) {
 		{"/b/k?x-amz-security-%74oken=tok", "/b/k?x-amz-security-%74oken=REDACTED"},
 		{"/b/k?x-amz-server-side-encryption-customer-key%2DMD5=bWQ1", "/b/k?x-amz-server-side-encryption-customer-key%2DMD5=bWQ1"},
 		{"/b/100%25.txt?versionId=3", "/b/100%25.txt?versionId=3"},
+		{"/?Action=AssumeRoleWithLDAPIdentity&LDAPPassword=s3cret&LDAPUsername=acme%5Cbob&Version=2011-06-15",
+			"/?Action=AssumeRoleWithLDAPIdentity&LDAPPassword=REDACTED&LDAPUsername=acme%5Cbob&Version=2011-06-15"},
 	} {
 		if got := redact.String(tc.in); got != tc.want {
 			t.Errorf("String(%q)\n = %q\nwant %q", tc.in, got, tc.want)

@@ -42,6 +42,9 @@ type Service struct {
 	// Audit records every issue of credentials, and every refusal of
 	// one (nil: none).
 	Audit *audit.Log
+	// Directory signs tenants' directory users in for
+	// AssumeRoleWithLDAPIdentity (nil: NotImplemented).
+	Directory DirectorySignIn
 }
 
 // New returns the STS service issuing credentials into creds, their
@@ -135,8 +138,16 @@ func (s *Service) serve(r *http.Request) (any, error) {
 	}
 	action := r.PostForm.Get("Action")
 	id := iam.IdentityOf(r.Context())
+	if id == nil && action == "" && r.Form.Get("Action") == "AssumeRoleWithLDAPIdentity" {
+		// MinIO's clients (minio-py, minio-go, mc) POST its parameters
+		// in the query string with no body, as MinIO's STS takes them.
+		action = "AssumeRoleWithLDAPIdentity"
+	}
 	if id == nil {
-		if unsigned[action] {
+		switch {
+		case action == "AssumeRoleWithLDAPIdentity":
+			return s.assumeRoleWithLDAPIdentity(r.Context(), r.Form.Get)
+		case unsigned[action]:
 			return nil, notImplemented(action)
 		}
 		return nil, errMissingAuth
@@ -287,6 +298,8 @@ func writeResult(w http.ResponseWriter, reqID string, v any) {
 	case *callerIdentity:
 		r.Meta.RequestID = reqID
 	case *sessionToken:
+		r.Meta.RequestID = reqID
+	case *ldapIdentity:
 		r.Meta.RequestID = reqID
 	}
 	writeXML(w, http.StatusOK, v)
