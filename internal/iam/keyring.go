@@ -163,6 +163,17 @@ func (k *Keyring) LookupToken(ctx context.Context, accessKey, token string) (str
 	return secret, id, nil
 }
 
+// SigningSecret returns the secret that verifies a signature made with
+// accessKey, temporary credentials' too: the signature is checked before
+// the session token, so that a request altered in transit (a token added
+// to it) fails as altered, and only the holder of the secret learns what
+// is wrong with its token. The caller then checks the token with
+// LookupToken before it trusts the request.
+func (k *Keyring) SigningSecret(ctx context.Context, accessKey string) (string, error) {
+	secret, _, err := k.lookup(ctx, accessKey)
+	return secret, err
+}
+
 func (k *Keyring) lookup(ctx context.Context, accessKey string) (string, *Identity, error) {
 	now := time.Now()
 	c, ok := cached(k, &k.keys, accessKey, now)

@@ -420,7 +420,7 @@ func (s *Server) authenticate(r *http.Request, c *call) error {
 	if err != nil {
 		return err
 	}
-	a, err := sigv4.Verify(r.Context(), r, s.lookup(token), sigv4.Options{V2Resource: resource, PresignV2MaxAge: s.v2MaxAge,
+	a, err := sigv4.Verify(r.Context(), r, s.lookup, sigv4.Options{V2Resource: resource, PresignV2MaxAge: s.v2MaxAge,
 		Services: s.serviceNames})
 	if errors.Is(err, sigv4.ErrNoAuth) {
 		return nil
@@ -438,26 +438,23 @@ func (s *Server) authenticate(r *http.Request, c *call) error {
 	return nil
 }
 
-// lookup gives sigv4 the secret of an access key, for a request that
-// carried token (a session token; "" = none): temporary credentials are
-// found only with theirs. A key the node has not met lately costs catalog
-// reads before anyone is known: such lookups have a budget of their own
-// (coldKeys), so that a flood of made-up keys gets SlowDown rather than
-// the catalog's connections.
-func (s *Server) lookup(token string) sigv4.LookupFunc {
-	return func(ctx context.Context, accessKey string) (string, error) {
-		if !s.keys.Cached(accessKey) {
-			err := s.coldKeys.load(ctx, accessKey, func() { _, _, _ = s.keys.LookupToken(ctx, accessKey, token) })
-			if err != nil {
-				return "", err
-			}
+// lookup gives sigv4 the secret of an access key (temporary credentials'
+// too: their token is checked once the signature holds). A key the node
+// has not met lately costs catalog reads before anyone is known: such
+// lookups have a budget of their own (coldKeys), so that a flood of
+// made-up keys gets SlowDown rather than the catalog's connections.
+func (s *Server) lookup(ctx context.Context, accessKey string) (string, error) {
+	if !s.keys.Cached(accessKey) {
+		err := s.coldKeys.load(ctx, accessKey, func() { _, _ = s.keys.SigningSecret(ctx, accessKey) })
+		if err != nil {
+			return "", err
 		}
-		secret, _, err := s.keys.LookupToken(ctx, accessKey, token)
-		if errors.Is(err, iam.ErrUnknownKey) || errors.Is(err, iam.ErrNoToken) {
-			return "", fmt.Errorf("%w: %s", sigv4.ErrUnknownKey, accessKey)
-		}
-		return secret, tokenError(err)
 	}
+	secret, err := s.keys.SigningSecret(ctx, accessKey)
+	if errors.Is(err, iam.ErrUnknownKey) {
+		return "", fmt.Errorf("%w: %s", sigv4.ErrUnknownKey, accessKey)
+	}
+	return secret, err
 }
 
 func newRequestID() string {
