@@ -44,7 +44,7 @@ const (
 
 var (
 	sessionNameRE = regexp.MustCompile(`^[\w+=,.@-]{2,64}$`)
-	externalIDRE  = regexp.MustCompile(`^[\w+=,.@:/-]{2,1224}$`)
+	externalIDRE  = regexp.MustCompile(`^[\w+=,.@:/-]+$`)
 	tagKeyRE      = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]{1,128}$`)
 	tagValueRE    = regexp.MustCompile(`^[\p{L}\p{Z}\p{N}_.:/=+\-@]{0,256}$`)
 )
@@ -343,7 +343,7 @@ func (s *Service) assumeRole(ctx context.Context, id *iam.Identity, param func(s
 		return nil, err
 	}
 	ext := param("ExternalId")
-	if ext != "" && !externalIDRE.MatchString(ext) {
+	if ext != "" && (len(ext) < 2 || len(ext) > 1224 || !externalIDRE.MatchString(ext)) {
 		return nil, validation("1 validation error detected: Value '%s' at 'externalId' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@:\\/-]*", ext)
 	}
 	role, err := s.role(ctx, p.ref, deny)
