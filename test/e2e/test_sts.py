@@ -114,15 +114,14 @@ def test_aws_cli_profile_assumes_a_role(ostium_bin, server, tmp_path):
     (home / "credentials").write_text(
         f"[dev]\naws_access_key_id = {dev['access_key']}\naws_secret_access_key = {dev['secret_key']}\n")
     (home / "config").write_text(
-        f"[profile dev]\nregion = {server.region}\n"
+        f"[profile dev]\nregion = {server.region}\nendpoint_url = {server.endpoint}\n"
         f"[profile reader]\nrole_arn = {role['Arn']}\nsource_profile = dev\nexternal_id = e-42\n"
-        f"role_session_name = nightly\nregion = {server.region}\n"
-        f"[profile wrong]\nrole_arn = {role['Arn']}\nsource_profile = dev\nexternal_id = e-0\nregion = {server.region}\n")
+        f"role_session_name = nightly\nregion = {server.region}\nendpoint_url = {server.endpoint}\n"
+        f"[profile wrong]\nrole_arn = {role['Arn']}\nsource_profile = dev\nexternal_id = e-0\nregion = {server.region}\n"
+        f"endpoint_url = {server.endpoint}\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env.update(HOME=str(home), AWS_CONFIG_FILE=str(home / "config"), AWS_SHARED_CREDENTIALS_FILE=str(home / "credentials"),
-               AWS_EC2_METADATA_DISABLED="true", AWS_PAGER="",
-               # the cli's own AssumeRole call, made for the profile, goes here too
-               AWS_ENDPOINT_URL=server.endpoint)
+               AWS_EC2_METADATA_DISABLED="true", AWS_PAGER="")
 
     def run(profile, *args):
         cmd = [sys.executable, "-m", "awscli", "--profile", profile, *args]
