@@ -30,7 +30,9 @@ func RoleCanonicalID(tenant, roleID string) string {
 // id): unlike AWS, which lets a deleted role's sessions run until they
 // expire, deleting the role here ends them, on every node (the deletion
 // moves the identity generation). The user who assumed the role is not
-// consulted, as on AWS: the session is the role's.
+// consulted, as on AWS: the session is the role's, and acts as no user
+// (User is empty, so nothing that serves a user's own name, such as
+// IAM's GetUser without UserName, takes it for the user who assumed).
 func (k *Keyring) loadRoleSession(ctx context.Context, rec catalog.TempCred, now time.Time, miss func() (cachedKey, error)) (cachedKey, error) {
 	roles, ok := k.store.(roleGetter)
 	if !ok {
@@ -54,7 +56,7 @@ func (k *Keyring) loadRoleSession(ctx context.Context, rec catalog.TempCred, now
 	se := &Session{Expires: rec.Expires}
 	copy(se.tokenHash[:], rec.TokenHash)
 	id := &Identity{CanonicalID: RoleCanonicalID(rec.Tenant, role.ID), DisplayName: role.Name, AccessKey: rec.AccessKey,
-		Tenant: rec.Tenant, TenantID: st.id, User: rec.User, Role: catalog.RoleUser, Session: se,
+		Tenant: rec.Tenant, TenantID: st.id, Role: catalog.RoleUser, Session: se,
 		AssumedRole: role.Name, SessionName: rec.SessionName, RoleID: role.ID}
 	p, err := k.principal(ctx, principalRole, rec.Tenant, role.Name)
 	if err != nil {

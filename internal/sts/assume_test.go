@@ -262,6 +262,17 @@ func TestAssumeRoleSessionPolicyAndTags(t *testing.T) {
 	_, err = w.bob.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(arn), RoleSessionName: aws.String("nn"), Policy: aws.String(`{"Statement":`)})
 	wantCode(t, "a malformed session policy", err, "MalformedPolicyDocument")
 
+	// A managed policy as the session policy (PolicyArns).
+	mp, err := w.annIAM.CreatePolicy(ctx, &awsiam.CreatePolicyInput{PolicyName: aws.String("out-only"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::data/out/*"}]}`)})
+	must(t, err)
+	out, err = w.bob.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(arn), RoleSessionName: aws.String("pa"),
+		PolicyArns: []types.PolicyDescriptorType{{Arn: mp.Policy.Arn}}})
+	must(t, err)
+	c = s3Client(w.srv, out.Credentials)
+	must(t, get(c, "out/b"))
+	wantCode(t, "outside the managed session policy", get(c, "in/a"), "AccessDenied")
+
 	// The team's prefix by session tag.
 	_, err = w.annIAM.PutRolePolicy(ctx, &awsiam.PutRolePolicyInput{RoleName: aws.String("team"), PolicyName: aws.String("read"),
 		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:GetObject","Resource":"arn:aws:s3:::data/team-${aws:PrincipalTag/team}/*"}]}`)})
