@@ -356,10 +356,15 @@ func newIssuer(t *testing.T) *issuer {
 }
 
 func (is *issuer) token(t *testing.T, aud, sub string) string {
+	return is.tokenAt(t, aud, sub, time.Now())
+}
+
+// tokenAt is a token issued at iat, for an hour.
+func (is *issuer) tokenAt(t *testing.T, aud, sub string, iat time.Time) string {
 	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: jose.JSONWebKey{Key: is.key, KeyID: "k"}}, nil)
 	must(t, err)
 	tok, err := jwt.Signed(s).Claims(jwt.Claims{Issuer: is.srv.URL, Audience: jwt.Audience{aud}, Subject: sub,
-		IssuedAt: jwt.NewNumericDate(time.Now()), Expiry: jwt.NewNumericDate(time.Now().Add(time.Hour))}).Serialize()
+		IssuedAt: jwt.NewNumericDate(iat), Expiry: jwt.NewNumericDate(iat.Add(time.Hour))}).Serialize()
 	must(t, err)
 	return tok
 }
@@ -403,6 +408,8 @@ func TestAssumeRoleWithWebIdentity(t *testing.T) {
 	wantCode(t, "a subject the trust policy does not accept", err, "AccessDenied")
 	_, err = anon.AssumeRoleWithWebIdentity(ctx, in(is.token(t, "ostium", "repo:acme/app")+"x"))
 	wantCode(t, "a token whose signature is wrong", err, "InvalidIdentityToken")
+	_, err = anon.AssumeRoleWithWebIdentity(ctx, in(is.tokenAt(t, "ostium", "repo:acme/app", time.Now().Add(-2*time.Hour))))
+	wantCode(t, "an expired token", err, "ExpiredTokenException")
 
 	// The provider is acme's: a role of beta does not see it.
 	i := in(is.token(t, "ostium", "repo:acme/app"))
@@ -416,4 +423,10 @@ func TestAssumeRoleWithWebIdentity(t *testing.T) {
 	i.RoleArn = aws.String("arn:aws:iam::acme:role/users")
 	_, err = anon.AssumeRoleWithWebIdentity(ctx, i)
 	wantCode(t, "a role not trusting the provider", err, "AccessDenied")
+
+	// A node whose oidc_allow_networks does not hold loopback does not
+	// reach the provider, registered or not.
+	other := nodetest.StartPeer(t, w.srv, nodetest.Options{})
+	_, err = stsClient(other, "", "", "").AssumeRoleWithWebIdentity(ctx, in(is.token(t, "ostium", "repo:acme/app")))
+	wantCode(t, "the provider on loopback, not allowed", err, "IDPCommunicationError")
 }

@@ -130,6 +130,10 @@ func (s *Service) audit(r *http.Request, reqID string, status int, err error) {
 	if id != nil && id.Tenant != "" {
 		e.Target = "user/" + id.User
 	}
+	if ref, err := parseRoleARN(r.PostForm.Get("RoleArn")); err == nil && action != "GetSessionToken" {
+		// The role whose session was asked for, of the tenant the ARN names.
+		e.Target = "role/" + ref.name
+	}
 	var se *Error
 	switch {
 	case errors.As(err, &se):
