@@ -1,7 +1,7 @@
 // Package sts serves AWS's Security Token Service on the S3 endpoint, in
 // its query protocol (forms POSTed to "/", signed for "sts"; package s3
-// hands them here with the caller in the context): GetSessionToken and
-// GetCallerIdentity. The temporary credentials it issues are kept in the
+// hands them here with the caller in the context): GetSessionToken,
+// GetCallerIdentity, AssumeRole and AssumeRoleWithWebIdentity (assume.go). The temporary credentials it issues are kept in the
 // catalog (catalog.TempCreds) and resolved by the keyring like keys;
 // package s3 checks their session token on every request.
 package sts
