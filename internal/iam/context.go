@@ -41,6 +41,8 @@ func (k *requestKeys) Lookup(key string) (string, bool) {
 		switch {
 		case id == nil:
 			return "", false
+		case user && id.AssumedRole != "" && id.RoleID != "":
+			return id.RoleID + ":" + id.SessionName, true
 		case user && id.AssumedRole != "":
 			return id.CanonicalID + ":" + id.SessionName, true
 		}

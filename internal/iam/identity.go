@@ -46,6 +46,9 @@ type Identity struct {
 	// assumed-role session (STS); "" for a user. A role session has no
 	// built-in role policy: only its role's policies grant it anything.
 	AssumedRole, SessionName string
+	// RoleID is the assumed role's unique id (AROA...), which AWS names
+	// a role session by (aws:userid is RoleID:SessionName).
+	RoleID string
 }
 
 // AppLimits is what an application credential may touch.

@@ -296,6 +296,9 @@ func (k *Keyring) loadTemp(ctx context.Context, rec catalog.TempCred, now time.T
 	if rec.Tenant == "" || len(rec.TokenHash) != 32 {
 		return miss()
 	}
+	if rec.RoleName != "" {
+		return k.loadRoleSession(ctx, rec, now, miss)
+	}
 	u, err := k.store.GetUser(ctx, rec.Tenant, rec.User)
 	if errors.Is(err, catalog.ErrNoSuchUser) || (err == nil && (u.CanonicalID != rec.Owner || u.Disabled)) {
 		return miss()

@@ -47,6 +47,9 @@ func (n *Node) serveSTS(sealer *iam.Sealer) {
 	n.OIDC = oidc.NewVerifier(oidc.Options{AllowNetworks: allow})
 	if creds, ok := n.Catalog.(catalog.TempCreds); ok {
 		n.STS = sts.New(creds, sealer)
+		if roles, ok := n.Catalog.(sts.Roles); ok {
+			n.STS.WithRoles(roles, n.OIDC)
+		}
 		n.STS.Audit = n.Audit
 		n.S3.Serve("sts", n.STS)
 	}

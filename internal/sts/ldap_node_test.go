@@ -249,10 +249,3 @@ func TestAssumeRoleWithLDAPIdentity(t *testing.T) {
 		}
 	}
 }
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}

@@ -1,7 +1,7 @@
 // Package sts serves AWS's Security Token Service on the S3 endpoint, in
 // its query protocol (forms POSTed to "/", signed for "sts"; package s3
-// hands them here with the caller in the context): GetSessionToken and
-// GetCallerIdentity. The temporary credentials it issues are kept in the
+// hands them here with the caller in the context): GetSessionToken,
+// GetCallerIdentity, AssumeRole and AssumeRoleWithWebIdentity (assume.go). The temporary credentials it issues are kept in the
 // catalog (catalog.TempCreds) and resolved by the keyring like keys;
 // package s3 checks their session token on every request.
 package sts
@@ -21,6 +21,7 @@ import (
 	"github.com/ostiumio/ostium/internal/audit"
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/oidc"
 )
 
 // Namespace is the XML namespace of STS's answers.
@@ -35,8 +36,10 @@ const (
 
 // Service is the STS query API.
 type Service struct {
-	creds  catalog.TempCreds
-	sealer *iam.Sealer
+	creds    catalog.TempCreds
+	sealer   *iam.Sealer
+	roles    Roles
+	verifier *oidc.Verifier
 	// Now is the clock credentials are issued by (nil: time.Now).
 	Now func() time.Time
 	// Audit records every issue of credentials, and every refusal of
@@ -51,6 +54,14 @@ type Service struct {
 // secrets sealed by sealer.
 func New(creds catalog.TempCreds, sealer *iam.Sealer) *Service {
 	return &Service{creds: creds, sealer: sealer}
+}
+
+// WithRoles lets the service issue roles' sessions (AssumeRole,
+// AssumeRoleWithWebIdentity): the tenants' roles, policies and identity
+// providers from roles, web identity tokens verified by verifier.
+func (s *Service) WithRoles(roles Roles, verifier *oidc.Verifier) *Service {
+	s.roles, s.verifier = roles, verifier
+	return s
 }
 
 func (s *Service) now() time.Time {
@@ -109,7 +120,7 @@ func (s *Service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // audited are the actions the audit log records: those that issue
 // credentials, a sign-in by another name.
-var audited = map[string]bool{"GetSessionToken": true}
+var audited = map[string]bool{"GetSessionToken": true, "AssumeRole": true, "AssumeRoleWithWebIdentity": true}
 
 func (s *Service) audit(r *http.Request, reqID string, status int, err error) {
 	action := r.PostForm.Get("Action")
@@ -121,6 +132,10 @@ func (s *Service) audit(r *http.Request, reqID string, status int, err error) {
 		Outcome: "ok", Status: status, RequestID: reqID}
 	if id != nil && id.Tenant != "" {
 		e.Target = "user/" + id.User
+	}
+	if ref, err := parseRoleARN(r.PostForm.Get("RoleArn")); err == nil && action != "GetSessionToken" {
+		// The role whose session was asked for, of the tenant the ARN names.
+		e.Target = "role/" + ref.name
 	}
 	var se *Error
 	switch {
@@ -143,6 +158,10 @@ func (s *Service) serve(r *http.Request) (any, error) {
 		// in the query string with no body, as MinIO's STS takes them.
 		action = "AssumeRoleWithLDAPIdentity"
 	}
+	if action == "AssumeRoleWithWebIdentity" {
+		// Its proof is the token, signed or not, as AWS takes it.
+		return s.assumeRoleWithWebIdentity(r.Context(), r.PostForm.Get, r.PostForm)
+	}
 	if id == nil {
 		switch {
 		case action == "AssumeRoleWithLDAPIdentity":
@@ -159,7 +178,12 @@ func (s *Service) serve(r *http.Request) (any, error) {
 		return s.getCallerIdentity(id)
 	case "GetSessionToken":
 		return s.getSessionToken(r.Context(), id, r.PostForm.Get)
-	case "AssumeRole", "AssumeRoleWithWebIdentity", "AssumeRoleWithSAML", "AssumeRoleWithLDAPIdentity",
+	case "AssumeRole":
+		return s.assumeRole(r.Context(), id, r.PostForm.Get, r.PostForm)
+	case "AssumeRoleWithLDAPIdentity":
+		// Its proof is the directory password, signed or not.
+		return s.assumeRoleWithLDAPIdentity(r.Context(), r.Form.Get)
+	case "AssumeRoleWithSAML",
 		"GetFederationToken", "DecodeAuthorizationMessage", "GetAccessKeyInfo", "AssumeRoot", "GetWebIdentityToken":
 		return nil, notImplemented(action)
 	}
@@ -214,6 +238,8 @@ func (s *Service) getCallerIdentity(id *iam.Identity) (any, error) {
 	switch {
 	case id.Tenant == "":
 		out.Result.Arn, out.Result.UserID = "arn:aws:iam:::root", id.CanonicalID
+	case id.AssumedRole != "" && id.RoleID != "":
+		out.Result.Arn, out.Result.UserID, out.Result.Account = callerARN(id), id.RoleID+":"+id.SessionName, id.Tenant
 	case id.AssumedRole != "":
 		out.Result.Arn, out.Result.UserID, out.Result.Account = callerARN(id), id.CanonicalID+":"+id.SessionName, id.Tenant
 	default:
@@ -300,6 +326,10 @@ func writeResult(w http.ResponseWriter, reqID string, v any) {
 	case *sessionToken:
 		r.Meta.RequestID = reqID
 	case *ldapIdentity:
+		r.Meta.RequestID = reqID
+	case *assumeRoleResponse:
+		r.Meta.RequestID = reqID
+	case *webIdentityResponse:
 		r.Meta.RequestID = reqID
 	}
 	writeXML(w, http.StatusOK, v)

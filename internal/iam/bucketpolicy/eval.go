@@ -19,9 +19,13 @@ type Request struct {
 	Anonymous  bool
 	// Service is the AWS service principal acting ("" for a user), which
 	// only a Service principal matches.
-	Service  string
-	Action   string // "s3:GetObject"
-	Resource string // "arn:aws:s3:::bucket" or "arn:aws:s3:::bucket/key"
+	Service string
+	// Federated is the identity provider (its ARN) a web identity
+	// signed in through ("" for none), which only a Federated principal
+	// (or everyone) matches.
+	Federated string
+	Action    string // "s3:GetObject"
+	Resource  string // "arn:aws:s3:::bucket" or "arn:aws:s3:::bucket/key"
 	// Context holds condition keys in lower case (aws:sourceip, s3:prefix,
 	// ...); a missing key is absent from the request.
 	Context map[string][]string
@@ -86,6 +90,14 @@ func (st *Statement) applies(r *Request) bool {
 }
 
 func (p *Principal) matches(r *Request) bool {
+	if r.Federated != "" {
+		for _, want := range p.Federated {
+			if want == r.Federated {
+				return true
+			}
+		}
+		return p.Everyone
+	}
 	if r.Service != "" {
 		for _, want := range p.Service {
 			if want == r.Service {

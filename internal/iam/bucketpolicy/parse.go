@@ -56,6 +56,9 @@ type Principal struct {
 	// Service names AWS service principals; only the logging service
 	// (logging.s3.amazonaws.com) acts here, delivering access logs.
 	Service []string
+	// Federated names identity providers (their ARNs) whose users
+	// sign in through a role's trust policy (AssumeRoleWithWebIdentity).
+	Federated []string
 }
 
 // Condition is one operator applied to one key.
@@ -334,7 +337,8 @@ func parsePrincipal(v json.RawMessage) (*Principal, error) {
 		case "Service":
 			p.Service = append(p.Service, ids...)
 		case "Federated":
-			// Valid in AWS, but no such caller exists here: it matches nobody.
+			// Only a web identity sign-in (Request.Federated) matches it.
+			p.Federated = append(p.Federated, ids...)
 		default:
 			return nil, malformed("Invalid principal in policy")
 		}

@@ -53,3 +53,36 @@ func TestParseTrust(t *testing.T) {
 		t.Fatal("a bucket policy without Principal was accepted")
 	}
 }
+
+// A Federated principal matches only a web identity sign-in through that
+// provider; such a sign-in matches no AWS principal, the account's
+// included, and a user matches no Federated principal.
+func TestTrustFederated(t *testing.T) {
+	const prov = "arn:aws:iam::acme:oidc-provider/idp.example.com"
+	p, err := ParseTrust([]byte(`{"Version":"2012-10-17","Statement":[
+	  {"Effect":"Allow","Principal":{"Federated":"` + prov + `"},"Action":"sts:AssumeRoleWithWebIdentity",
+	   "Condition":{"StringEquals":{"idp.example.com:aud":"app"}}},
+	  {"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::acme:root"},"Action":"sts:AssumeRole"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := func(provider, aud string) Request {
+		return Request{Federated: provider, Action: "sts:AssumeRoleWithWebIdentity", Resource: "*",
+			Context: map[string][]string{"idp.example.com:aud": {aud}}}
+	}
+	for name, c := range map[string]struct {
+		r    Request
+		want Decision
+	}{
+		"the provider, right aud":    {web(prov, "app"), Allow},
+		"the provider, wrong aud":    {web(prov, "other"), NoMatch},
+		"another provider":           {web("arn:aws:iam::acme:oidc-provider/evil.example.com", "app"), NoMatch},
+		"a user, for the web action": {Request{Principals: []string{"acme", prov}, Action: "sts:AssumeRoleWithWebIdentity", Resource: "*", Context: map[string][]string{"idp.example.com:aud": {"app"}}}, NoMatch},
+		"the account's user":         {Request{Principals: []string{"acme"}, Action: "sts:AssumeRole", Resource: "*"}, Allow},
+		"a web identity, AssumeRole": {Request{Federated: prov, Action: "sts:AssumeRole", Resource: "*"}, NoMatch},
+	} {
+		if got := p.Evaluate(c.r); got != c.want {
+			t.Errorf("%s: %v, want %v", name, got, c.want)
+		}
+	}
+}
