@@ -85,8 +85,11 @@ func reason(err error, refused string) string {
 		return "DstBucketObjectLockConfigMissing"
 	case strings.Contains(msg, "replication configuration was removed"):
 		return "SrcBucketReplicationConfigMissing"
-	case errors.Is(err, objects.ErrAccessDenied), errors.Is(err, iam.ErrUnknownUser),
-		errors.As(err, &re) && re.HTTPStatusCode() == http.StatusForbidden:
+	case errors.Is(err, iam.ErrUnknownUser):
+		// The configuration's writer is gone, as AWS's role that can no
+		// longer be assumed.
+		return "AssumeRoleNotPermitted"
+	case errors.Is(err, objects.ErrAccessDenied), errors.As(err, &re) && re.HTTPStatusCode() == http.StatusForbidden:
 		return refused
 	}
 	return ""
