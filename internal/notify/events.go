@@ -5,8 +5,9 @@ import "strings"
 // events are the event types AWS defines, and whether this endpoint
 // produces them. A configuration naming one it does not produce is
 // refused rather than accepted and never honoured. The replication
-// family stays refused as a whole: its three threshold events need
-// Replication Time Control, which PutBucketReplication refuses.
+// family stays refused as a whole: its three events about replication's
+// time need Replication Time Control and its metrics, which
+// PutBucketReplication refuses.
 var events = map[string]bool{
 	"s3:ObjectCreated:Put":                       true,
 	"s3:ObjectCreated:Post":                      true,
