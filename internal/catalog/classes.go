@@ -20,8 +20,9 @@ type Classes interface {
 	// modification time and blobs), else ErrPreconditionFailed;
 	// ErrNoSuchObject once it is gone. The blobs it replaces are queued
 	// for collection in the same transaction; its lock, metadata and
-	// place among its key's versions are kept.
-	MoveVersion(ctx context.Context, from Object, parts []Part, class string) error
+	// place among its key's versions are kept. Events are queued with the
+	// switch, in its transaction (a lifecycle transition's notification).
+	MoveVersion(ctx context.Context, from Object, parts []Part, class string, events ...Event) error
 	// ClassUsage is what bucket stores per storage class (STANDARD's
 	// being the bucket's total less the others); TenantClassUsage the
 	// same over a tenant's buckets ("" = the provider's).

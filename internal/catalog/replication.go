@@ -45,6 +45,8 @@ type ReplicationTargets interface {
 	// of delivering event e (of e's version), checked with the key held:
 	// while a later event of e's sink for the same version waits (a
 	// change made since, on its way), the status is left as that change
-	// set it, and that event's outcome settles it in turn.
-	SettleReplicationStatus(ctx context.Context, e Event, status string) error
+	// set it, and that event's outcome settles it in turn. Events are
+	// queued only with a status set, in its transaction (a failure's
+	// notifications).
+	SettleReplicationStatus(ctx context.Context, e Event, status string, events ...Event) error
 }

@@ -4,7 +4,10 @@ import "strings"
 
 // events are the event types AWS defines, and whether this endpoint
 // produces them. A configuration naming one it does not produce is
-// refused rather than accepted and never honoured.
+// refused rather than accepted and never honoured. The replication
+// family stays refused as a whole: its three events about replication's
+// time need Replication Time Control and its metrics, which
+// PutBucketReplication refuses.
 var events = map[string]bool{
 	"s3:ObjectCreated:Put":                       true,
 	"s3:ObjectCreated:Post":                      true,
@@ -19,15 +22,15 @@ var events = map[string]bool{
 	"s3:ObjectRestore:Completed":                       false,
 	"s3:ObjectRestore:Delete":                          false,
 	"s3:ReducedRedundancyLostObject":                   false,
-	"s3:Replication:OperationFailedReplication":        false,
+	"s3:Replication:OperationFailedReplication":        true,
 	"s3:Replication:OperationMissedThreshold":          false,
 	"s3:Replication:OperationReplicatedAfterThreshold": false,
 	"s3:Replication:OperationNotTracked":               false,
-	"s3:LifecycleTransition":                           false,
+	"s3:LifecycleTransition":                           true,
 	"s3:IntelligentTiering":                            false,
-	"s3:ObjectTagging:Put":                             false,
-	"s3:ObjectTagging:Delete":                          false,
-	"s3:ObjectAcl:Put":                                 false,
+	"s3:ObjectTagging:Put":                             true,
+	"s3:ObjectTagging:Delete":                          true,
+	"s3:ObjectAcl:Put":                                 true,
 }
 
 // Produced tells whether an event type, or a family of them

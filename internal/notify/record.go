@@ -20,6 +20,28 @@ type Record struct {
 	RequestParameters map[string]string `json:"requestParameters"`
 	ResponseElements  map[string]string `json:"responseElements"`
 	S3                S3Entity          `json:"s3"`
+	// The extra data of a transition and of a failed replication, as
+	// AWS's versions 2.3 and 2.2 of the structure carry them.
+	LifecycleEventData   *LifecycleEventData   `json:"lifecycleEventData,omitempty"`
+	ReplicationEventData *ReplicationEventData `json:"replicationEventData,omitempty"`
+}
+
+// LifecycleEventData tells where a transition moved the object.
+type LifecycleEventData struct {
+	TransitionEventData struct {
+		DestinationStorageClass string `json:"destinationStorageClass"`
+	} `json:"transitionEventData"`
+}
+
+// ReplicationEventData tells of a replication that failed: the rule,
+// its destination, the operation (PutObject, ...), when the version was
+// written, and one of AWS's failure reasons.
+type ReplicationEventData struct {
+	ReplicationRuleID string `json:"replicationRuleId"`
+	DestinationBucket string `json:"destinationBucket"`
+	S3Operation       string `json:"s3Operation"`
+	RequestTime       string `json:"requestTime"`
+	FailureReason     string `json:"failureReason"`
 }
 
 type principal struct {
@@ -66,12 +88,42 @@ type Change struct {
 	// Sequence orders a key's changes (the version's commit time in
 	// nanoseconds will do: a key's versions are written in order).
 	Sequence uint64
+	// StorageClass is where a transition moved the version.
+	StorageClass string
+	// Replication is what a failed replication's record tells.
+	Replication *ReplicationEventData
+}
+
+// eventVersion is the version of the structure AWS gives an event:
+// 2.3 for its lifecycle's, tagging and ACL events, 2.2 for
+// replication's, 2.1 for the others.
+func eventVersion(name string) string {
+	switch {
+	case strings.HasPrefix(name, "s3:Lifecycle"), strings.HasPrefix(name, "s3:ObjectTagging:"), strings.HasPrefix(name, "s3:ObjectAcl:"):
+		return "2.3"
+	case strings.HasPrefix(name, "s3:Replication:"):
+		return "2.2"
+	}
+	return "2.1"
+}
+
+// withSize tells the events whose records carry the object's size: its
+// creation, a transition and a failed replication move or copy its
+// bytes; a removal, or a change of its tags or ACL, does not.
+func withSize(name string) bool {
+	return strings.HasPrefix(name, "s3:ObjectCreated:") || name == "s3:LifecycleTransition" || strings.HasPrefix(name, "s3:Replication:")
+}
+
+// withETag tells the events whose records carry the version's ETag:
+// all but removals.
+func withETag(name string) bool {
+	return !strings.HasPrefix(name, "s3:ObjectRemoved:") && !strings.HasPrefix(name, "s3:LifecycleExpiration:")
 }
 
 // NewRecord builds the record of change c for configuration id.
 func NewRecord(c Change, configurationID string) Record {
 	r := Record{
-		EventVersion: "2.1", EventSource: "aws:s3", AWSRegion: c.Region,
+		EventVersion: eventVersion(c.Name), EventSource: "aws:s3", AWSRegion: c.Region,
 		EventTime:         c.Time.UTC().Format("2006-01-02T15:04:05.000Z"),
 		EventName:         strings.TrimPrefix(c.Name, "s3:"),
 		UserIdentity:      principal{c.Principal},
@@ -83,9 +135,20 @@ func NewRecord(c Change, configurationID string) Record {
 			Object: ObjectEntity{Key: EncodeKey(c.Key), Sequencer: fmt.Sprintf("%016X", c.Sequence)},
 		},
 	}
-	if strings.HasPrefix(c.Name, "s3:ObjectCreated:") {
+	if withSize(c.Name) {
 		size := c.Size
-		r.S3.Object.Size, r.S3.Object.ETag = &size, strings.Trim(c.ETag, `"`)
+		r.S3.Object.Size = &size
+	}
+	if withETag(c.Name) {
+		r.S3.Object.ETag = strings.Trim(c.ETag, `"`)
+	}
+	if c.Name == "s3:LifecycleTransition" {
+		r.LifecycleEventData = &LifecycleEventData{}
+		r.LifecycleEventData.TransitionEventData.DestinationStorageClass = c.StorageClass
+	}
+	if c.Replication != nil && strings.HasPrefix(c.Name, "s3:Replication:") {
+		d := *c.Replication
+		r.ReplicationEventData = &d
 	}
 	if c.VersionID != "" && c.VersionID != "null" {
 		r.S3.Object.VersionID = c.VersionID

@@ -179,7 +179,16 @@ func (s *Service) Move(ctx context.Context, b catalog.Bucket, o catalog.Object, 
 	if moveHook != nil {
 		moveHook()
 	}
-	if err := cl.MoveVersion(ctx, o, parts, class); err != nil {
+	// The move's notification is queued with its switch, as an
+	// expiration's is with its removal: only a move that happened tells.
+	moved := o
+	moved.StorageClass = class
+	events, err := s.observe(ctx, Change{Name: EventTransition, Bucket: b, Object: moved})
+	if err != nil {
+		s.deleteBlobs(ctx, blobIDs(parts)...)
+		return Moved{}, err
+	}
+	if err := cl.MoveVersion(ctx, o, parts, class, events...); err != nil {
 		s.deleteBlobs(ctx, blobIDs(parts)...)
 		return Moved{}, moveErr(err)
 	}

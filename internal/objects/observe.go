@@ -2,7 +2,9 @@ package objects
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/iam"
@@ -26,7 +28,19 @@ const (
 	EventACLPut        = "s3:ObjectAcl:Put"
 	EventRetentionPut  = "s3:ObjectRetention:Put"
 	EventLegalHoldPut  = "s3:ObjectLegalHold:Put"
+	// A lifecycle transition's switch to another storage class, and a
+	// replication the replicator gave up on (the version is FAILED).
+	EventTransition        = "s3:LifecycleTransition"
+	EventReplicationFailed = "s3:Replication:OperationFailedReplication"
 )
+
+// ReplicationFailure is what a failed replication's change tells: the
+// rule, its destination bucket, the operation that failed, when the
+// version was written, and the reason in AWS's words.
+type ReplicationFailure struct {
+	RuleID, DestinationBucket, Operation, Reason string
+	RequestTime                                  time.Time
+}
 
 // A Change is a write or removal of an object version, or a change of
 // its tags, ACL or lock, about to be committed.
@@ -41,6 +55,8 @@ type Change struct {
 	// Identity made the change; nil for the node's own (lifecycle).
 	Identity *iam.Identity
 	Origin   iam.Origin
+	// Replication is set for EventReplicationFailed.
+	Replication *ReplicationFailure
 }
 
 // An Observer turns changes into events for the outbox, which the
@@ -90,4 +106,29 @@ func (s *Service) observeChange(ctx context.Context, name string, id *iam.Identi
 		opt.Replication = m.Replication
 	}
 	return opt, nil
+}
+
+// ReplicationFailed returns the events of the failed replication f of a
+// version (its notifications), for the replicator to queue with the
+// version's FAILED status. None once the bucket or version is gone.
+func (s *Service) ReplicationFailed(ctx context.Context, bucket, key, versionID string, f ReplicationFailure) ([]catalog.Event, error) {
+	b, err := s.cat.GetBucket(ctx, bucket)
+	if errors.Is(err, catalog.ErrNoSuchBucket) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("objects: replication failure of %s/%s: %w", bucket, key, err)
+	}
+	o, err := s.cat.GetObject(ctx, bucket, key, versionID)
+	if errors.Is(err, catalog.ErrNoSuchObject) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("objects: replication failure of %s/%s: %w", bucket, key, err)
+	}
+	if f.RequestTime.IsZero() {
+		f.RequestTime = o.LastModified
+	}
+	o.Inline = nil // an event describes the version, never carries it
+	return s.observe(ctx, Change{Name: EventReplicationFailed, Bucket: b, Object: o, Replication: &f})
 }

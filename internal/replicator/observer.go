@@ -26,6 +26,7 @@ type Destination struct {
 	StorageClass string `json:"sc,omitempty"`
 	KMSKeyID     string `json:"kms,omitempty"`
 	OwnerIsDest  bool   `json:"own,omitempty"`
+	Rule         string `json:"rule,omitempty"` // its rule's ID, for a failure's notification
 }
 
 // payload is an event's Payload: the destinations decided when the
@@ -146,7 +147,7 @@ func decide(cfg *replication.Configuration, obj catalog.Object, marker, replicaM
 		if replicaMods && !r.ReplicatesReplicas() {
 			continue
 		}
-		d := Destination{ARN: r.Destination.Bucket, StorageClass: r.Destination.StorageClass}
+		d := Destination{ARN: r.Destination.Bucket, StorageClass: r.Destination.StorageClass, Rule: r.ID}
 		if ec := r.Destination.EncryptionConfiguration; ec != nil {
 			d.KMSKeyID = ec.ReplicaKmsKeyID
 		}

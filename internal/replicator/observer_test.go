@@ -87,7 +87,7 @@ func TestObserverDecides(t *testing.T) {
 			if e.Sink != replication.Sink || e.Bucket != "src" || e.Key != tc.obj.Key || e.VersionID != tc.obj.VersionID {
 				t.Errorf("%s: event %+v", tc.name, e)
 			}
-			if tc.change == objects.EventPut && string(e.Payload) != `{"d":[{"arn":"arn:aws:s3:::dst","sc":"STANDARD_IA"}]}` {
+			if tc.change == objects.EventPut && string(e.Payload) != `{"d":[{"arn":"arn:aws:s3:::dst","sc":"STANDARD_IA","rule":"a"}]}` {
 				t.Errorf("%s: payload %s", tc.name, e.Payload)
 			}
 			var p payload

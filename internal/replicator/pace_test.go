@@ -48,6 +48,10 @@ func (s *slowService) PutReplicaMeta(ctx context.Context, id *iam.Identity, in o
 	return nil
 }
 
+func (s *slowService) ReplicationFailed(ctx context.Context, bucket, key, versionID string, f objects.ReplicationFailure) ([]catalog.Event, error) {
+	return nil, nil
+}
+
 // The worker keeps to its bounds: at most Concurrency versions in
 // transfer, and no more bytes in flight than InFlight (a version larger
 // than half of it goes alone).

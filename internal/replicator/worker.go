@@ -26,6 +26,10 @@ type Service interface {
 	OpenVersion(ctx context.Context, bucket, key, versionID string) (catalog.Object, io.ReadCloser, error)
 	PutReplica(ctx context.Context, id *iam.Identity, in objects.ReplicaInput) error
 	PutReplicaMeta(ctx context.Context, id *iam.Identity, in objects.ReplicaInput) error
+	// ReplicationFailed makes the events of a version's failed
+	// replication (its notifications) for the catalog to queue with its
+	// FAILED status.
+	ReplicationFailed(ctx context.Context, bucket, key, versionID string, f objects.ReplicationFailure) ([]catalog.Event, error)
 }
 
 // Identities rebuilds a configuration writer's identity (*iam.Keyring).
@@ -184,7 +188,7 @@ func (w *Worker) handle(ctx context.Context, e catalog.Event) bool {
 	case errors.As(err, &perm) || isPermanent(err):
 		slog.Warn("replication failed", "bucket", e.Bucket, "key", e.Key, "version", e.VersionID, "err", err)
 		w.o.Metrics.Failed(e.Bucket)
-		w.settle(ctx, e, p, replication.StatusFailed)
+		w.settle(ctx, e, p, replication.StatusFailed, w.failedEvents(ctx, e, p, err)...)
 		return true
 	default:
 		wait := w.o.MinBackoff << min(e.Attempts, 20)
@@ -213,15 +217,17 @@ func isPermanent(err error) bool {
 }
 
 // settle records a version's status (a delete marker has none, a
-// replica stays REPLICA), before its event is acknowledged. A status the
-// catalog cannot record is logged: the replica is there either way.
-func (w *Worker) settle(ctx context.Context, e catalog.Event, p payload, status string) {
+// replica stays REPLICA), before its event is acknowledged, with events
+// to queue in the same transaction (a failure's notifications). A
+// status the catalog cannot record is logged: the replica is there
+// either way.
+func (w *Worker) settle(ctx context.Context, e catalog.Event, p payload, status string, events ...catalog.Event) {
 	if p.DeleteMarker || p.Replica {
 		return
 	}
 	// A change made since, still on its way, keeps the version PENDING
 	// until it is delivered in turn.
-	err := w.cat.SettleReplicationStatus(ctx, e, status)
+	err := w.cat.SettleReplicationStatus(ctx, e, status, events...)
 	if err != nil && !errors.Is(err, catalog.ErrNoSuchObject) {
 		slog.Warn("replication: status", "bucket", e.Bucket, "key", e.Key, "err", err)
 	}
@@ -282,7 +288,7 @@ func (w *Worker) deliver(ctx context.Context, e catalog.Event, p payload) (int64
 			err = w.toRemote(ctx, b, arn, d, obj, open)
 		}
 		if err != nil {
-			return sent, fmt.Errorf("to %s: %w", d.ARN, err)
+			return sent, destError{d, fmt.Errorf("to %s: %w", d.ARN, err)}
 		}
 		if !p.Meta {
 			sent += obj.Size

@@ -148,7 +148,7 @@ func TestNotificationTargetsRefused(t *testing.T) {
 		"an AWS ARN":              {topics(topic("x", "arn:aws:sns:us-east-1:123456789012:t", created, "", "")), "InvalidArgument"},
 		"an sqs ARN as a topic":   {topics(topic("x", sharedQueue, created, "", "")), "InvalidArgument"},
 		"an event never produced": {topics(topic("x", acmeTopic, []types.Event{"s3:ObjectRestore:*"}, "", "")), "InvalidArgument"},
-		"tagging events":          {topics(topic("x", acmeTopic, []types.Event{"s3:ObjectTagging:Put"}, "", "")), "InvalidArgument"},
+		"threshold events":        {topics(topic("x", acmeTopic, []types.Event{"s3:Replication:OperationNotTracked"}, "", "")), "InvalidArgument"},
 		"an unknown event":        {topics(topic("x", acmeTopic, []types.Event{"s3:ObjectCreated:Teleport"}, "", "")), "InvalidArgument"},
 		"overlapping prefixes for one event type": {topics(
 			topic("a", acmeTopic, created, "images/", ""),

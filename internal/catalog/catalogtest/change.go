@@ -95,18 +95,25 @@ func testSettleReplication(t *testing.T, s catalog.Store) {
 	o2.VersionID = "v2"
 	must(t, s.PutObject(ctx, o2, catalog.PutOptions{Events: []catalog.Event{event("repl", "put2"), event("other", "put2")}}))
 
-	must(t, s.SettleReplicationStatus(ctx, first, "COMPLETED"))
+	must(t, s.SettleReplicationStatus(ctx, first, "FAILED", event("notify", "failed")))
 	if got := statusOf(); got != "PENDING" {
 		t.Fatalf("settled while a later change waits: %q", got)
+	}
+	if names, _ := dueNames(t, s, "notify"); len(names) != 0 {
+		t.Fatalf("a status not set queued its events: %v", names)
 	}
 	must(t, s.AckEvents(ctx, first.ID))
 	_, es = dueNames(t, s, "repl")
 	if len(es) != 1 || es[0].Name != "tags" {
 		t.Fatalf("due after the first = %+v", es)
 	}
-	must(t, s.SettleReplicationStatus(ctx, es[0], "COMPLETED"))
-	if got := statusOf(); got != "COMPLETED" {
+	must(t, s.SettleReplicationStatus(ctx, es[0], "FAILED", event("notify", "failed")))
+	if got := statusOf(); got != "FAILED" {
 		t.Fatalf("settled by the last change: %q", got)
+	}
+	// The failure's events are queued with the status, naming the version.
+	if names, ne := dueNames(t, s, "notify"); len(names) != 1 || names[0] != "k:failed" || ne[0].VersionID != "v1" {
+		t.Fatalf("events of the failure: %v", names)
 	}
 	wantErr(t, s.SettleReplicationStatus(ctx, catalog.Event{Sink: "repl", Bucket: "b", Key: "nope", VersionID: "v1", ID: es[0].ID}, "COMPLETED"),
 		catalog.ErrNoSuchObject)

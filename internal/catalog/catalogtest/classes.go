@@ -36,7 +36,11 @@ func testMoveVersion(t *testing.T, s catalog.Store) {
 	read, err := s.GetObject(ctx, "b", "k", "")
 	must(t, err)
 	moved := []catalog.Part{{Number: 0, BlobID: blob.NewID(), Size: 10, ETag: `"e"`, LastModified: o.LastModified, Identity: o.Parts[0].BlobID}}
-	must(t, cl.MoveVersion(ctx, read, moved, "GLACIER_IR"))
+	must(t, cl.MoveVersion(ctx, read, moved, "GLACIER_IR", event("notify", "s3:LifecycleTransition")))
+	// The move's event is queued with it, naming the version.
+	if names, es := dueNames(t, s, "notify"); len(names) != 1 || names[0] != "k:s3:LifecycleTransition" || es[0].VersionID != read.VersionID {
+		t.Fatalf("events after the move: %v", names)
+	}
 	got, err := s.GetObject(ctx, "b", "k", "")
 	must(t, err)
 	if got.StorageClass != "GLACIER_IR" || len(got.Parts) != 1 || got.Parts[0].BlobID != moved[0].BlobID || got.Parts[0].Identity != o.Parts[0].BlobID ||
@@ -53,8 +57,11 @@ func testMoveVersion(t *testing.T, s catalog.Store) {
 	}
 	// The version as first read is no longer there to move.
 	again := []catalog.Part{{BlobID: blob.NewID(), Size: 10}}
-	if err := cl.MoveVersion(ctx, read, again, "STANDARD_IA"); !errors.Is(err, catalog.ErrPreconditionFailed) {
+	if err := cl.MoveVersion(ctx, read, again, "STANDARD_IA", event("notify", "refused")); !errors.Is(err, catalog.ErrPreconditionFailed) {
 		t.Fatalf("move of a version read before another move: %v", err)
+	}
+	if names, _ := dueNames(t, s, "notify"); len(names) != 1 {
+		t.Fatalf("a refused move queued its event: %v", names)
 	}
 	// Nor a version replaced since it was read.
 	o2 := object("b", "j", 5)

@@ -48,7 +48,7 @@ func sameBlobs(a, b []catalog.Part) bool {
 	return true
 }
 
-func (s *Store) MoveVersion(ctx context.Context, from catalog.Object, parts []catalog.Part, class string) error {
+func (s *Store) MoveVersion(ctx context.Context, from catalog.Object, parts []catalog.Part, class string, events ...catalog.Event) error {
 	err := s.w.Write(ctx, func(tx *sql.Tx) error {
 		if err := s.lockKey(ctx, tx, from.Bucket, from.Key); err != nil {
 			return fmt.Errorf("lock key: %w", err)
@@ -101,7 +101,10 @@ func (s *Store) MoveVersion(ctx context.Context, from catalog.Object, parts []ca
 		if err := s.addClassUsage(ctx, tx, from.Bucket, from.Key, cur.StorageClass, -cur.Size, -1); err != nil {
 			return err
 		}
-		return s.addClassUsage(ctx, tx, from.Bucket, from.Key, class, cur.Size, 1)
+		if err := s.addClassUsage(ctx, tx, from.Bucket, from.Key, class, cur.Size, 1); err != nil {
+			return err
+		}
+		return s.addEvents(ctx, tx, events, &cur)
 	})
 	if errors.Is(err, catalog.ErrPreconditionFailed) || errors.Is(err, catalog.ErrNoSuchObject) {
 		return err

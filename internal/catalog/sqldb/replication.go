@@ -61,7 +61,7 @@ func (s *Store) DeleteReplicationTarget(ctx context.Context, tenant, name string
 	return wrap("delete replication target", err)
 }
 
-func (s *Store) SettleReplicationStatus(ctx context.Context, e catalog.Event, status string) error {
+func (s *Store) SettleReplicationStatus(ctx context.Context, e catalog.Event, status string, events ...catalog.Event) error {
 	err := s.w.Write(ctx, func(tx *sql.Tx) error {
 		if err := s.lockKey(ctx, tx, e.Bucket, e.Key); err != nil {
 			return err
@@ -75,7 +75,7 @@ func (s *Store) SettleReplicationStatus(ctx context.Context, e catalog.Event, st
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		return s.updateMetaTx(ctx, tx, e.Bucket, e.Key, e.VersionID, catalog.ChangeOptions{}, func(m *catalog.Meta) { m.Replication = status })
+		return s.updateMetaTx(ctx, tx, e.Bucket, e.Key, e.VersionID, catalog.ChangeOptions{Events: events}, func(m *catalog.Meta) { m.Replication = status })
 	})
 	return wrap("settle replication status", err)
 }

@@ -8,7 +8,6 @@ package delivery
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -71,8 +70,14 @@ func (o *Observer) change(c objects.Change) notify.Change {
 		// delivers them in commit order whatever their sequencers say.
 		Sequence: uint64(now.UnixNano()),
 	}
-	if strings.HasPrefix(c.Name, "s3:ObjectCreated:") {
-		ch.Size, ch.ETag = c.Object.Size, c.Object.ETag
+	// The record tells of them what AWS's tells for the event.
+	ch.Size, ch.ETag = c.Object.Size, c.Object.ETag
+	if c.Name == objects.EventTransition {
+		ch.StorageClass = c.Object.StorageClass
+	}
+	if f := c.Replication; f != nil {
+		ch.Replication = &notify.ReplicationEventData{ReplicationRuleID: f.RuleID, DestinationBucket: f.DestinationBucket,
+			S3Operation: f.Operation, RequestTime: f.RequestTime.UTC().Format("2006-01-02T15:04:05.000Z"), FailureReason: f.Reason}
 	}
 	if c.Bucket.Versioning == "" {
 		ch.VersionID = "" // AWS tells no version id where versioning was never on
