@@ -306,6 +306,15 @@ func (k *Keyring) loadTemp(ctx context.Context, rec catalog.TempCred, now time.T
 	if err != nil {
 		return cachedKey{}, fmt.Errorf("iam: look up user of %s: %w", rec.AccessKey, err)
 	}
+	id := &Identity{CanonicalID: u.CanonicalID, DisplayName: u.Name, Tenant: rec.Tenant, User: u.Name, Role: u.Role}
+	return k.session(ctx, rec, id, principalUser, u.Name, now)
+}
+
+// session completes the identity of temporary credentials acting as id,
+// a user or a role (kind, name), and caches it: the user's or role's
+// policies and tags, the session's tags over them (as on AWS), and its
+// session policy, which only narrows.
+func (k *Keyring) session(ctx context.Context, rec catalog.TempCred, id *Identity, kind, name string, now time.Time) (cachedKey, error) {
 	secret, err := k.sealer.Open(rec.SecretSealed, rec.AccessKey)
 	if err != nil {
 		return cachedKey{}, err
@@ -314,17 +323,9 @@ func (k *Keyring) loadTemp(ctx context.Context, rec catalog.TempCred, now time.T
 	if err != nil {
 		return cachedKey{}, err
 	}
-	se := &Session{Expires: rec.Expires}
-	copy(se.tokenHash[:], rec.TokenHash)
-	id := &Identity{CanonicalID: u.CanonicalID, DisplayName: u.Name, AccessKey: rec.AccessKey, Tenant: rec.Tenant,
-		TenantID: st.id, User: u.Name, Role: u.Role, Session: se, AssumedRole: rec.RoleName, SessionName: rec.SessionName}
-	// A user's session has the user's policies and tags; a role's, the
-	// role's. Session tags override the principal's of the same key,
-	// and a session policy only narrows, as on AWS.
-	kind, name := principalUser, u.Name
-	if rec.RoleName != "" {
-		kind, name = principalRole, rec.RoleName
-	}
+	id.AccessKey, id.TenantID, id.SessionName = rec.AccessKey, st.id, rec.SessionName
+	id.Session = &Session{Expires: rec.Expires}
+	copy(id.Session.tokenHash[:], rec.TokenHash)
 	p, err := k.principal(ctx, kind, rec.Tenant, name)
 	if err != nil {
 		return cachedKey{}, err

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -45,34 +44,9 @@ func (k *Keyring) loadRoleSession(ctx context.Context, rec catalog.TempCred, now
 	if err != nil {
 		return cachedKey{}, fmt.Errorf("iam: look up role of %s: %w", rec.AccessKey, err)
 	}
-	secret, err := k.sealer.Open(rec.SecretSealed, rec.AccessKey)
-	if err != nil {
-		return cachedKey{}, err
-	}
-	st, err := k.tenant(ctx, rec.Tenant)
-	if err != nil {
-		return cachedKey{}, err
-	}
-	se := &Session{Expires: rec.Expires}
-	copy(se.tokenHash[:], rec.TokenHash)
-	id := &Identity{CanonicalID: RoleCanonicalID(rec.Tenant, role.ID), DisplayName: role.Name, AccessKey: rec.AccessKey,
-		Tenant: rec.Tenant, TenantID: st.id, Role: catalog.RoleUser, Session: se,
-		AssumedRole: role.Name, SessionName: rec.SessionName, RoleID: role.ID}
-	p, err := k.principal(ctx, principalRole, rec.Tenant, role.Name)
-	if err != nil {
-		return cachedKey{}, err
-	}
-	id.Policies, id.Tags = p.policies, maps.Clone(p.tags)
-	if len(rec.Tags) > 0 && id.Tags == nil {
-		id.Tags = map[string]string{}
-	}
-	maps.Copy(id.Tags, rec.Tags)
-	if rec.Policy != "" {
-		id.SessionPolicies, _ = ParsePolicies([]string{rec.Policy})
-	}
-	c := cachedKey{secret: secret, id: id}
-	remember(k, &k.keys, rec.AccessKey, c, now.Add(k.ttl))
-	return c, nil
+	id := &Identity{CanonicalID: RoleCanonicalID(rec.Tenant, role.ID), DisplayName: role.Name, Tenant: rec.Tenant,
+		Role: catalog.RoleUser, AssumedRole: role.Name, RoleID: role.ID}
+	return k.session(ctx, rec, id, principalRole, role.Name, now)
 }
 
 // TrustKeys gives a trust policy's evaluation the condition keys of the
