@@ -231,6 +231,41 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+// The patterns matchCase decides without its general loop (no
+// wildcard, one trailing star) are decided as the loop decides them,
+// with and without case.
+func TestMatchShortcuts(t *testing.T) {
+	patterns := []string{"", "*", "s3:GetObject", "s3:Get*", "S3:get*", "arn:aws:s3:::b/*", "arn:aws:s3:::b", "a", "a*", "ab*"}
+	values := []string{"", "a", "A", "ab", "s3:GetObject", "s3:getobject", "S3:GETOBJECTACL", "s3:Ge", "arn:aws:s3:::b", "arn:aws:s3:::b/", "arn:aws:s3:::B/k"}
+	for _, p := range patterns {
+		for _, v := range values {
+			for _, fold := range []bool{false, true} {
+				if got, want := matchCase(p, v, fold), matchLoop(p, v, fold); got != want {
+					t.Errorf("matchCase(%q, %q, %v) = %v, the general loop says %v", p, v, fold, got, want)
+				}
+			}
+		}
+	}
+	// A resource is refused by its literal start before its variables
+	// are substituted, and only then.
+	r := &Request{Context: map[string][]string{"aws:username": {"bob"}}}
+	for _, c := range []struct {
+		p, v string
+		want bool
+	}{
+		{"arn:aws:s3:::b/home/${aws:username}/*", "arn:aws:s3:::b/home/bob/k", true},
+		{"arn:aws:s3:::b/home/${aws:username}/*", "arn:aws:s3:::b/home/eve/k", false},
+		{"arn:aws:s3:::b/home/${aws:username}/*", "arn:aws:s3:::c/home/bob/k", false},
+		{"arn:aws:s3:::b/${*}/*", "arn:aws:s3:::b/*/k", true},
+		{"arn:aws:s3:::b/${*}/*", "arn:aws:s3:::b/x/k", false},
+		{"arn:aws:s3:::b/$x", "arn:aws:s3:::b/$x", true},
+	} {
+		if got := anyMatch([]string{c.p}, c.v, false, r); got != c.want {
+			t.Errorf("resource %q for %q: %v, want %v", c.p, c.v, got, c.want)
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::examplebucket/*"}]}`, "s3:GetObject", "arn:aws:s3:::examplebucket/k", "1.2.3.4")
 	f.Add(`{"Statement":{"Effect":"Deny","NotPrincipal":{"AWS":["acme"]},"NotAction":"s3:List*","NotResource":"arn:aws:s3:::examplebucket/${aws:username}/*","Condition":{"ForAllValues:StringLikeIfExists":{"s3:prefix":["a*","${*}"]},"Null":{"x":"true"}}}}`, "s3:ListBucket", "arn:aws:s3:::examplebucket", "::1")
