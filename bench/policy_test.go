@@ -102,8 +102,9 @@ func BenchmarkGet4KiBPolicy(b *testing.B) {
 //     token is checked on every request) of a role carrying the same 7
 //     policies, narrowed by a session policy.
 //
-// Run with -count N: each count sets up afresh and runs the three in
-// turn, so that the machine's drifting load falls on all three alike.
+// The three run in turn, identityRounds times over (-count would repeat
+// each sub-benchmark in a row), so that the machine's drifting load
+// falls on all three alike; compare the three of one round.
 func BenchmarkIdentityPolicies(b *testing.B) {
 	w := identityWorld(b)
 	body := make([]byte, 4<<10)
@@ -118,15 +119,21 @@ func BenchmarkIdentityPolicies(b *testing.B) {
 			return 0, err
 		}
 	}
-	for _, op := range []struct {
-		name string
-		f    func(*target) func(context.Context, int64) (int64, error)
-	}{{"GET", get}, {"PUT", put}} {
-		for _, as := range []string{"role-only", "identity-set", "role-session"} {
-			b.Run("op="+op.name+"/as="+as, func(b *testing.B) { run(b, op.f(w[as])) })
+	for round := range identityRounds {
+		for _, op := range []struct {
+			name string
+			f    func(*target) func(context.Context, int64) (int64, error)
+		}{{"GET", get}, {"PUT", put}} {
+			for _, as := range []string{"role-only", "identity-set", "role-session"} {
+				b.Run(fmt.Sprintf("round=%d/op=%s/as=%s", round, op.name, as), func(b *testing.B) { run(b, op.f(w[as])) })
+			}
 		}
 	}
 }
+
+// identityRounds is how many times BenchmarkIdentityPolicies runs its
+// three principals in turn.
+const identityRounds = 5
 
 // identityPolicies and identityPerPolicy are the size of the identity
 // set: 7 policies of 6 statements.

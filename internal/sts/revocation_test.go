@@ -75,7 +75,7 @@ func TestWebIdentityHostileTokensAndRevocation(t *testing.T) {
 		"expired": {sign(jose.ES256, is.key, claims(func(c *jwt.Claims) {
 			c.IssuedAt, c.Expiry = jwt.NewNumericDate(now.Add(-2*time.Hour)), jwt.NewNumericDate(now.Add(-time.Hour))
 		})), "ExpiredTokenException"},
-		"not yet valid": {sign(jose.ES256, is.key, claims(func(c *jwt.Claims) { c.NotBefore = jwt.NewNumericDate(now.Add(30 * time.Minute)) })), "InvalidIdentityToken"},
+		"not yet valid":    {sign(jose.ES256, is.key, claims(func(c *jwt.Claims) { c.NotBefore = jwt.NewNumericDate(now.Add(30 * time.Minute)) })), "InvalidIdentityToken"},
 		"another audience": {sign(jose.ES256, is.key, claims(func(c *jwt.Claims) { c.Audience = jwt.Audience{"someone-else"} })), "InvalidIdentityToken"},
 		"another issuer":   {sign(jose.ES256, is.key, claims(func(c *jwt.Claims) { c.Issuer = "https://evil.example" })), "InvalidIdentityToken"},
 	} {
