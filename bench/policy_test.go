@@ -106,7 +106,7 @@ func BenchmarkGet4KiBPolicy(b *testing.B) {
 // each sub-benchmark in a row), so that the machine's drifting load
 // falls on all three alike; compare the three of one round.
 func BenchmarkIdentityPolicies(b *testing.B) {
-	w := identityWorld(b)
+	_, w := identityWorld(b)
 	body := make([]byte, 4<<10)
 	get := func(t *target) func(context.Context, int64) (int64, error) {
 		return func(ctx context.Context, i int64) (int64, error) {
@@ -178,9 +178,9 @@ func identityPolicy(n int) string {
 }
 
 // identityWorld sets up the three principals of
-// BenchmarkIdentityPolicies on one node and returns a target signing as
-// each.
-func identityWorld(b *testing.B) map[string]*target {
+// BenchmarkIdentityPolicies on a node and returns it and a target
+// signing as each.
+func identityWorld(b *testing.B) (*nodetest.Server, map[string]*target) {
 	srv := nodetest.Start(b, nodetest.Options{})
 	ctx := context.Background()
 	root := &iam.Identity{Root: true, CanonicalID: iam.RootCanonicalID}
@@ -279,5 +279,33 @@ func identityWorld(b *testing.B) map[string]*target {
 	}
 	_, err = ic.TagUser(ctx, &awsiam.TagUserInput{UserName: aws.String("bob"), Tags: storage})
 	must(err)
-	return w
+	return srv, w
+}
+
+// BenchmarkIdentityColdCache is one GET of 4 KiB by one client right
+// after the node dropped its cached identities (what it does when the
+// identity generation moves: any IAM change on any node), so that the
+// request loads its key, user or role, groups' and attached policies
+// and tags from the catalog and parses them; and the same GET with the
+// cache warm, for comparison.
+func BenchmarkIdentityColdCache(b *testing.B) {
+	srv, w := identityWorld(b)
+	ctx := context.Background()
+	for _, cold := range []bool{true, false} {
+		for _, as := range []string{"role-only", "identity-set", "role-session"} {
+			b.Run(fmt.Sprintf("cold=%v/as=%s", cold, as), func(b *testing.B) {
+				t := w[as]
+				for i := range b.N {
+					if cold {
+						b.StopTimer()
+						srv.Node.Keys.Flush()
+						b.StartTimer()
+					}
+					if _, err := t.do(ctx, http.MethodGet, fmt.Sprintf("/bench/obj-%06d", i%256), nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }

@@ -385,13 +385,25 @@ func match(p, s string) bool { return matchCase(p, s, false) }
 func matchCase(p, s string, fold bool) bool {
 	// The usual patterns first, without the general loop: an action or
 	// ARN without wildcards, "*", and a prefix ending in one star.
-	switch i := strings.IndexAny(p, "*?\x00"); {
+	switch i := wildcard(p); {
 	case i < 0:
 		return p == s || fold && len(p) == len(s) && equalFoldASCII(p, s)
 	case i == len(p)-1 && p[i] == '*':
 		return len(s) >= i && (p[:i] == s[:i] || fold && equalFoldASCII(p[:i], s[:i]))
 	}
 	return matchLoop(p, s, fold)
+}
+
+// wildcard returns the index of p's first wildcard ("*", "?" or an
+// escape's "\x00"), -1 if none: a loop, since strings.IndexAny builds
+// its set at every call.
+func wildcard(p string) int {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c == '*' || c == '?' || c == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // matchLoop is matchCase for any pattern.
