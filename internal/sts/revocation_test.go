@@ -114,7 +114,8 @@ func TestWebIdentityHostileTokensAndRevocation(t *testing.T) {
 }
 
 // Temporary credentials: a session of a role whose managed policy is
-// detached loses it at once; a session token presented with another
+// detached loses it at once; a user's own policy allowing
+// sts:AssumeRole does not open a role whose trust policy names another; a session token presented with another
 // session's key (of its tenant or of another) is refused, as is the
 // key without its own token; a role of another tenant whose trust
 // policy names a user is not assumed by that user (a tenant's roles
@@ -165,6 +166,15 @@ func TestTemporaryCredentialsHostile(t *testing.T) {
 	_, err = stsClient(w.srv, aws.ToString(first.Credentials.AccessKeyId), aws.ToString(first.Credentials.SecretAccessKey),
 		aws.ToString(first.Credentials.SessionToken)).AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::beta:role/for-bob"), RoleSessionName: aws.String("xx")})
 	wantCode(t, "acme's role session, for beta's role", err, "AccessDenied")
+
+	// An identity policy allowing sts:AssumeRole does not open a role
+	// whose trust policy names someone else (cy's own policy allows it
+	// on every role; the trust names bob).
+	_, err = w.annIAM.PutUserPolicy(ctx, &awsiam.PutUserPolicyInput{UserName: aws.String("cy"), PolicyName: aws.String("assume"),
+		PolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"sts:AssumeRole","Resource":"*"}]}`)})
+	must(t, err)
+	_, err = w.cy.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(arn), RoleSessionName: aws.String("cy")})
+	wantCode(t, "cy, allowed sts:AssumeRole by her policy, for a role trusting bob", err, "AccessDenied")
 
 	// The managed policy detached from the role: its sessions lose it
 	// at once.
