@@ -266,6 +266,32 @@ func TestMatchShortcuts(t *testing.T) {
 	}
 }
 
+// Evaluating an identity-based policy allocates nothing, whatever its
+// statements test (variables in resources and conditions, tags, IP
+// ranges), so that a principal's many statements cost every request
+// only their comparisons.
+func TestEvaluateDoesNotAllocate(t *testing.T) {
+	p, err := ParseIdentity([]byte(`{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::bench/home/${aws:username}/*"},
+		{"Effect":"Allow","Action":"s3:ListBucket","Resource":"arn:aws:s3:::bench","Condition":{"StringLike":{"s3:prefix":["home/${aws:username}/*"]}}},
+		{"Effect":"Allow","Action":["s3:Get*","s3:Put*"],"Resource":"arn:aws:s3:::team-${aws:PrincipalTag/team}/*"},
+		{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::bench/*","Condition":{"StringEquals":{"aws:PrincipalTag/project":"x"}}},
+		{"Effect":"Deny","Action":"s3:*","Resource":"*","Condition":{"NotIpAddress":{"aws:SourceIp":["127.0.0.0/8","10.0.0.0/8"]}}},
+		{"Effect":"Allow","Action":"s3:GetObject","Resource":"*","Condition":{"IpAddress":{"aws:SourceIp":"10.1.0.0/16"}}},
+		{"Effect":"Allow","Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::bench/*","Condition":{"StringEquals":{"aws:PrincipalTag/team":"storage"}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Request{Action: "s3:GetObject", Resource: "arn:aws:s3:::bench/obj-000001", Context: map[string][]string{
+		"aws:username": {"bob"}, "aws:principaltag/team": {"storage"}, "aws:sourceip": {"127.0.0.1"}}}
+	if d := p.Evaluate(r); d != Allow {
+		t.Fatalf("decision %v, want Allow by the last statement", d)
+	}
+	if n := testing.AllocsPerRun(100, func() { p.Evaluate(r) }); n != 0 {
+		t.Errorf("Evaluate allocates %v times per call, want none", n)
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::examplebucket/*"}]}`, "s3:GetObject", "arn:aws:s3:::examplebucket/k", "1.2.3.4")
 	f.Add(`{"Statement":{"Effect":"Deny","NotPrincipal":{"AWS":["acme"]},"NotAction":"s3:List*","NotResource":"arn:aws:s3:::examplebucket/${aws:username}/*","Condition":{"ForAllValues:StringLikeIfExists":{"s3:prefix":["a*","${*}"]},"Null":{"x":"true"}}}}`, "s3:ListBucket", "arn:aws:s3:::examplebucket", "::1")
