@@ -32,12 +32,10 @@ func errCode(err error) string {
 // gets that and nothing more. Allowed iam:CreatePolicyVersion on one
 // policy, bob rewrites that policy (attached to nobody) but not the
 // one attached to him, nor sets a default version, nor attaches either
-// to himself. Attaching needs the permission on the principal and on
-// the policy (Ostium's rule; AWS's condition key iam:PolicyARN is not
-// offered, so a statement conditioned on it never applies): allowed
-// iam:AttachUserPolicy on himself and on one policy, he attaches that
-// one to himself only. He does not add himself to a group, nor does a
-// member allowed to act on one group reach another.
+// to himself. Allowed iam:AttachUserPolicy on himself under a condition
+// on iam:PolicyARN (AWS's key, the policy attached), he attaches that
+// policy to himself and no other, to nobody else. He does not add
+// himself to a group not named, nor change the group he may join.
 func TestEscalationPaths(t *testing.T) {
 	e := setup(t)
 	policy := func(name, doc string) *string {
@@ -83,17 +81,15 @@ func TestEscalationPaths(t *testing.T) {
 	refused("ListUsers after rewriting a policy attached to nobody", err)
 
 	grant(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:AttachUserPolicy","Resource":"arn:aws:iam::acme:user/${aws:username}",
-		"Condition":{"ArnEquals":{"iam:PolicyARN":"` + *mine + `"}}}]}`)
+		"Condition":{"ArnEquals":{"iam:PolicyARN":"` + *loose + `"}}}]}`)
 	_, err = e.bob.AttachUserPolicy(ctx, &awsiam.AttachUserPolicyInput{UserName: aws.String("bob"), PolicyArn: admins})
-	refused("AttachUserPolicy of another policy under an iam:PolicyARN condition", err)
-	_, err = e.bob.AttachUserPolicy(ctx, &awsiam.AttachUserPolicyInput{UserName: aws.String("bob"), PolicyArn: mine})
-	refused("AttachUserPolicy under an iam:PolicyARN condition, which is not offered", err)
-
-	grant(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"iam:AttachUserPolicy","Resource":["arn:aws:iam::acme:user/${aws:username}","` + *loose + `"]}]}`)
-	_, err = e.bob.AttachUserPolicy(ctx, &awsiam.AttachUserPolicyInput{UserName: aws.String("bob"), PolicyArn: admins})
-	refused("AttachUserPolicy of a policy not named", err)
+	refused("AttachUserPolicy of a policy iam:PolicyARN does not name", err)
 	_, err = e.bob.AttachUserPolicy(ctx, &awsiam.AttachUserPolicyInput{UserName: aws.String("ann"), PolicyArn: loose})
 	refused("AttachUserPolicy to another user", err)
+	_, err = e.bob.AttachGroupPolicy(ctx, &awsiam.AttachGroupPolicyInput{GroupName: aws.String("devs"), PolicyArn: loose})
+	refused("AttachGroupPolicy, not granted", err)
+	_, err = e.bob.DetachUserPolicy(ctx, &awsiam.DetachUserPolicyInput{UserName: aws.String("bob"), PolicyArn: mine})
+	refused("DetachUserPolicy, not granted", err)
 	_, err = e.bob.AttachUserPolicy(ctx, &awsiam.AttachUserPolicyInput{UserName: aws.String("bob"), PolicyArn: loose})
 	must(t, err)
 	// loose's default is his "*" now: he attached it himself, having
