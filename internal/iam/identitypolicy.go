@@ -224,6 +224,13 @@ func (id *Identity) MayAllow(action Action, bucket string) bool {
 // sts:GetSessionToken none that a policy can take away (it only
 // authenticates) but is not for application credentials.
 func AuthorizeService(id *Identity, action, resource string) error {
+	return AuthorizeServiceWith(id, action, resource, nil)
+}
+
+// AuthorizeServiceWith is AuthorizeService for a call that brings
+// condition keys of its own (names in lower case), as iam:PolicyARN,
+// the managed policy an Attach or Detach call names.
+func AuthorizeServiceWith(id *Identity, action, resource string, keys map[string][]string) error {
 	switch {
 	case id == nil || id.Suspended:
 		return ErrAccessDenied
@@ -249,7 +256,7 @@ func AuthorizeService(id *Identity, action, resource string) error {
 	if account != id.Tenant {
 		return ErrAccessDenied
 	}
-	r := bucketpolicy.Request{Action: action, Resource: resource, Keys: &requestKeys{id: id, account: account}}
+	r := bucketpolicy.Request{Action: action, Resource: resource, Context: keys, Keys: &requestKeys{id: id, account: account}}
 	if identityDecision(id, r) != bucketpolicy.Allow || !withinBounds(id, r) {
 		return ErrAccessDenied
 	}

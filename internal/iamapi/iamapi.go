@@ -60,6 +60,9 @@ type call struct {
 	id     *iam.Identity
 	tenant string
 	form   formValues
+	// keys are the call's own condition keys (lower case): iam:PolicyARN
+	// for the calls that attach or detach a managed policy.
+	keys map[string][]string
 }
 
 // action serves one IAM action: it returns the content of the
@@ -181,21 +184,21 @@ func (c *call) account() error {
 // An application credential, limited to buckets, does nothing here. Nobody
 // reaches another tenant's entities: arn names the caller's tenant, as
 // every call builds it from the caller's.
-func authorize(id *iam.Identity, action, arn string) error {
+func authorize(id *iam.Identity, action, arn string, keys map[string][]string) error {
 	deny := errf(http.StatusForbidden, "AccessDenied", "User: %s is not authorized to perform: %s on resource: %s", callerARN(id), action, arn)
 	// The provider's root is no tenant's account: it manages tenants'
 	// identities through the admin API.
 	if id == nil || id.Root || id.Tenant == "" {
 		return deny
 	}
-	if err := iam.AuthorizeService(id, action, arn); err != nil {
+	if err := iam.AuthorizeServiceWith(id, action, arn, keys); err != nil {
 		return deny
 	}
 	return nil
 }
 
 // allowed authorizes the call's action on arn.
-func (c *call) allowed(action, arn string) error { return authorize(c.id, "iam:"+action, arn) }
+func (c *call) allowed(action, arn string) error { return authorize(c.id, "iam:"+action, arn, c.keys) }
 
 func callerARN(id *iam.Identity) string {
 	if id == nil {

@@ -132,22 +132,28 @@ func inline(p principal, kind string) map[string]action {
 			}{names, pg}, err
 		},
 		"Attach" + kind + "Policy": func(c *call) (any, error) {
+			// Decided on the principal, with the policy as iam:PolicyARN,
+			// as AWS decides it.
+			c.keys = map[string][]string{"iam:policyarn": {c.form.get("PolicyArn")}}
 			name, err := c.resolve(p, "Attach"+kind+"Policy")
 			if err != nil {
 				return nil, err
 			}
-			pol, err := c.policy("PolicyArn")
+			pol, err := c.findPolicy("PolicyArn")
 			if err != nil {
 				return nil, err
 			}
 			return nil, catalogErr(c.changed(c.h.store.AttachPolicy(c.ctx, c.tenant, p.kind, name, pol.Name)), "attachment to "+p.kind+" "+name)
 		},
 		"Detach" + kind + "Policy": func(c *call) (any, error) {
+			// Decided on the principal, with the policy as iam:PolicyARN,
+			// as AWS decides it.
+			c.keys = map[string][]string{"iam:policyarn": {c.form.get("PolicyArn")}}
 			name, err := c.resolve(p, "Detach"+kind+"Policy")
 			if err != nil {
 				return nil, err
 			}
-			pol, err := c.policy("PolicyArn")
+			pol, err := c.findPolicy("PolicyArn")
 			if err != nil {
 				return nil, err
 			}
@@ -203,14 +209,23 @@ func policyOut(p catalog.ManagedPolicy) xmlPolicy {
 // policy finds the managed policy a parameter's ARN names (its path
 // too), after checking the call may act on it.
 func (c *call) policy(param string) (catalog.ManagedPolicy, error) {
+	if _, _, err := c.parseARN(param, "policy"); err != nil {
+		return catalog.ManagedPolicy{}, err
+	}
+	if err := c.allowed(c.form.get("Action"), c.form.get(param)); err != nil {
+		return catalog.ManagedPolicy{}, err
+	}
+	return c.findPolicy(param)
+}
+
+// findPolicy is policy for a call already authorized on something else
+// (an Attach or Detach call, on its principal).
+func (c *call) findPolicy(param string) (catalog.ManagedPolicy, error) {
 	path, name, err := c.parseARN(param, "policy")
 	if err != nil {
 		return catalog.ManagedPolicy{}, err
 	}
 	arn := c.form.get(param)
-	if err := c.allowed(c.form.get("Action"), arn); err != nil {
-		return catalog.ManagedPolicy{}, err
-	}
 	p, err := c.h.store.GetPolicy(c.ctx, c.tenant, name)
 	if err == nil && !strings.EqualFold(p.Path, path) {
 		err = catalog.ErrNoSuchEntity

@@ -131,6 +131,9 @@ func (c Condition) holds(r *Request) bool {
 	op := operators[c.Op]
 	like := strings.HasSuffix(c.Op, "Like")
 	matchesAny := func(h string) bool {
+		if c.nets != nil {
+			return inNets(h, c.nets)
+		}
 		for _, w := range c.Values {
 			// A value naming a variable the request has no value
 			// for equals nothing.
@@ -171,6 +174,21 @@ func (c Condition) holds(r *Request) bool {
 	}
 	for _, h := range have {
 		if ok(h) {
+			return true
+		}
+	}
+	return false
+}
+
+// inNets reports whether address h is in one of nets.
+func inNets(h string, nets []netip.Prefix) bool {
+	ip, err := netip.ParseAddr(h)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, n := range nets {
+		if n.Contains(ip) {
 			return true
 		}
 	}

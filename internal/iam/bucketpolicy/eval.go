@@ -130,6 +130,12 @@ func (p *Principal) matches(r *Request) bool {
 func anyMatch(patterns []string, value string, fold bool, r *Request) bool {
 	for _, p := range patterns {
 		if !fold {
+			if !literalPrefix(p, value) {
+				// Refused before its variables are substituted: most
+				// of an identity set's resources fail here, and
+				// substituting costs a string each.
+				continue
+			}
 			var ok bool
 			if p, ok = substitute(p, r, true); !ok {
 				continue
@@ -140,6 +146,22 @@ func anyMatch(patterns []string, value string, fold bool, r *Request) bool {
 		}
 	}
 	return false
+}
+
+// literalPrefix reports whether value starts as pattern p does up to
+// its first wildcard or variable ("$" ends the literal part: a "${"
+// may follow): a value that does not cannot match p, whatever its
+// variables stand for. Resources compare with case.
+func literalPrefix(p, value string) bool {
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '*' || c == '?' || c == '$':
+			return true
+		case i >= len(value) || value[i] != c:
+			return false
+		}
+	}
+	return true
 }
 
 // MayAllow reports whether an Allow statement of the policy could grant
@@ -361,6 +383,31 @@ func match(p, s string) bool { return matchCase(p, s, false) }
 
 // matchCase is match, without regard to ASCII case when fold is set.
 func matchCase(p, s string, fold bool) bool {
+	// The usual patterns first, without the general loop: an action or
+	// ARN without wildcards, "*", and a prefix ending in one star.
+	switch i := wildcard(p); {
+	case i < 0:
+		return p == s || fold && len(p) == len(s) && equalFoldASCII(p, s)
+	case i == len(p)-1 && p[i] == '*':
+		return len(s) >= i && (p[:i] == s[:i] || fold && equalFoldASCII(p[:i], s[:i]))
+	}
+	return matchLoop(p, s, fold)
+}
+
+// wildcard returns the index of p's first wildcard ("*", "?" or an
+// escape's "\x00"), -1 if none: a loop, since strings.IndexAny builds
+// its set at every call.
+func wildcard(p string) int {
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c == '*' || c == '?' || c == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// matchLoop is matchCase for any pattern.
+func matchLoop(p, s string, fold bool) bool {
 	eq := func(a, b byte) bool {
 		return a == b || fold && lowerASCII(a) == lowerASCII(b)
 	}
@@ -389,6 +436,17 @@ func matchCase(p, s string, fold bool) bool {
 			continue
 		}
 		return false
+	}
+	return true
+}
+
+// equalFoldASCII reports whether a and b, of one length, are equal
+// without regard to ASCII case.
+func equalFoldASCII(a, b string) bool {
+	for i := 0; i < len(a); i++ {
+		if lowerASCII(a[i]) != lowerASCII(b[i]) {
+			return false
+		}
 	}
 	return true
 }

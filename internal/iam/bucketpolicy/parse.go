@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,6 +69,10 @@ type Condition struct {
 	IfExists bool
 	Key      string // lower case
 	Values   []string
+	// nets are Values parsed, for IpAddress and NotIpAddress (whose
+	// values are never variables): parsed once with the policy rather
+	// than at each request.
+	nets []netip.Prefix
 }
 
 var statementFields = map[string]bool{"Sid": true, "Effect": true, "Principal": true, "NotPrincipal": true,
@@ -390,6 +395,12 @@ func parseConditions(v json.RawMessage) ([]Condition, error) {
 			cc.Key, cc.Values = strings.ToLower(key), vals
 			if err := operators[c.Op].check(cc.Values); err != nil {
 				return nil, malformed("Invalid value for condition key %s: %v", key, err)
+			}
+			if c.Op == "IpAddress" || c.Op == "NotIpAddress" {
+				for _, v := range vals {
+					n, _ := parsePrefix(v) // checked above
+					cc.nets = append(cc.nets, n)
+				}
 			}
 			out = append(out, cc)
 		}

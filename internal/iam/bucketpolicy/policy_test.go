@@ -231,6 +231,67 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+// The patterns matchCase decides without its general loop (no
+// wildcard, one trailing star) are decided as the loop decides them,
+// with and without case.
+func TestMatchShortcuts(t *testing.T) {
+	patterns := []string{"", "*", "s3:GetObject", "s3:Get*", "S3:get*", "arn:aws:s3:::b/*", "arn:aws:s3:::b", "a", "a*", "ab*"}
+	values := []string{"", "a", "A", "ab", "s3:GetObject", "s3:getobject", "S3:GETOBJECTACL", "s3:Ge", "arn:aws:s3:::b", "arn:aws:s3:::b/", "arn:aws:s3:::B/k"}
+	for _, p := range patterns {
+		for _, v := range values {
+			for _, fold := range []bool{false, true} {
+				if got, want := matchCase(p, v, fold), matchLoop(p, v, fold); got != want {
+					t.Errorf("matchCase(%q, %q, %v) = %v, the general loop says %v", p, v, fold, got, want)
+				}
+			}
+		}
+	}
+	// A resource is refused by its literal start before its variables
+	// are substituted, and only then.
+	r := &Request{Context: map[string][]string{"aws:username": {"bob"}}}
+	for _, c := range []struct {
+		p, v string
+		want bool
+	}{
+		{"arn:aws:s3:::b/home/${aws:username}/*", "arn:aws:s3:::b/home/bob/k", true},
+		{"arn:aws:s3:::b/home/${aws:username}/*", "arn:aws:s3:::b/home/eve/k", false},
+		{"arn:aws:s3:::b/home/${aws:username}/*", "arn:aws:s3:::c/home/bob/k", false},
+		{"arn:aws:s3:::b/${*}/*", "arn:aws:s3:::b/*/k", true},
+		{"arn:aws:s3:::b/${*}/*", "arn:aws:s3:::b/x/k", false},
+		{"arn:aws:s3:::b/$x", "arn:aws:s3:::b/$x", true},
+	} {
+		if got := anyMatch([]string{c.p}, c.v, false, r); got != c.want {
+			t.Errorf("resource %q for %q: %v, want %v", c.p, c.v, got, c.want)
+		}
+	}
+}
+
+// Evaluating an identity-based policy allocates nothing, whatever its
+// statements test (variables in resources and conditions, tags, IP
+// ranges), so that a principal's many statements cost every request
+// only their comparisons.
+func TestEvaluateDoesNotAllocate(t *testing.T) {
+	p, err := ParseIdentity([]byte(`{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::bench/home/${aws:username}/*"},
+		{"Effect":"Allow","Action":"s3:ListBucket","Resource":"arn:aws:s3:::bench","Condition":{"StringLike":{"s3:prefix":["home/${aws:username}/*"]}}},
+		{"Effect":"Allow","Action":["s3:Get*","s3:Put*"],"Resource":"arn:aws:s3:::team-${aws:PrincipalTag/team}/*"},
+		{"Effect":"Allow","Action":"s3:*","Resource":"arn:aws:s3:::bench/*","Condition":{"StringEquals":{"aws:PrincipalTag/project":"x"}}},
+		{"Effect":"Deny","Action":"s3:*","Resource":"*","Condition":{"NotIpAddress":{"aws:SourceIp":["127.0.0.0/8","10.0.0.0/8"]}}},
+		{"Effect":"Allow","Action":"s3:GetObject","Resource":"*","Condition":{"IpAddress":{"aws:SourceIp":"10.1.0.0/16"}}},
+		{"Effect":"Allow","Action":["s3:GetObject","s3:PutObject"],"Resource":"arn:aws:s3:::bench/*","Condition":{"StringEquals":{"aws:PrincipalTag/team":"storage"}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Request{Action: "s3:GetObject", Resource: "arn:aws:s3:::bench/obj-000001", Context: map[string][]string{
+		"aws:username": {"bob"}, "aws:principaltag/team": {"storage"}, "aws:sourceip": {"127.0.0.1"}}}
+	if d := p.Evaluate(r); d != Allow {
+		t.Fatalf("decision %v, want Allow by the last statement", d)
+	}
+	if n := testing.AllocsPerRun(100, func() { p.Evaluate(r) }); n != 0 {
+		t.Errorf("Evaluate allocates %v times per call, want none", n)
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	f.Add(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"s3:GetObject","Resource":"arn:aws:s3:::examplebucket/*"}]}`, "s3:GetObject", "arn:aws:s3:::examplebucket/k", "1.2.3.4")
 	f.Add(`{"Statement":{"Effect":"Deny","NotPrincipal":{"AWS":["acme"]},"NotAction":"s3:List*","NotResource":"arn:aws:s3:::examplebucket/${aws:username}/*","Condition":{"ForAllValues:StringLikeIfExists":{"s3:prefix":["a*","${*}"]},"Null":{"x":"true"}}}}`, "s3:ListBucket", "arn:aws:s3:::examplebucket", "::1")
