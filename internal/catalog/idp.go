@@ -65,6 +65,10 @@ type IdentityProviders interface {
 	// Disabled) and whether the user changed (then the identity
 	// generation advanced).
 	SignInIdentityProviderUser(ctx context.Context, link IdentityProviderUser, u User, create bool) (User, bool, error)
+	// UseSignInState marks a sign-in's state (its hash) used until
+	// expires, and drops those expired by now: false when it was used
+	// already, so a state signs in once whatever node it comes back to.
+	UseSignInState(ctx context.Context, hash string, expires, now time.Time) (bool, error)
 	// IdentityProviderUsers lists a tenant's linked users, by name.
 	IdentityProviderUsers(ctx context.Context, tenant string) ([]IdentityProviderUser, error)
 }

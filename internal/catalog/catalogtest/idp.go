@@ -102,4 +102,16 @@ func testIdentityProviders(t *testing.T, s catalog.Store) {
 	if links, err := ps.IdentityProviderUsers(ctx, "acme"); err != nil || len(links) != 1 {
 		t.Fatalf("links after delete user %+v %v", links, err)
 	}
+
+	// A state is used once; once expired it is forgotten.
+	exp := now.Add(10 * time.Minute)
+	if fresh, err := ps.UseSignInState(ctx, "h1", exp, now); err != nil || !fresh {
+		t.Fatalf("first use: %v %v", fresh, err)
+	}
+	if fresh, err := ps.UseSignInState(ctx, "h1", exp, now.Add(time.Minute)); err != nil || fresh {
+		t.Fatalf("second use: %v %v", fresh, err)
+	}
+	if fresh, err := ps.UseSignInState(ctx, "h1", exp.Add(time.Hour), exp.Add(time.Second)); err != nil || !fresh {
+		t.Fatalf("after it expired: %v %v", fresh, err)
+	}
 }

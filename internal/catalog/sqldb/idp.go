@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 )
@@ -173,4 +174,21 @@ func (s *Store) linkIdPUser(ctx context.Context, tx *sql.Tx, link catalog.Identi
 func (s *Store) IdentityProviderUsers(ctx context.Context, tenant string) ([]catalog.IdentityProviderUser, error) {
 	return queryAll(ctx, s, "list identity provider users", scanIdPUser,
 		`SELECT `+idpUserCols+` FROM idp_users WHERE tenant = ? ORDER BY user_name`, tenant)
+}
+
+func (s *Store) UseSignInState(ctx context.Context, hash string, expires, now time.Time) (bool, error) {
+	var fresh bool
+	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, s.q(`DELETE FROM idp_used_states WHERE expires <= ?`), nanos(now)); err != nil {
+			return err
+		}
+		res, err := s.exec(ctx, tx, s.q(`INSERT INTO idp_used_states (state_hash, expires) VALUES (?, ?) ON CONFLICT (state_hash) DO NOTHING`), hash, nanos(expires))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		fresh = n == 1
+		return err
+	})
+	return fresh, wrap("use sign-in state", err)
 }

@@ -26,3 +26,11 @@ CREATE TABLE idp_users (
     PRIMARY KEY (tenant, user_name)
 );
 CREATE UNIQUE INDEX idp_users_subject ON idp_users (tenant, idp_tenant, idp, subject);
+
+-- The states of console sign-ins with an identity provider that came
+-- back, until they expire: each is used once, on whichever node.
+CREATE TABLE idp_used_states (
+    state_hash TEXT PRIMARY KEY,
+    expires    BIGINT NOT NULL
+);
+CREATE INDEX idp_used_states_expires ON idp_used_states (expires);
