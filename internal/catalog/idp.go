@@ -38,6 +38,15 @@ type IdentityProviderUser struct {
 	SignedIn       time.Time
 }
 
+// IdPSession is a console session signed in through an identity
+// provider: which one, and the ID token it gave (the hint of its
+// sign-out).
+type IdPSession struct {
+	SessionHash    string
+	IdPTenant, IdP string
+	IDToken        string
+}
+
 // IdentityProviders keeps the console's identity providers and the links
 // of users to their subjects.
 type IdentityProviders interface {
@@ -69,6 +78,12 @@ type IdentityProviders interface {
 	// expires, and drops those expired by now: false when it was used
 	// already, so a state signs in once whatever node it comes back to.
 	UseSignInState(ctx context.Context, hash string, expires, now time.Time) (bool, error)
+	// PutIdPSession records that the console session sessionHash came
+	// from an identity provider, with the ID token it gave, and forgets
+	// the records of sessions that have ended. TakeIdPSession returns
+	// and forgets one: ErrNoSuchSession.
+	PutIdPSession(ctx context.Context, s IdPSession) error
+	TakeIdPSession(ctx context.Context, sessionHash string) (IdPSession, error)
 	// IdentityProviderUsers lists a tenant's linked users, by name.
 	IdentityProviderUsers(ctx context.Context, tenant string) ([]IdentityProviderUser, error)
 }

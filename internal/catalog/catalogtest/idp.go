@@ -1,6 +1,7 @@
 package catalogtest
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -113,5 +114,24 @@ func testIdentityProviders(t *testing.T, s catalog.Store) {
 	}
 	if fresh, err := ps.UseSignInState(ctx, "h1", exp.Add(time.Hour), exp.Add(time.Second)); err != nil || !fresh {
 		t.Fatalf("after it expired: %v %v", fresh, err)
+	}
+
+	// A session's provider and token are kept until taken; the record of
+	// a session that ended goes at the next put.
+	if c, ok := s.(catalog.Console); ok {
+		sess := catalog.Session{IDHash: "sess-1", Subject: "user:acme/bob", Method: "oidc", Tenant: "acme", User: "bob", UserID: "c-bob",
+			CSRF: "x", Created: now, LastSeen: now, Expires: now.Add(time.Hour)}
+		must(t, c.CreateSession(ctx, sess))
+		must(t, ps.PutIdPSession(ctx, catalog.IdPSession{SessionHash: "gone", IdPTenant: "", IdP: "kc", IDToken: "t0"}))
+		must(t, ps.PutIdPSession(ctx, catalog.IdPSession{SessionHash: "sess-1", IdPTenant: "acme", IdP: "kc", IDToken: "t1"}))
+		if _, err := ps.TakeIdPSession(ctx, "gone"); !errors.Is(err, catalog.ErrNoSuchSession) {
+			t.Fatalf("the record of an ended session: %v", err)
+		}
+		is, err := ps.TakeIdPSession(ctx, "sess-1")
+		if err != nil || is.IdPTenant != "acme" || is.IdP != "kc" || is.IDToken != "t1" {
+			t.Fatalf("take %+v %v", is, err)
+		}
+		_, err = ps.TakeIdPSession(ctx, "sess-1")
+		wantErr(t, err, catalog.ErrNoSuchSession)
 	}
 }

@@ -192,3 +192,33 @@ func (s *Store) UseSignInState(ctx context.Context, hash string, expires, now ti
 	})
 	return fresh, wrap("use sign-in state", err)
 }
+
+func (s *Store) PutIdPSession(ctx context.Context, is catalog.IdPSession) error {
+	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+		if _, err := s.exec(ctx, tx, s.q(`DELETE FROM idp_sessions WHERE session_hash NOT IN (SELECT id_hash FROM console_sessions)`)); err != nil {
+			return err
+		}
+		_, err := s.exec(ctx, tx, s.q(`INSERT INTO idp_sessions (session_hash, idp_tenant, idp, id_token) VALUES (?, ?, ?, ?)
+			ON CONFLICT (session_hash) DO UPDATE SET idp_tenant = excluded.idp_tenant, idp = excluded.idp, id_token = excluded.id_token`),
+			is.SessionHash, is.IdPTenant, is.IdP, is.IDToken)
+		return err
+	})
+	return wrap("put idp session", err)
+}
+
+func (s *Store) TakeIdPSession(ctx context.Context, sessionHash string) (catalog.IdPSession, error) {
+	var is catalog.IdPSession
+	err := s.w.Write(ctx, func(tx *sql.Tx) error {
+		err := s.row(ctx, tx, s.q(`SELECT session_hash, idp_tenant, idp, id_token FROM idp_sessions WHERE session_hash = ?`), sessionHash).
+			Scan(&is.SessionHash, &is.IdPTenant, &is.IdP, &is.IDToken)
+		if errors.Is(err, sql.ErrNoRows) {
+			return catalog.ErrNoSuchSession
+		}
+		if err != nil {
+			return err
+		}
+		_, err = s.exec(ctx, tx, s.q(`DELETE FROM idp_sessions WHERE session_hash = ?`), sessionHash)
+		return err
+	})
+	return is, wrap("take idp session", err)
+}

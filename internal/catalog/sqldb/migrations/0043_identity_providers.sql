@@ -34,3 +34,12 @@ CREATE TABLE idp_used_states (
     expires    BIGINT NOT NULL
 );
 CREATE INDEX idp_used_states_expires ON idp_used_states (expires);
+
+-- The console sessions signed in through an identity provider: which
+-- provider, and the ID token it gave, the hint its sign-out takes.
+CREATE TABLE idp_sessions (
+    session_hash TEXT PRIMARY KEY,
+    idp_tenant   TEXT NOT NULL,
+    idp          TEXT NOT NULL,
+    id_token     TEXT NOT NULL
+);
