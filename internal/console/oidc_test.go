@@ -405,9 +405,14 @@ func TestOIDCHostile(t *testing.T) {
 		code              string
 	}{
 		{"nonce mismatch", "acme", "corp", func(o *op) { o.shape = func(c *jwt.Claims, x map[string]any) { x["nonce"] = "not-this-one" } }, "InvalidIdentityToken"},
-		{"another client id", "acme", "corp", func(o *op) { o.shape = func(c *jwt.Claims, x map[string]any) { c.Audience = jwt.Audience{"other-app"} } }, "InvalidIdentityToken"},
+		{"another client id", "acme", "corp", func(o *op) {
+			o.shape = func(c *jwt.Claims, x map[string]any) { c.Audience = jwt.Audience{"other-app"} }
+		}, "InvalidIdentityToken"},
 		{"azp of another client", "acme", "corp", func(o *op) {
-			o.shape = func(c *jwt.Claims, x map[string]any) { c.Audience = jwt.Audience{opClient, "other"}; x["azp"] = "other" }
+			o.shape = func(c *jwt.Claims, x map[string]any) {
+				c.Audience = jwt.Audience{opClient, "other"}
+				x["azp"] = "other"
+			}
 		}, "InvalidIdentityToken"},
 		{"expired", "acme", "corp", func(o *op) {
 			o.shape = func(c *jwt.Claims, x map[string]any) {
