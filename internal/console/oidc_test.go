@@ -564,3 +564,11 @@ func TestOIDCLoopbackRefusedUnlessAllowed(t *testing.T) {
 		t.Fatalf("start against a loopback provider not allowed: %s", resp.Status)
 	}
 }
+
+func jsonDecode(t *testing.T, resp *http.Response, v any) {
+	t.Helper()
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("%s: %v", resp.Status, err)
+	}
+}
