@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha1"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
@@ -43,8 +45,11 @@ type Hydra struct {
 	// Thumbprint is the SHA-1 (hex) of the top certificate Hydra serves,
 	// as an identity provider's registration pins it.
 	Thumbprint string
-	// CA is the PEM of the certificate authority of Hydra's certificate.
-	CA []byte
+	// CA is the PEM of the certificate authority of Hydra's certificate;
+	// SPKI the base64 SHA-256 of its certificate's public key, what
+	// Chromium's --ignore-certificate-errors-spki-list takes.
+	CA   []byte
+	SPKI string
 
 	t      testing.TB
 	client *http.Client
@@ -103,11 +108,17 @@ func StartHydra(t testing.TB) *Hydra {
 	if err := os.WriteFile(filepath.Join(dir, "key.pem"), keyPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	leafBlk, _ := pem.Decode(certPEM)
+	leaf, err := x509.ParseCertificate(leafBlk.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spki := sha256.Sum256(leaf.RawSubjectPublicKeyInfo)
 	blk, _ := pem.Decode(caPEM)
 	sum := sha1.Sum(blk.Bytes)
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(caPEM)
-	h := &Hydra{t: t, CA: caPEM, Thumbprint: hex.EncodeToString(sum[:]), users: map[string]HydraUser{},
+	h := &Hydra{t: t, CA: caPEM, SPKI: base64.StdEncoding.EncodeToString(spki[:]), Thumbprint: hex.EncodeToString(sum[:]), users: map[string]HydraUser{},
 		client: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}}
 	h.app = httptest.NewServer(http.HandlerFunc(h.serveApp))
 	t.Cleanup(h.app.Close)
@@ -161,11 +172,19 @@ func StartHydra(t testing.TB) *Hydra {
 	// Hydra makes its signing keys (RSA 4096) when first asked for them,
 	// which takes seconds on a loaded machine: made now, not within a
 	// sign-in's bounded wait.
-	resp, err := h.client.Get(h.Issuer + "/.well-known/jwks.json")
-	if err != nil {
-		t.Fatalf("hydra: keys: %v", err)
+	for try := 1; ; try++ {
+		resp, err := h.client.Get(h.Issuer + "/.well-known/jwks.json")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		// Hydra loads its certificate a moment after it reports ready
+		// (it watches the file): a first handshake may fail.
+		if try == 20 {
+			t.Fatalf("hydra: keys: %v", err)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
-	resp.Body.Close()
 	return h
 }
 
