@@ -83,6 +83,23 @@ func TestConsoleOIDCSignIn(t *testing.T) {
 	if who["method"] != "oidc" || who["tenant"] != "acme" || who["user"] != "olga" || who["role"] != "admin" {
 		t.Fatalf("signed in as %v", who)
 	}
+	// olga, an admin by her group, manages the tenant's sign-in
+	// providers: the secret is never on the page; a change keeps it.
+	browsertest.Step(t, ctx, "the sign-in providers page", 20*time.Second,
+		browsertest.Click("nav-idps"),
+		chromedp.WaitVisible(x(`//*[@data-testid="idps"]//td[normalize-space(.)="corp"]`)),
+	)
+	browsertest.CheckAxe(t, ctx, "sign-in providers page")
+	browsertest.Step(t, ctx, "a provider changed, its secret kept", 20*time.Second,
+		browsertest.Click("idp-edit-corp"),
+		browsertest.Type("idp-display-name", "Acme staff"),
+		browsertest.Click("idp-dialog-submit"),
+		chromedp.WaitVisible(x(`//*[@data-testid="idps"]//td[normalize-space(.)="Sign in with Acme staff"]`)),
+	)
+	if js[bool](t, ctx, `document.body.innerHTML.includes('client-secret')`) {
+		t.Fatal("the client secret is on the page")
+	}
+	shot("oidc-providers.png")
 	browsertest.Step(t, ctx, "sign-out reaches the provider's logout and comes back", 30*time.Second,
 		browsertest.Click("signout"),
 		chromedp.WaitVisible(browsertest.T("signin-form")),
@@ -93,4 +110,14 @@ func TestConsoleOIDCSignIn(t *testing.T) {
 	if status, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch('/console/api/session').then(r => r.status)`, chromedp.EvalAwaitPromise)); err != nil || status != 401 {
 		t.Fatal("the console session outlived sign-out")
 	}
+	// Signing in again exchanges a code with the secret kept through the
+	// change.
+	browsertest.Step(t, ctx, "signed in again with the changed provider", 40*time.Second,
+		chromedp.Navigate(srv.Console.URL+"/console/?tenant=acme#/signin"),
+		browsertest.Click("signin-idp-acme-corp"),
+		chromedp.WaitVisible(chromedp.CSS("#username")),
+		chromedp.SendKeys(chromedp.CSS("#username"), "olga"),
+		chromedp.Click(chromedp.CSS("#accept")),
+		chromedp.WaitVisible(browsertest.T("nav-buckets")),
+	)
 }
