@@ -159,7 +159,11 @@ func (h *Handler) oidcCallback(c *call) (any, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := h.o.IdPs.Catalog().PutIdPSession(c.ctx(), catalog.IdPSession{SessionHash: s.IDHash, IdPTenant: p.Tenant, IdP: p.Name, IDToken: res.IDToken}); err != nil {
+	hint := res.IDToken
+	if len(hint) > idp.MaxIDToken {
+		hint = ""
+	}
+	if err := h.o.IdPs.Catalog().PutIdPSession(c.ctx(), catalog.IdPSession{SessionHash: s.IDHash, IdPTenant: p.Tenant, IdP: p.Name, IDToken: hint}); err != nil {
 		// The session stands; its sign-out ends the console's alone.
 		slog.Warn("console: record an identity provider's session", "err", err)
 	}

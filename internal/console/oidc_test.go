@@ -10,6 +10,8 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -570,5 +572,25 @@ func jsonDecode(t *testing.T, resp *http.Response, v any) {
 	defer resp.Body.Close()
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatalf("%s: %v", resp.Status, err)
+	}
+}
+
+// TestOIDCProvidersBounded: a tenant registers at most 20 identity
+// providers (the sign-in page lists them); changing one it has stays
+// possible, and a new one needs its client secret.
+func TestOIDCProvidersBounded(t *testing.T) {
+	e := startOIDC(t)
+	for i := 0; i < 20; i++ {
+		e.register(t, fmt.Sprintf("/tenants/acme/idps/p%d", i), nil)
+	}
+	err := e.admin.Do(context.Background(), "PUT", "/tenants/acme/idps/p20", map[string]any{"issuer": e.op.srv.URL, "client_id": opClient, "client_secret": "s"}, nil)
+	var ae *admin.Error
+	if !errors.As(err, &ae) || ae.Code != "InvalidIdentityProvider" {
+		t.Fatalf("the 21st: %v", err)
+	}
+	e.register(t, "/tenants/acme/idps/p3", map[string]any{"display_name": "Three"})
+	err = e.admin.Do(context.Background(), "PUT", "/tenants/globex/idps/new", map[string]any{"issuer": e.op.srv.URL, "client_id": opClient}, nil)
+	if !errors.As(err, &ae) || ae.Code != "InvalidIdentityProvider" || !strings.Contains(ae.Message, "client_secret") {
+		t.Fatalf("a new one without a secret: %v", err)
 	}
 }

@@ -49,6 +49,12 @@ const (
 	// MaxCookie bounds the sealed state a browser sends back.
 	MaxCookie = 2048
 	maxGroups = 1000
+	// MaxPerOwner bounds the identity providers of a tenant, and the
+	// provider's own: the sign-in page lists them.
+	MaxPerOwner = 20
+	// MaxIDToken bounds the ID token a session keeps as its sign-out's
+	// hint; a larger one is not kept (the sign-out goes without a hint).
+	MaxIDToken = 8 << 10
 )
 
 // New returns the service, or an error when the catalog keeps no
@@ -80,10 +86,22 @@ func (s *Service) Configure(ctx context.Context, tenant, name string, cfg Config
 	}
 	now := s.Now().UTC()
 	p := catalog.IdentityProvider{Tenant: tenant, Name: name, Config: cfg.Encode(), Created: now, Updated: now}
-	if secret == "" {
-		have, err := s.cat.GetIdentityProvider(ctx, tenant, name)
+	have, err := s.cat.GetIdentityProvider(ctx, tenant, name)
+	switch {
+	case errors.Is(err, catalog.ErrNoSuchIdentityProvider):
+		all, err := s.cat.ListIdentityProviders(ctx, tenant)
 		if err != nil {
 			return Config{}, err
+		}
+		if len(all) >= MaxPerOwner {
+			return Config{}, &ConfigError{fmt.Errorf("at most %d identity providers each", MaxPerOwner)}
+		}
+	case err != nil:
+		return Config{}, err
+	}
+	if secret == "" {
+		if have.Name == "" {
+			return Config{}, catalog.ErrNoSuchIdentityProvider
 		}
 		p.SecretSealed = have.SecretSealed
 	} else {
