@@ -35,8 +35,15 @@ type IdPs interface {
 
 var _ IdPs = (*idp.Service)(nil)
 
-// OIDCStateCookie is the name of the cookie of a sign-in on its way.
-const OIDCStateCookie = "ostium_oidc"
+// OIDCStateCookie is the name of the cookie of a sign-in on its way
+// over plain HTTP; over HTTPS it is SecureOIDCStateCookie, for Path=/
+// as "__Host-" requires, so that no sibling host name (a virtual-hosted
+// bucket's) can plant a state of its own in the console's browser and
+// sign it in as someone else.
+const (
+	OIDCStateCookie       = "ostium_oidc"
+	SecureOIDCStateCookie = "__Host-" + OIDCStateCookie
+)
 
 const oidcPath = API + "oidc/"
 
@@ -106,6 +113,9 @@ func (h *Handler) oidcStart(c *call) (any, int, error) {
 func (h *Handler) stateCookie(r *http.Request, value string, maxAge time.Duration) *http.Cookie {
 	c := &http.Cookie{Name: OIDCStateCookie, Value: value, Path: oidcPath, HttpOnly: true, SameSite: http.SameSiteLaxMode,
 		Secure: iam.OriginOf(r.Context()).Secure, MaxAge: int(maxAge / time.Second)}
+	if c.Secure {
+		c.Name, c.Path = SecureOIDCStateCookie, "/"
+	}
 	if maxAge < 0 {
 		c.MaxAge = -1
 	}
@@ -125,7 +135,7 @@ func (h *Handler) oidcCallback(c *call) (any, int, error) {
 	http.SetCookie(w, h.stateCookie(r, "", -1))
 	w.Header().Set("Cache-Control", "no-store")
 	sealed := ""
-	if ck, err := r.Cookie(OIDCStateCookie); err == nil {
+	if ck, err := r.Cookie(h.stateCookie(r, "", 0).Name); err == nil {
 		sealed = ck.Value
 	}
 	q := r.URL.Query()

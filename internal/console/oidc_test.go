@@ -250,8 +250,10 @@ type oidcEnv struct {
 	base  string
 }
 
-func startOIDC(t *testing.T) *oidcEnv {
-	srv := nodetest.Start(t, nodetest.Options{Config: func(c *node.Config) {
+func startOIDC(t *testing.T) *oidcEnv { return startOIDCWith(t, false) }
+
+func startOIDCWith(t *testing.T, tls bool) *oidcEnv {
+	srv := nodetest.Start(t, nodetest.Options{TLS: tls, Config: func(c *node.Config) {
 		c.STS.OIDCAllowNetworks = []string{"127.0.0.0/8"}
 	}})
 	e := &oidcEnv{srv: srv, op: newOP(t), admin: admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client()), base: srv.Console.URL}
@@ -592,5 +594,32 @@ func TestOIDCProvidersBounded(t *testing.T) {
 	err = e.admin.Do(context.Background(), "PUT", "/tenants/globex/idps/new", map[string]any{"issuer": e.op.srv.URL, "client_id": opClient}, nil)
 	if !errors.As(err, &ae) || ae.Code != "InvalidIdentityProvider" || !strings.Contains(ae.Message, "client_secret") {
 		t.Fatalf("a new one without a secret: %v", err)
+	}
+}
+
+// TestOIDCOverTLS: over HTTPS the state cookie is "__Host-" (Secure,
+// Path=/, no Domain), which no sibling host name can plant, and the
+// sign-in works with it.
+func TestOIDCOverTLS(t *testing.T) {
+	e := startOIDCWith(t, true)
+	e.register(t, "/tenants/acme/idps/corp", map[string]any{"create_users": true})
+	e.op.set(func(o *op) { o.claims = map[string]any{"preferred_username": "tess"} })
+	b := newBrowser(t, e.srv, e.op)
+	start := b.get(e.base + "/console/api/oidc/start?tenant=acme&idp=corp")
+	var state *http.Cookie
+	for _, c := range start.Cookies() {
+		if strings.Contains(c.Name, "ostium_oidc") {
+			state = c
+		}
+	}
+	if state == nil || state.Name != "__Host-ostium_oidc" || !state.Secure || state.Path != "/" || state.Domain != "" || state.SameSite != http.SameSiteLaxMode {
+		t.Fatalf("state cookie over TLS: %+v", state)
+	}
+	resp := b.get(start.Header.Get("Location"))
+	if where := b.callback(resp.Header.Get("Location")); where != "/console/" {
+		t.Fatalf("landed on %q", where)
+	}
+	if status, s := b.session(e.base); status != 200 || s["identity"].(map[string]any)["user"] != "tess" {
+		t.Fatalf("session %d %v", status, s)
 	}
 }
