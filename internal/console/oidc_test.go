@@ -623,3 +623,38 @@ func TestOIDCOverTLS(t *testing.T) {
 		t.Fatalf("session %d %v", status, s)
 	}
 }
+
+// TestOIDCProvidersTenantBound: a tenant's admin manages its own
+// identity providers, and neither another tenant's nor the provider's
+// own; an ordinary user none.
+func TestOIDCProvidersTenantBound(t *testing.T) {
+	e := startOIDC(t)
+	bg := context.Background()
+	keyOf := func(tenant, user, role string) *admin.Client {
+		e.must(e.admin.Do(bg, "POST", "/tenants/"+tenant+"/users", map[string]any{"name": user, "role": role}, nil))
+		var k admin.Key
+		e.must(e.admin.Do(bg, "POST", "/tenants/"+tenant+"/users/"+user+"/keys", nil, &k))
+		return admin.NewClient(e.srv.URL, k.AccessKey, k.SecretKey, e.srv.Client())
+	}
+	acmeAdmin, acmeUser := keyOf("acme", "ann", "admin"), keyOf("acme", "bob", "user")
+	body := map[string]any{"issuer": e.op.srv.URL, "client_id": opClient, "client_secret": "s3cret", "tenant_claim": "t"}
+	if err := acmeAdmin.Do(bg, "PUT", "/tenants/acme/idps/corp", body, nil); err != nil {
+		t.Fatalf("acme's admin registers acme's: %v", err)
+	}
+	for _, c := range []struct {
+		who  *admin.Client
+		path string
+	}{{acmeAdmin, "/tenants/globex/idps/corp"}, {acmeAdmin, "/idps/corp"}, {acmeUser, "/tenants/acme/idps/other"}} {
+		var ae *admin.Error
+		if err := c.who.Do(bg, "PUT", c.path, body, nil); !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
+			t.Errorf("PUT %s: %v, want 403", c.path, err)
+		}
+		if err := c.who.Do(bg, "GET", c.path, nil, nil); !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
+			t.Errorf("GET %s: %v, want 403", c.path, err)
+		}
+	}
+	var ae *admin.Error
+	if err := acmeUser.Do(bg, "DELETE", "/tenants/acme/idps/corp", nil, nil); !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
+		t.Errorf("a user deletes its tenant's provider: %v", err)
+	}
+}
