@@ -92,6 +92,11 @@ func init() {
 		run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
 			return call[admin.IdentityProvider](c, "GET", idpPath(f.tenant, a[0]), nil)
 		}}
+	adminCmds["idp users"] = adminCmd{args: []string{"TENANT"}, short: "list the tenant's users that identity providers signed in, with their subjects and groups",
+		example: "  ostium admin idp users acme",
+		run: func(c *admin.Client, a []string, f *adminFlags) (any, error) {
+			return call[[]admin.IdentityProviderUser](c, "GET", path("tenants", a[0], "idp-users"), nil)
+		}}
 	adminCmds["idp delete"] = adminCmd{args: []string{"NAME"},
 		short:   "remove an identity provider (its users stay, with their keys)",
 		example: "  ostium admin idp delete corp --tenant acme", flags: tenantFlag,

@@ -64,6 +64,9 @@ func TestAdminIdPCommands(t *testing.T) {
 	if out, err := runCLI(t, "admin", "idp", "list", "--tenant", "acme"); err != nil || !strings.Contains(out, "corp") || strings.Contains(out, "shared") {
 		t.Fatalf("list --tenant: %v\n%s", err, out)
 	}
+	if out, err := runCLI(t, "admin", "--json", "idp", "users", "acme"); err != nil || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("users: %v\n%s", err, out)
+	}
 	if out, err := runCLI(t, "admin", "idp", "delete", "corp", "--tenant", "acme"); err != nil {
 		t.Fatalf("delete: %v\n%s", err, out)
 	}

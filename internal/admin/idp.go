@@ -43,6 +43,9 @@ var idpRoutes = []route{
 	{"PUT", "/tenants/{tenant}/idps/{idp}", "PutIdentityProvider", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return putIdP(s, r, id, r.PathValue("tenant"))
 	}},
+	{"GET", "/tenants/{tenant}/idp-users", "ListIdentityProviderUsers", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
+		return ok(s.ListIdentityProviderUsers(r.Context(), id, r.PathValue("tenant")))
+	}},
 	{"DELETE", "/tenants/{tenant}/idps/{idp}", "DeleteIdentityProvider", func(s *Service, r *http.Request, id *iam.Identity) (any, int, error) {
 		return nil, http.StatusNoContent, s.DeleteIdentityProvider(r.Context(), id, r.PathValue("tenant"), r.PathValue("idp"))
 	}},
@@ -171,4 +174,47 @@ func (s *Service) DeleteIdentityProvider(ctx context.Context, id *iam.Identity, 
 		return err
 	}
 	return idpErr(ps.DeleteIdentityProvider(ctx, tenant, name))
+}
+
+// IdentityProviderUser is a tenant's user an identity provider signed
+// in: which provider (IdPTenant absent: the provider's own), the subject
+// it names the user by, and what its last sign-in said.
+type IdentityProviderUser struct {
+	User      string    `json:"user"`
+	IdPTenant string    `json:"idp_tenant,omitempty"`
+	IdP       string    `json:"idp"`
+	Subject   string    `json:"subject"`
+	Login     string    `json:"login"`
+	Groups    []string  `json:"groups"`
+	Role      string    `json:"role"`
+	Disabled  bool      `json:"disabled"`
+	SignedIn  time.Time `json:"signed_in"`
+}
+
+// ListIdentityProviderUsers lists the tenant's users that identity
+// providers signed in, through its own providers or the provider's.
+func (s *Service) ListIdentityProviderUsers(ctx context.Context, id *iam.Identity, tenant string) ([]IdentityProviderUser, error) {
+	ps, err := s.idpStore(id, tenant)
+	if err != nil {
+		return nil, err
+	}
+	links, err := ps.IdentityProviderUsers(ctx, tenant)
+	if err != nil {
+		return nil, apiErr(err)
+	}
+	users, err := s.cat.ListUsers(ctx, tenant)
+	if err != nil {
+		return nil, apiErr(err)
+	}
+	byName := map[string]catalog.User{}
+	for _, u := range users {
+		byName[u.Name] = u
+	}
+	out := []IdentityProviderUser{}
+	for _, l := range links {
+		u := byName[l.User]
+		out = append(out, IdentityProviderUser{User: l.User, IdPTenant: l.IdPTenant, IdP: l.IdP, Subject: l.Subject, Login: l.Login,
+			Groups: append([]string{}, l.Groups...), Role: u.Role, Disabled: u.Disabled, SignedIn: l.SignedIn})
+	}
+	return out, nil
 }

@@ -364,6 +364,14 @@ func TestOIDCSignIn(t *testing.T) {
 		t.Fatalf("second sign-in: %v", s)
 	}
 
+	// dana is marked as the provider's, by subject.
+	var linked []admin.IdentityProviderUser
+	e.must(e.admin.Do(context.Background(), "GET", "/tenants/acme/idp-users", nil, &linked))
+	if len(linked) != 1 || linked[0].User != "dana" || linked[0].IdPTenant != "acme" || linked[0].IdP != "corp" || linked[0].Subject != "sub-1" ||
+		linked[0].Login != "dana2" || linked[0].Role != "user" {
+		t.Fatalf("linked users %+v", linked)
+	}
+
 	// Every sign-in is audited, the refused ones with their reason.
 	b2 := newBrowser(t, e.srv, e.op)
 	e.op.set(func(o *op) { o.claims = map[string]any{"preferred_username": "eve", "ostium_tenant": "globex"} })
