@@ -25,6 +25,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/ostiumio/ostium/internal/admin"
+	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/node"
 	"github.com/ostiumio/ostium/internal/node/nodetest"
 	"github.com/ostiumio/ostium/internal/oidc"
@@ -664,5 +665,45 @@ func TestOIDCProvidersTenantBound(t *testing.T) {
 	var ae *admin.Error
 	if err := acmeUser.Do(bg, "DELETE", "/tenants/acme/idps/corp", nil, nil); !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
 		t.Errorf("a user deletes its tenant's provider: %v", err)
+	}
+}
+
+// TestOIDCIAMGroups: the groups a token names make the user a member of
+// the IAM groups they map to, at each sign-in, and no longer of those
+// its groups stop mapping to; an IAM group the mapping does not name is
+// left alone.
+func TestOIDCIAMGroups(t *testing.T) {
+	e := startOIDC(t)
+	ia, ok := e.srv.Node.Catalog.(catalog.IAM)
+	if !ok {
+		t.Skip("the catalog keeps no IAM groups")
+	}
+	bg := context.Background()
+	for _, g := range []string{"developers", "auditors", "other"} {
+		e.must(ia.CreateGroup(bg, catalog.Group{Tenant: "acme", Name: g, Path: "/", ID: "AGPA" + strings.ToUpper(g), Created: time.Now()}))
+	}
+	e.register(t, "/tenants/acme/idps/corp", map[string]any{"create_users": true,
+		"iam_groups": map[string]string{"dev": "developers", "audit": "auditors"}})
+	groups := func() []string {
+		gs, err := ia.UserGroups(bg, "acme", "gus")
+		e.must(err)
+		var out []string
+		for _, g := range gs {
+			out = append(out, g.Name)
+		}
+		return out
+	}
+	e.op.set(func(o *op) {
+		o.claims = map[string]any{"preferred_username": "gus", "groups": []string{"dev", "audit"}}
+	})
+	newBrowser(t, e.srv, e.op).signIn(e.base, "acme", "corp", "/console/")
+	if got := strings.Join(groups(), ","); got != "auditors,developers" {
+		t.Fatalf("after the first sign-in: %s", got)
+	}
+	e.must(ia.AddUserToGroup(bg, "acme", "other", "gus"))
+	e.op.set(func(o *op) { o.claims = map[string]any{"preferred_username": "gus", "groups": []string{"dev"}} })
+	newBrowser(t, e.srv, e.op).signIn(e.base, "acme", "corp", "/console/")
+	if got := strings.Join(groups(), ","); got != "developers,other" {
+		t.Fatalf("after leaving audit: %s", got)
 	}
 }
