@@ -404,6 +404,9 @@ func TestOIDCHostile(t *testing.T) {
 	e.register(t, "/tenants/acme/idps/corp", map[string]any{"create_users": true})
 	e.register(t, "/tenants/acme/idps/strict", map[string]any{"create_users": true, "tenant_claim": "ostium_tenant"})
 	e.register(t, "/idps/shared", map[string]any{"create_users": true, "tenant_claim": "ostium_tenant"})
+	e.register(t, "/tenants/acme/idps/staff", map[string]any{"create_users": true, "user_groups": []string{"staff"}})
+	e.register(t, "/tenants/acme/idps/invited", map[string]any{})
+	e.must(e.admin.Do(context.Background(), "POST", "/tenants/acme/users", map[string]any{"name": "root-like", "role": "admin"}, nil))
 	base := func(o *op) {
 		o.claims = map[string]any{"preferred_username": "carl", "ostium_tenant": "acme"}
 		o.shape, o.sign, o.delay = nil, nil, 0
@@ -454,6 +457,9 @@ func TestOIDCHostile(t *testing.T) {
 		{"provider-wide, no such tenant", "", "shared", func(o *op) { o.claims["ostium_tenant"] = "initech" }, "NoSuchTenant"},
 		{"provider-wide, no tenant claim", "", "shared", func(o *op) { delete(o.claims, "ostium_tenant") }, "WrongTenant"},
 		{"a tenant's provider claiming another tenant", "acme", "strict", func(o *op) { o.claims["ostium_tenant"] = "globex" }, "WrongTenant"},
+		{"in none of the user groups", "acme", "staff", func(o *op) { o.claims["groups"] = []string{"contractors"} }, "NotAllowed"},
+		{"a user the tenant did not make, creating off", "acme", "invited", func(o *op) {}, "NoSuchUser"},
+		{"a user made another way is not taken over", "acme", "corp", func(o *op) { o.claims["preferred_username"] = "root-like" }, "UserExists"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e.op.set(func(o *op) { base(o); c.op(o) })
