@@ -88,6 +88,7 @@ type adminFlags struct {
 	targetAccessKey, targetRegion              string
 	targetShared, targetPathStyle              bool
 	dir                                        directoryFlags
+	idp                                        idpFlags
 }
 
 // The flags of each subcommand; only its own show in its --help.

@@ -20,6 +20,7 @@ import (
 	"github.com/ostiumio/ostium/internal/catalog"
 	"github.com/ostiumio/ostium/internal/directory"
 	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/idp"
 	"github.com/ostiumio/ostium/internal/kms"
 )
 
@@ -111,6 +112,7 @@ type Service struct {
 	// plain http (SetReplicationPlainHTTP).
 	plainHTTP []netip.Prefix
 	dir       *directory.Service // nil: no directories (SetDirectories)
+	idps      *idp.Service       // nil: no identity providers (SetIdPs)
 }
 
 // Platforms are the node's storage platforms (*platform.Set).

@@ -86,6 +86,9 @@ type Options struct {
 	// Directory signs tenants' directory users in (method "directory");
 	// nil: no such sign-in.
 	Directory DirectorySignIn
+	// IdPs signs people in through OpenID Connect providers (method
+	// "oidc", see oidc.go); nil: no such sign-in.
+	IdPs IdPs
 }
 
 // Handler serves /console/.

@@ -302,16 +302,29 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) (any, int, erro
 	if !ok {
 		return nil, 0, apiError(http.StatusBadRequest, "InvalidArgument", "No sign-in method %q", in.Method)
 	}
-	ctx := r.Context()
 	sub, device, err := h.check(r, m, in)
 	if err != nil {
 		return nil, 0, err
 	}
+	s, token, err := h.openSession(r, sub)
+	if err != nil {
+		return nil, 0, err
+	}
+	http.SetCookie(w, h.cookie(r, token, h.o.MaxAge))
+	h.rememberDevice(w, r, sub, device)
+	h.record(r, s.id, "console:SignIn", sub.Method, http.StatusOK, nil)
+	return h.info(s), http.StatusOK, nil
+}
+
+// openSession opens a session for the subject a sign-in found, and
+// returns it with its token (the cookie's value).
+func (h *Handler) openSession(r *http.Request, sub Subject) (*session, string, error) {
+	ctx := r.Context()
 	now := h.o.Now().UTC()
 	// Sign-ins prune the sessions that have ended: the table holds the
 	// live ones and those of the last idle period.
 	if err := h.con.PruneSessions(ctx, now, now.Add(-h.o.IdleExpiry)); err != nil {
-		return nil, 0, err
+		return nil, "", err
 	}
 	token := randomToken()
 	cs := catalog.Session{IDHash: hashID(token), Subject: subjectOf(sub), Method: sub.Method, Tenant: sub.Tenant, User: sub.User,
@@ -319,21 +332,17 @@ func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) (any, int, erro
 		Created: now, LastSeen: now, Expires: now.Add(h.o.MaxAge)}
 	id, err := h.identity(ctx, cs)
 	if err != nil {
-		return nil, 0, err
+		return nil, "", err
 	}
 	if id.Suspended {
 		// Every call would be refused: say why once, rather than open a
 		// session that can do nothing.
-		return nil, 0, apiError(http.StatusForbidden, "TenantSuspended", "Your tenant is suspended; ask your provider")
+		return nil, "", apiError(http.StatusForbidden, "TenantSuspended", "Your tenant is suspended; ask your provider")
 	}
 	if err := h.con.CreateSession(ctx, cs); err != nil {
-		return nil, 0, err
+		return nil, "", err
 	}
-	http.SetCookie(w, h.cookie(r, token, h.o.MaxAge))
-	h.rememberDevice(w, r, sub, device)
-	s := &session{Session: cs, id: id}
-	h.record(r, s.id, "console:SignIn", sub.Method, http.StatusOK, nil)
-	return h.info(s), http.StatusOK, nil
+	return &session{Session: cs, id: id}, token, nil
 }
 
 // cookie is the session cookie: script cannot read it, other sites'
@@ -350,11 +359,18 @@ func (h *Handler) cookie(r *http.Request, value string, maxAge time.Duration) *h
 	return c
 }
 
+// signOut ends the session. A session an identity provider signed in
+// answers where its provider ends its own session (logout_url, with
+// the ID token as hint), for the page to send the browser there.
 func (h *Handler) signOut(w http.ResponseWriter, r *http.Request, s *session) (any, int, error) {
+	logout := h.logoutURL(r, s)
 	if err := h.con.DeleteSession(r.Context(), s.IDHash); err != nil {
 		return nil, 0, err
 	}
 	http.SetCookie(w, h.cookie(r, "", -1))
+	if logout != "" {
+		return map[string]string{"logout_url": logout}, http.StatusOK, nil
+	}
 	return nil, http.StatusNoContent, nil
 }
 

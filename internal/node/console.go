@@ -28,6 +28,9 @@ func (n *Node) openConsole() (http.Handler, error) {
 	if n.Directories != nil {
 		o.Directory = n.Directories
 	}
+	if n.IdPs != nil {
+		o.IdPs = n.IdPs
+	}
 	return console.New(o)
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/ostiumio/ostium/internal/directory"
 	"github.com/ostiumio/ostium/internal/iam"
 	"github.com/ostiumio/ostium/internal/iamapi"
+	"github.com/ostiumio/ostium/internal/idp"
 	"github.com/ostiumio/ostium/internal/jobs"
 	"github.com/ostiumio/ostium/internal/kms"
 	"github.com/ostiumio/ostium/internal/lifecycle"
@@ -386,6 +387,9 @@ type Node struct {
 	STS *sts.Service
 	// OIDC verifies identity providers' tokens.
 	OIDC *oidc.Verifier
+	// IdPs signs people in to the console through OpenID Connect
+	// providers (nil when the catalog keeps none).
+	IdPs *idp.Service
 	// Rates holds tenants to their quotas' rates with the other nodes.
 	Rates *ratelimit.Limiter
 	// ID names this node in job leases and on the readiness endpoint.
@@ -471,6 +475,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 		AllowActiveObjects: cfg.SandboxActiveObjects != nil && !*cfg.SandboxActiveObjects,
 		SOSAPI:             cfg.SOSAPI == nil || *cfg.SOSAPI, Rates: n.Rates})
 	n.serveSTS(sealer)
+	n.openIdPs(sealer)
 	iamh, err := iamapi.New(n.Catalog, sealer, n.Keys, n.Audit)
 	if err != nil {
 		return fail(err)

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
@@ -268,3 +269,48 @@ func (v *Verifier) fetch(ctx context.Context, p Provider) (jose.JSONWebKeySet, e
 	}
 	return set, nil
 }
+
+// Discovery is what console sign-in reads of a provider's discovery
+// document: where to send the browser, where to exchange the code, and
+// where to end the provider's session (RP-initiated logout; "" = none).
+type Discovery struct {
+	Issuer                string   `json:"issuer"`
+	AuthorizationEndpoint string   `json:"authorization_endpoint"`
+	TokenEndpoint         string   `json:"token_endpoint"`
+	EndSessionEndpoint    string   `json:"end_session_endpoint"`
+	CodeChallengeMethods  []string `json:"code_challenge_methods_supported"`
+}
+
+// Discover fetches p's discovery document through the guarded client
+// (https only, reachable addresses, p's thumbprints, bounded in time and
+// size) and checks that it names p's issuer and https endpoints.
+func (v *Verifier) Discover(ctx context.Context, p Provider) (Discovery, error) {
+	var d Discovery
+	b, err := v.get(ctx, v.client(p.Thumbprints), strings.TrimSuffix(p.Issuer, "/")+"/.well-known/openid-configuration")
+	if err != nil {
+		return d, err
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return d, fmt.Errorf("%w: discovery document: %v", ErrFetch, err)
+	}
+	if d.Issuer != p.Issuer {
+		return d, fmt.Errorf("%w: the discovery document names issuer %q, not %q", ErrFetch, d.Issuer, p.Issuer)
+	}
+	for name, u := range map[string]string{"authorization_endpoint": d.AuthorizationEndpoint, "token_endpoint": d.TokenEndpoint, "end_session_endpoint": d.EndSessionEndpoint} {
+		if u == "" && name == "end_session_endpoint" {
+			continue
+		}
+		if !strings.HasPrefix(u, "https://") {
+			return d, fmt.Errorf("%w: the discovery document's %s %q is not an https URL", ErrFetch, name, u)
+		}
+	}
+	return d, nil
+}
+
+// Client is the guarded HTTP client of p's fetches, for calls the
+// package does not make itself (the token exchange): https only in
+// redirects, reachable addresses only, p's thumbprints, bounded in time.
+func (v *Verifier) Client(p Provider) *http.Client { return v.client(p.Thumbprints) }
+
+// Timeout is how long one fetch may take.
+func (v *Verifier) Timeout() time.Duration { return v.opt.Timeout }

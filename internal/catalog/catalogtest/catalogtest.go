@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(t *testing.T) catalog.Store) {
 		{"NotifyTargets", testNotifyTargets},
 		{"CloudDirector", testCloudDirector},
 		{"Directories", testDirectories},
+		{"IdentityProviders", testIdentityProviders},
 		{"ReplicationTargets", testReplicationTargets},
 		{"Outbox", testOutbox},
 		{"OutboxOrder", testOutboxOrder},

@@ -171,7 +171,8 @@ func (s *Store) DeleteTenant(ctx context.Context, name string) error {
 		}
 		for _, q := range []string{`DELETE FROM users WHERE tenant = ?`, `DELETE FROM access_keys WHERE tenant = ?`, `DELETE FROM quotas WHERE tenant = ?`,
 			`DELETE FROM publications WHERE tenant = ?`, `DELETE FROM publication_docs WHERE tenant = ?`, `DELETE FROM cloud_director_ids WHERE tenant = ?`,
-			`DELETE FROM directories WHERE tenant = ?`, `DELETE FROM directory_users WHERE tenant = ?`, `DELETE FROM directory_groups WHERE tenant = ?`} {
+			`DELETE FROM directories WHERE tenant = ?`, `DELETE FROM directory_users WHERE tenant = ?`, `DELETE FROM directory_groups WHERE tenant = ?`,
+			`DELETE FROM identity_providers WHERE tenant = ?`, `DELETE FROM idp_users WHERE tenant = ?`} {
 			if _, err := s.exec(ctx, tx, s.q(q), name); err != nil {
 				return err
 			}
@@ -276,7 +277,7 @@ func (s *Store) deleteUser(ctx context.Context, tx *sql.Tx, tenant, name string)
 		return err
 	}
 	for _, q := range []string{`DELETE FROM access_keys WHERE tenant = ? AND user_name = ?`, `DELETE FROM cloud_director_ids WHERE tenant = ? AND user_name = ?`,
-		`DELETE FROM directory_users WHERE tenant = ? AND user_name = ?`} {
+		`DELETE FROM directory_users WHERE tenant = ? AND user_name = ?`, `DELETE FROM idp_users WHERE tenant = ? AND user_name = ?`} {
 		if _, err := s.exec(ctx, tx, s.q(q), tenant, name); err != nil {
 			return err
 		}

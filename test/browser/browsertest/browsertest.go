@@ -57,7 +57,9 @@ type Browser struct {
 // Close is called. The flags are those that work headless on a build
 // machine: no sandbox (containers run as root), no GPU, no network of its
 // own (updates, sync, QUIC), and a profile of its own in a temp dir.
-func Launch(ctx context.Context, userDataDir string, width, height int) (*Browser, context.Context, error) {
+// extra adds to them (a flag a test needs, as trusting its identity
+// provider's test certificate).
+func Launch(ctx context.Context, userDataDir string, width, height int, extra ...chromedp.ExecAllocatorOption) (*Browser, context.Context, error) {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(Chromium),
 		chromedp.Headless,
@@ -75,6 +77,7 @@ func Launch(ctx context.Context, userDataDir string, width, height int) (*Browse
 		chromedp.UserDataDir(userDataDir),
 		chromedp.WindowSize(width, height),
 	}
+	opts = append(opts, extra...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	b := &Browser{alloc: alloc, Errors: make(chan string, 64)}
 	bctx, cancelCtx := chromedp.NewContext(alloc, chromedp.WithListener(func(ev any) {
@@ -103,10 +106,10 @@ func (b *Browser) Close() { b.stop() }
 
 // New launches a browser for t at width x height (closed when t ends) and
 // returns its tab's context. Exceptions thrown by the page fail t.
-func New(t testing.TB, width, height int) context.Context {
+func New(t testing.TB, width, height int, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	Need(t)
-	b, ctx, err := Launch(context.Background(), t.TempDir(), width, height)
+	b, ctx, err := Launch(context.Background(), t.TempDir(), width, height, extra...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import { settingsPage } from './pages/settings.js';
 import { accessPage } from './pages/access.js';
 import { usagePage } from './pages/usage.js';
 import { directoryPage } from './pages/directory.js';
+import { idpsPage } from './pages/idps.js';
 import { accountPage } from './pages/account.js';
 import { tenantsPage, tenantPage, healthPage, providerUsagePage } from './pages/provider.js';
 
@@ -21,6 +22,7 @@ route('/buckets/:bucket/settings', settingsPage);
 route('/access', accessPage);
 route('/usage', usagePage);
 route('/directory', directoryPage);
+route('/idps', idpsPage);
 route('/account', accountPage);
 route('/provider/tenants', tenantsPage);
 route('/provider/tenants/:tenant', tenantPage);
@@ -41,6 +43,7 @@ function navItems() {
       // Usage and quotas are the tenant admin's, as in the admin API.
       items.push(['/usage', 'Usage', 'nav-usage']);
       items.push(['/directory', 'Directory', 'nav-directory']);
+      items.push(['/idps', 'Sign-in providers', 'nav-idps']);
     } else {
       items.push(['/access', 'My keys', 'nav-access']);
     }

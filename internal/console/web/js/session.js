@@ -24,10 +24,17 @@ export function setSession(s) {
 }
 
 export async function signOut() {
+  let out = null;
   try {
-    await del('/session');
+    out = await del('/session');
   } catch { /* the session may be gone already */ }
   setSession(null);
+  // A session an identity provider signed in ends the provider's too:
+  // the provider sends the browser back to the console.
+  if (out && typeof out.logout_url === 'string' && /^https:\/\//.test(out.logout_url)) {
+    window.location.assign(out.logout_url);
+    return;
+  }
   go('/signin');
 }
 

@@ -1,6 +1,6 @@
 // Sign in, and the forced password change.
 import { h, field, input, errorBox, busy, replace } from '../dom.js';
-import { post } from '../api.js';
+import { post, get, qs } from '../api.js';
 import { go } from '../router.js';
 import { state, setSession, loadSession, signOut } from '../session.js';
 
@@ -59,12 +59,44 @@ export function signInPage({ query }) {
   h('fieldset', { class: 'row' }, h('legend', null, 'Sign in with'),
     radio('password', 'User name and password'), radio('directory', 'Directory (LDAP, Active Directory)'), radio('access_key', 'Access key')),
   fields, err, h('div', { class: 'actions' }, submit));
+  // Identity providers: the provider's, and the tenant's that the
+  // page's ?tenant= names (a tenant gives its people that link).
+  const page = new URLSearchParams(window.location.search);
+  const idpErr = errorBox('signin-idp-error');
+  const refused = page.get('signin_error');
+  if (refused) idpErr.show({ code: refused, message: idpMessages[refused] || 'The sign-in was refused.' });
+  const idps = h('div', { class: 'idps', 'data-testid': 'signin-idps' });
+  const pageTenant = query.get('tenant') || page.get('tenant') || '';
+  get('/oidc/providers' + qs({ tenant: pageTenant })).then((r) => {
+    const list = (r && r.providers) || [];
+    if (!list.length) return;
+    replace(idps, h('p', null, 'Or'), ...list.map((p) => h('a', {
+      class: 'button', role: 'button', 'data-testid': 'signin-idp-' + (p.tenant ? p.tenant + '-' : '') + p.name,
+      href: '/console/api/oidc/start' + qs({ tenant: p.tenant, idp: p.name, return: '/console/#' + (query.get('next') || '/buckets') }),
+    }, 'Sign in with ' + p.label)));
+  }).catch(() => { /* no buttons: the other methods remain */ });
   return h('div', { class: 'signin panel' },
     h('div', { class: 'brand' }, 'Ostium'),
     h('h1', { id: 'signin-title' }, 'Sign in'),
     state.expiredNotice ? h('p', { class: 'notice', 'data-testid': 'session-expired' }, 'Your session has ended. Please sign in again.') : null,
-    form);
+    idpErr, form, idps);
 }
+
+// What a refused sign-in through an identity provider tells the user.
+const idpMessages = {
+  InvalidState: 'The sign-in expired or was started in another browser. Try again.',
+  InvalidIdentityToken: 'The identity provider\'s answer could not be verified.',
+  ExpiredToken: 'The identity provider\'s answer has expired. Try again.',
+  AccessDeniedByProvider: 'The identity provider did not sign you in.',
+  IdentityProviderUnavailable: 'The identity provider did not answer. Try again later.',
+  NoSuchTenant: 'Your account names no tenant of this service.',
+  WrongTenant: 'Your account belongs to another tenant.',
+  TenantSuspended: 'Your tenant is suspended; ask your provider.',
+  NotAllowed: 'Your account is in none of the groups allowed to sign in.',
+  NoSuchUser: 'You are not a user of this tenant yet; ask its administrator.',
+  UserExists: 'A user of your name exists that this identity provider did not create; ask your administrator.',
+  UserDisabled: 'Your user is disabled.',
+};
 
 export function passwordPage() {
   if (!state.session) {
