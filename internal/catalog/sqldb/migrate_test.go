@@ -191,4 +191,3 @@ func testObjectsRowMigration(t *testing.T, db *sql.DB, d sqldb.Dialect, open fun
 		t.Errorf("d.txt = %+v, %v; want owner %s, STANDARD", got, err, alice)
 	}
 }
-
