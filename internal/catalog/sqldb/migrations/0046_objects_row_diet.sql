@@ -15,8 +15,13 @@
 --   padding sits between them.
 --
 -- The indexes are the same (bench/results/2026-11-27-10m-objects-2.md
--- weighs each). The copy runs in the migration's transaction and needs
--- the table's size again in free disk until it commits.
+-- weighs each). Rows are copied in the primary key's order, so that its
+-- B-tree fills its pages as it grows (rows arriving in another order
+-- split pages in half and leave them so) and a list page's rows sit
+-- together in the table. The copy runs in the migration's transaction
+-- and needs the table's size again in free disk until it commits; at 10
+-- million objects it takes minutes, during which the catalog takes no
+-- writes.
 CREATE TABLE objects_0046 (
     size          BIGINT NOT NULL,
     modified      BIGINT NOT NULL,
@@ -45,7 +50,8 @@ SELECT o.size, o.modified, o.seq, o.retain_until, o.latest, o.delete_marker, o.l
     CASE WHEN o.owner = '' THEN '-' WHEN o.owner = b.owner THEN '' ELSE o.owner END,
     CASE o.storage_class WHEN 'STANDARD' THEN '' WHEN '' THEN '-' ELSE o.storage_class END,
     o.lock_mode, o.meta, o.parts, o.inline
-FROM objects o LEFT JOIN buckets b ON b.name = o.bucket;
+FROM objects o LEFT JOIN buckets b ON b.name = o.bucket
+ORDER BY o.bucket, o.key, o.version_id;
 
 DROP TABLE objects;
 ALTER TABLE objects_0046 RENAME TO objects;
