@@ -152,21 +152,14 @@ func listObjectsV2(s *Server, w http.ResponseWriter, r *http.Request, c *call) e
 	if err := s.sosapiList(r, c, in, &out); err != nil {
 		return err
 	}
-	var res struct {
-		XMLName xml.Name `xml:"ListBucketResult"`
-		listing
-		KeyCount              int
-		ContinuationToken     string `xml:",omitempty"`
-		NextContinuationToken string `xml:",omitempty"`
-		StartAfter            string `xml:",omitempty"`
-	}
+	var res listV2Result
 	res.listing = e.listing(c, in, out, q.Get("fetch-owner") == "true")
 	res.KeyCount = len(out.Objects) + len(out.CommonPrefixes)
 	res.ContinuationToken, res.StartAfter = token, e.enc(startAfter)
 	if out.Truncated {
 		res.NextContinuationToken = base64.RawURLEncoding.EncodeToString([]byte(out.NextMarker))
 	}
-	writeXML(w, http.StatusOK, res)
+	writeXMLBytes(w, http.StatusOK, res.appendXML(make([]byte, 0, 512+320*len(res.Contents))))
 	return nil
 }
 

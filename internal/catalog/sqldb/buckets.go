@@ -107,22 +107,29 @@ func (s *Store) DeleteBucket(ctx context.Context, name string) error {
 // check follows the lock: under READ COMMITTED it then sees a deletion
 // that committed while it waited.
 func (s *Store) bucketExists(ctx context.Context, tx *sql.Tx, name string) error {
-	query := `SELECT 1 FROM buckets WHERE name = ? {{forshare}}`
+	_, err := s.bucketOwner(ctx, tx, name)
+	return err
+}
+
+// bucketOwner is bucketExists that also returns the bucket's owner, which
+// a write of an object row needs (storedOwner).
+func (s *Store) bucketOwner(ctx context.Context, tx *sql.Tx, name string) (string, error) {
+	query := `SELECT owner FROM buckets WHERE name = ? {{forshare}}`
 	if s.d.LockBucket != nil {
 		if err := s.lockBucket(ctx, tx, name, false); err != nil {
-			return err
+			return "", err
 		}
-		query = `SELECT 1 FROM buckets WHERE name = ?`
+		query = `SELECT owner FROM buckets WHERE name = ?`
 	}
-	var one int
-	err := s.row(ctx, tx, s.q(query), []byte(name)).Scan(&one)
+	var owner string
+	err := s.row(ctx, tx, s.q(query), []byte(name)).Scan(&owner)
 	if errors.Is(err, sql.ErrNoRows) {
-		return catalog.ErrNoSuchBucket
+		return "", catalog.ErrNoSuchBucket
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb: check bucket: %w", err)
+		return "", fmt.Errorf("sqldb: check bucket: %w", err)
 	}
-	return nil
+	return owner, nil
 }
 
 // purgeBatch bounds the rows one purge transaction deletes.

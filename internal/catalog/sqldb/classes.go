@@ -68,14 +68,14 @@ func (s *Store) MoveVersion(ctx context.Context, from catalog.Object, parts []ca
 		}
 		if parts == nil {
 			_, err = s.exec(ctx, tx, s.q(`UPDATE objects SET storage_class = ? WHERE bucket = ? AND key = ? AND version_id = ?`),
-				class, []byte(from.Bucket), []byte(from.Key), cur.VersionID)
+				storedClass(class), []byte(from.Bucket), []byte(from.Key), cur.VersionID)
 		} else {
 			var enc string
 			if enc, err = encodeParts(parts); err != nil {
 				return fmt.Errorf("encode parts: %w", err)
 			}
 			_, err = s.exec(ctx, tx, s.q(`UPDATE objects SET storage_class = ?, parts = ?, inline = NULL WHERE bucket = ? AND key = ? AND version_id = ?`),
-				class, enc, []byte(from.Bucket), []byte(from.Key), cur.VersionID)
+				storedClass(class), enc, []byte(from.Bucket), []byte(from.Key), cur.VersionID)
 		}
 		if err != nil {
 			return fmt.Errorf("switch version: %w", err)

@@ -40,13 +40,14 @@ func (s *Store) FillObjects(ctx context.Context, objs []catalog.Object) error {
 			bytes, objects int64
 		}
 		totals := map[[2]string]*total{} // bucket, class
-		seen := map[string]bool{}
+		owners := map[string]string{}    // bucket: its owner
 		for _, o := range objs {
-			if !seen[o.Bucket] {
-				if err := s.bucketExists(ctx, tx, o.Bucket); err != nil {
+			if _, ok := owners[o.Bucket]; !ok {
+				owner, err := s.bucketOwner(ctx, tx, o.Bucket)
+				if err != nil {
 					return err
 				}
-				seen[o.Bucket] = true
+				owners[o.Bucket] = owner
 			}
 			if o.DeleteMarker {
 				continue
@@ -61,7 +62,7 @@ func (s *Store) FillObjects(ctx context.Context, objs []catalog.Object) error {
 			t.objects++
 		}
 		for start := 0; start < len(objs); start += fillRows {
-			if err := s.fillRows(ctx, tx, objs[start:min(start+fillRows, len(objs))]); err != nil {
+			if err := s.fillRows(ctx, tx, objs[start:min(start+fillRows, len(objs))], owners); err != nil {
 				return err
 			}
 		}
@@ -77,8 +78,9 @@ func (s *Store) FillObjects(ctx context.Context, objs []catalog.Object) error {
 	})
 }
 
-// fillRows inserts one statement's worth of FillObjects' rows.
-func (s *Store) fillRows(ctx context.Context, tx *sql.Tx, objs []catalog.Object) error {
+// fillRows inserts one statement's worth of FillObjects' rows; owners
+// holds each bucket's owner.
+func (s *Store) fillRows(ctx context.Context, tx *sql.Tx, objs []catalog.Object, owners map[string]string) error {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO objects (bucket, ` + objectCols + `, parts, inline, seq) VALUES `)
 	args := make([]any, 0, len(objs)*17)
@@ -101,7 +103,8 @@ func (s *Store) fillRows(ctx context.Context, tx *sql.Tx, objs []catalog.Object)
 			dm = 1
 		}
 		lock := toLockColumns(o.Lock)
-		args = append(args, []byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified), o.Owner, o.StorageClass, string(meta),
+		args = append(args, []byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified),
+			storedOwner(o.Owner, owners[o.Bucket]), storedClass(o.StorageClass), string(meta),
 			lock.mode, lock.until, lock.hold, parts, o.Inline)
 		for _, p := range o.Parts {
 			blobs = append(blobs, p.BlobID, []byte(o.Bucket), []byte(o.Key), o.VersionID)

@@ -21,20 +21,22 @@ import (
 
 // lockForWrite takes what a write of key into bucket holds until commit
 // (the bucket's shared lock, the key's lock) and then checks that the
-// bucket is there: in one statement for the two locks where the dialect
-// has LockWrite. The check comes after the locks, in a statement of its
-// own: under READ COMMITTED its snapshot then sees a deletion of the
-// bucket that committed while the locks were awaited, which a check in
-// the locking statement (whose snapshot predates the wait) would not.
-func (s *Store) lockForWrite(ctx context.Context, tx *sql.Tx, bucket, key string) error {
+// bucket is there, returning its owner: in one statement for the two
+// locks where the dialect has LockWrite. The check comes after the locks,
+// in a statement of its own: under READ COMMITTED its snapshot then sees
+// a deletion of the bucket that committed while the locks were awaited,
+// which a check in the locking statement (whose snapshot predates the
+// wait) would not.
+func (s *Store) lockForWrite(ctx context.Context, tx *sql.Tx, bucket, key string) (string, error) {
 	if s.d.LockWrite == nil {
-		if err := s.bucketExists(ctx, tx, bucket); err != nil {
-			return err
+		owner, err := s.bucketOwner(ctx, tx, bucket)
+		if err != nil {
+			return "", err
 		}
 		if err := s.lockKey(ctx, tx, bucket, key); err != nil {
-			return fmt.Errorf("sqldb: lock key: %w", err)
+			return "", fmt.Errorf("sqldb: lock key: %w", err)
 		}
-		return nil
+		return owner, nil
 	}
 	b := fnv.New64a()
 	b.Write([]byte(bucket))
@@ -43,17 +45,17 @@ func (s *Store) lockForWrite(ctx context.Context, tx *sql.Tx, bucket, key string
 	k.Write([]byte{0})
 	k.Write([]byte(key))
 	if err := s.d.LockWrite(ctx, tx, int64(b.Sum64()), int64(k.Sum64())); err != nil {
-		return fmt.Errorf("sqldb: lock bucket and key: %w", err)
+		return "", fmt.Errorf("sqldb: lock bucket and key: %w", err)
 	}
-	var one int
-	err := s.row(ctx, tx, s.q(`SELECT 1 FROM buckets WHERE name = ?`), []byte(bucket)).Scan(&one)
+	var owner string
+	err := s.row(ctx, tx, s.q(`SELECT owner FROM buckets WHERE name = ?`), []byte(bucket)).Scan(&owner)
 	if errors.Is(err, sql.ErrNoRows) {
-		return catalog.ErrNoSuchBucket
+		return "", catalog.ErrNoSuchBucket
 	}
 	if err != nil {
-		return fmt.Errorf("sqldb: check bucket: %w", err)
+		return "", fmt.Errorf("sqldb: check bucket: %w", err)
 	}
-	return nil
+	return owner, nil
 }
 
 // putVersionShort is the end of putObject in one statement, where the
@@ -90,7 +92,7 @@ func (s *Store) putVersionShort(ctx context.Context, tx *sql.Tx, o catalog.Objec
 	// row back; the casts give the parameters the types that VALUES would
 	// have taken from the columns.
 	q.WriteString(` INSERT INTO objects (bucket, ` + objectCols + `, parts, inline, seq)
-		SELECT ?::bytea, ?::bytea, ?::text, 1, ?::integer, ?::bigint, ?::text, ?::bigint, ?::text, ?::text, ?::text, ?::text, ?::bigint, ?::integer, ?::text, ?::bytea,
+		SELECT ?::bytea, ?::bytea, ?::text, 1, ?::smallint, ?::bigint, ?::text, ?::bigint, ?::text, ?::text, ?::text, ?::text, ?::bigint, ?::smallint, ?::text, ?::bytea,
 		(SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = ? AND key = ?)`)
 	args = append(append(args, row...), bucket, key)
 	var conds []string

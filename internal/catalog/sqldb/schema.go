@@ -15,7 +15,17 @@ var migrations embed.FS
 // Migrate brings the schema up to date inside tx. Drivers call it once at
 // open, serialised as their engine allows (PostgreSQL takes an advisory
 // lock, so that nodes starting together migrate once).
+//
+// A migration is SQL common to the dialects, with {{bytes}} and
+// {{serial}} for their types; a line that starts with {{postgres}} or
+// {{sqlite}} runs only on that engine (one statement to a line there).
 func Migrate(ctx context.Context, tx *sql.Tx, d Dialect) error {
+	return migrate(ctx, tx, d, "")
+}
+
+// migrate applies the migrations up to and including last ("" = all):
+// tests build a catalog of an older schema with it.
+func migrate(ctx context.Context, tx *sql.Tx, d Dialect, last string) error {
 	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY)`); err != nil {
 		return fmt.Errorf("sqldb: create schema_migrations: %w", err)
 	}
@@ -26,6 +36,9 @@ func Migrate(ctx context.Context, tx *sql.Tx, d Dialect) error {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	for _, e := range entries {
 		version := strings.TrimSuffix(e.Name(), ".sql")
+		if last != "" && version > last {
+			break
+		}
 		var n int
 		q := `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`
 		if d.Numbered {
@@ -41,7 +54,14 @@ func Migrate(ctx context.Context, tx *sql.Tx, d Dialect) error {
 		if err != nil {
 			return err
 		}
-		text := stripComments(strings.NewReplacer("{{bytes}}", d.Bytes, "{{serial}}", d.Serial).Replace(string(body)))
+		only := func(name string) string { // a line for one engine: a comment elsewhere
+			if d.Name == name {
+				return ""
+			}
+			return "-- "
+		}
+		text := stripComments(strings.NewReplacer("{{bytes}}", d.Bytes, "{{serial}}", d.Serial,
+			"{{postgres}}", only("postgres"), "{{sqlite}}", only("sqlite")).Replace(string(body)))
 		for _, stmt := range strings.Split(text, ";") {
 			if strings.TrimSpace(stmt) == "" {
 				continue
