@@ -119,14 +119,27 @@ var ErrNeedObjectACL = errors.New("decision needs the object's ACL")
 // caller has only what the bucket's policy or ACL grants everyone, as
 // the public access block lets them.
 func Authorize(r Request) error {
+	return authorize(r, nil)
+}
+
+// authorize is Authorize, recording in t (nil: no record) every
+// statement and grant that applied.
+func authorize(r Request, t *bucketpolicy.Trace) error {
 	id := r.ID
 	if id != nil && id.Root {
+		if t != nil {
+			t.Note(SourceRoot, true)
+		}
 		return nil
 	}
 	if id != nil && id.Suspended || r.BucketSuspended {
+		if t != nil {
+			t.Note(SourceSuspended, false)
+		}
 		return ErrAccessDenied
 	}
 	pr := policyRequest(r)
+	pr.Trace = t
 	ident := identityDecision(id, pr)
 	if ident == bucketpolicy.Deny || !withinBounds(id, pr) {
 		return ErrAccessDenied
@@ -134,6 +147,9 @@ func Authorize(r Request) error {
 	b, a := r.Bucket, r.Access
 	if b != nil && r.Action.managesPolicy() && tenantAdmin(id, b) && id.App == nil {
 		// Before the bucket's policy: no policy can lock its owner out.
+		if t != nil {
+			t.Note(SourceOwnerManagesPolicy, true)
+		}
 		return nil
 	}
 	if a == nil {
@@ -142,6 +158,9 @@ func Authorize(r Request) error {
 	var policy bucketpolicy.Decision
 	if a.Policy != nil && b != nil {
 		pr.Principals = principals(id)
+		if t != nil {
+			t.From(SourceBucketPolicy, 0)
+		}
 		if policy = a.Policy.Evaluate(pr); policy == bucketpolicy.Deny {
 			return ErrAccessDenied
 		}
@@ -149,6 +168,9 @@ func Authorize(r Request) error {
 		// RestrictPublicBuckets is on.
 		if policy == bucketpolicy.Allow && a.Block.RestrictPublicBuckets && a.Policy.IsPublic() &&
 			(id == nil || id.Tenant != b.Tenant) {
+			if t != nil {
+				t.Note(SourceRestrictPublic, false)
+			}
 			policy = bucketpolicy.NoMatch
 		}
 	}
@@ -174,7 +196,11 @@ func Authorize(r Request) error {
 	case policy == bucketpolicy.Allow:
 		return nil
 	case a.ACLsEnabled():
-		return a.aclDecision(r)
+		err := a.aclDecision(r)
+		if t != nil && err == nil {
+			t.Note(SourceACL, true)
+		}
+		return err
 	}
 	return ErrAccessDenied
 }
