@@ -502,3 +502,7 @@ func (p *Policy) Bind(ids map[string]string) {
 		}
 	}
 }
+
+// MatchAction reports whether an action pattern of a policy ("s3:Get*")
+// matches action, without regard to case, as statements match them.
+func MatchAction(pattern, action string) bool { return matchCase(pattern, action, true) }
