@@ -94,6 +94,9 @@ type Request struct {
 	// Now is the time of the request for aws:CurrentTime and
 	// aws:EpochTime; zero: the clock's.
 	Now time.Time
+	// Trace, when set, records what applied to the decision (see
+	// Explain); each decision starts it afresh.
+	Trace *bucketpolicy.Trace
 }
 
 // ErrNeedObjectACL is Authorize's answer when only the object's ACL can
@@ -119,12 +122,10 @@ var ErrNeedObjectACL = errors.New("decision needs the object's ACL")
 // caller has only what the bucket's policy or ACL grants everyone, as
 // the public access block lets them.
 func Authorize(r Request) error {
-	return authorize(r, nil)
-}
-
-// authorize is Authorize, recording in t (nil: no record) every
-// statement and grant that applied.
-func authorize(r Request, t *bucketpolicy.Trace) error {
+	t := r.Trace
+	if t != nil {
+		t.Matches = t.Matches[:0]
+	}
 	id := r.ID
 	if id != nil && id.Root {
 		if t != nil {

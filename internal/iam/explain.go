@@ -60,8 +60,8 @@ type Explanation struct {
 // policies ends it before the bucket's policy is read).
 func Explain(r Request) Explanation {
 	var t bucketpolicy.Trace
-	err := authorize(r, &t)
-	return explanation(err, &t)
+	r.Trace = &t
+	return Explained(Authorize(r), &t)
 }
 
 // ExplainIdentity decides action on resource by id's identity-based
@@ -86,10 +86,12 @@ func ExplainIdentity(id *Identity, action, resource string, context map[string][
 			err = nil
 		}
 	}
-	return explanation(err, &t)
+	return Explained(err, &t)
 }
 
-func explanation(err error, t *bucketpolicy.Trace) Explanation {
+// Explained is the explanation of a decision (err: Authorize's answer,
+// or the service's after it) that t traced.
+func Explained(err error, t *bucketpolicy.Trace) Explanation {
 	e := Explanation{Decision: DecisionAllowed, Matches: t.Matches, Err: err}
 	switch {
 	case err == nil:
