@@ -111,6 +111,7 @@ type Service struct {
 	// plain http (SetReplicationPlainHTTP).
 	plainHTTP []netip.Prefix
 	dir       *directory.Service // nil: no directories (SetDirectories)
+	explainer Explainer          // nil: no explanations (SetExplainer)
 }
 
 // Platforms are the node's storage platforms (*platform.Set).

@@ -145,9 +145,14 @@ func anyOf(ps []*bucketpolicy.Policy, source string, r bucketpolicy.Request) buc
 		}
 		switch p.Evaluate(r) {
 		case bucketpolicy.Deny:
-			return bucketpolicy.Deny
+			if r.Trace == nil {
+				return bucketpolicy.Deny
+			}
+			d = bucketpolicy.Deny // traced: the other policies are told too
 		case bucketpolicy.Allow:
-			d = bucketpolicy.Allow
+			if d != bucketpolicy.Deny {
+				d = bucketpolicy.Allow
+			}
 		}
 	}
 	return d
