@@ -88,6 +88,7 @@ type adminFlags struct {
 	targetAccessKey, targetRegion              string
 	targetShared, targetPathStyle              bool
 	dir                                        directoryFlags
+	iam                                        iamFlags
 }
 
 // The flags of each subcommand; only its own show in its --help.
@@ -395,6 +396,9 @@ func adminRun(c *admin.Client, cmd adminCmd, args []string, f *adminFlags, asJSO
 	}
 	if u, ok := out.(admin.Usage); ok && !asJSON {
 		return printUsage(os.Stdout, u)
+	}
+	if e, ok := out.(admin.Explanation); ok && !asJSON {
+		return printExplanation(os.Stdout, e)
 	}
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
