@@ -1,6 +1,7 @@
 package iamapi
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -35,6 +36,7 @@ type xmlEvaluation struct {
 	EvalDecision         string
 	MatchedStatements    []xmlStatement `xml:"MatchedStatements>member"`
 	MissingContextValues []string       `xml:"MissingContextValues>member"`
+	seq                  int            // its place in the answer, which pages by it
 }
 
 // maxSimulations bounds the evaluations of one call (actions times
@@ -112,7 +114,7 @@ var simulateActions = map[string]action{
 			}
 			for _, r := range resources {
 				e := iam.ExplainIdentity(id, a, r, conds)
-				ev := xmlEvaluation{EvalActionName: a, EvalResourceName: r, EvalDecision: e.Decision}
+				ev := xmlEvaluation{EvalActionName: a, EvalResourceName: r, EvalDecision: e.Decision, seq: len(out)}
 				for _, st := range why.Describe(e, id, why.Context{Principal: p}) {
 					if st.Index < 0 {
 						continue // a grant that no policy holds
@@ -127,7 +129,7 @@ var simulateActions = map[string]action{
 				out = append(out, ev)
 			}
 		}
-		out, pg, err := paginate(c, out, func(e xmlEvaluation) string { return e.EvalActionName + "\x00" + e.EvalResourceName })
+		out, pg, err := paginate(c, out, func(e xmlEvaluation) string { return fmt.Sprintf("%08d", e.seq) })
 		return struct {
 			EvaluationResults []xmlEvaluation `xml:"EvaluationResults>member"`
 			page
