@@ -10,6 +10,7 @@ import { settingsPage } from './pages/settings.js';
 import { accessPage } from './pages/access.js';
 import { usagePage } from './pages/usage.js';
 import { directoryPage } from './pages/directory.js';
+import { policiesPage, rolesPage, groupsPage, explainPage } from './pages/iam.js';
 import { accountPage } from './pages/account.js';
 import { tenantsPage, tenantPage, healthPage, providerUsagePage } from './pages/provider.js';
 
@@ -21,6 +22,10 @@ route('/buckets/:bucket/settings', settingsPage);
 route('/access', accessPage);
 route('/usage', usagePage);
 route('/directory', directoryPage);
+route('/iam/policies', policiesPage);
+route('/iam/roles', rolesPage);
+route('/iam/groups', groupsPage);
+route('/iam/explain', explainPage);
 route('/account', accountPage);
 route('/provider/tenants', tenantsPage);
 route('/provider/tenants/:tenant', tenantPage);
@@ -41,6 +46,10 @@ function navItems() {
       // Usage and quotas are the tenant admin's, as in the admin API.
       items.push(['/usage', 'Usage', 'nav-usage']);
       items.push(['/directory', 'Directory', 'nav-directory']);
+      items.push(['/iam/policies', 'Policies', 'nav-iam-policies']);
+      items.push(['/iam/roles', 'Roles', 'nav-iam-roles']);
+      items.push(['/iam/groups', 'Groups', 'nav-iam-groups']);
+      items.push(['/iam/explain', 'Why?', 'nav-iam-explain']);
     } else {
       items.push(['/access', 'My keys', 'nav-access']);
     }
