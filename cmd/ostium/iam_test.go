@@ -46,7 +46,7 @@ func TestAdminIAMCommands(t *testing.T) {
 	os.WriteFile(bad, []byte("{\"Version\": \"2012-10-17\",\n \"Statement\": {\"Effect\": \"Allow\", \"Action\": \"s3:GetObject\",\n  \"Resource\": \"reports/*\"}}"), 0o600)
 	os.WriteFile(good, []byte("{\"Version\": \"2012-10-17\",\n \"Statement\": {\"Sid\": \"ReadReports\", \"Effect\": \"Allow\", \"Action\": \"s3:GetObject\",\n  \"Resource\": \"arn:aws:s3:::reports/*\"}}"), 0o600)
 	out, err := runCLI(t, "admin", "iam", "validate", "acme", "--document-file", bad)
-	if err == nil || !strings.Contains(out, "must be in ARN format") || !strings.Contains(out, "3 ") {
+	if err == nil || !strings.Contains(out, "LINE  COLUMN  SEVERITY  MESSAGE") || !strings.Contains(out, "3     15      error     Resource reports/* must be in ARN format") {
 		t.Fatalf("validate bad: %v\n%s", err, out)
 	}
 	cli("admin", "iam", "validate", "acme", "--document-file", good)
