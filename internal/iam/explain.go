@@ -33,6 +33,9 @@ const (
 	// SourceRestrictPublic is RestrictPublicBuckets setting aside a
 	// public bucket policy's allow for a caller from outside.
 	SourceRestrictPublic = "restrict-public-buckets"
+	// SourceOtherTenant refuses an IAM or STS call on another tenant's
+	// entity: no policy can grant one.
+	SourceOtherTenant = "other-tenant"
 )
 
 // Decisions an explanation gives, in AWS's words (IAM's policy
@@ -80,8 +83,19 @@ func ExplainIdentity(id *Identity, action, resource string, context map[string][
 	case id.Suspended:
 		t.Note(SourceSuspended, false)
 	default:
+		// An IAM or STS resource names its account, which no principal
+		// of another reaches (AuthorizeService); anything else is taken
+		// to be the caller's tenant's.
+		account := id.Tenant
+		if a, ok := arnAccount(resource); ok && a != "" {
+			account = a
+		}
+		if account != id.Tenant {
+			t.Note(SourceOtherTenant, false)
+			break
+		}
 		r := bucketpolicy.Request{Action: action, Resource: resource, Context: context,
-			Keys: &requestKeys{id: id, account: id.Tenant}, Trace: &t}
+			Keys: &requestKeys{id: id, account: account}, Trace: &t}
 		if identityDecision(id, r) == bucketpolicy.Allow && withinBounds(id, r) {
 			err = nil
 		}

@@ -144,3 +144,16 @@ func TestExplainIdentity(t *testing.T) {
 		t.Fatalf("from elsewhere: %+v", e)
 	}
 }
+
+// An IAM call on another tenant's entity is refused whatever the
+// caller's policies say, as AuthorizeService refuses it.
+func TestExplainIdentityAgreesOnIAMCalls(t *testing.T) {
+	ann := &iam.Identity{Tenant: "acme", TenantID: "t-acme", User: "ann", Role: catalog.RoleAdmin, CanonicalID: "c-ann"}
+	for _, res := range []string{"arn:aws:iam::acme:user/bob", "arn:aws:iam::globex:user/bob", "*"} {
+		want := iam.AuthorizeService(ann, "iam:GetUser", res)
+		e := iam.ExplainIdentity(ann, "iam:GetUser", res, nil)
+		if (want == nil) != (e.Decision == iam.DecisionAllowed) {
+			t.Errorf("%s: AuthorizeService %v, ExplainIdentity %+v", res, want, e)
+		}
+	}
+}

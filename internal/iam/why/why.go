@@ -198,6 +198,8 @@ func Describe(e iam.Explanation, id *iam.Identity, c Context) []Statement {
 			st.From = Source{Type: "none", Label: "the tenant or the principal is suspended"}
 		case iam.SourceOwnerManagesPolicy:
 			st.From = Source{Type: "none", Label: "a tenant admin may always manage its buckets' policies"}
+		case iam.SourceOtherTenant:
+			st.From = Source{Type: "none", Label: "another tenant's IAM entity, which no policy can grant"}
 		case iam.SourceRestrictPublic:
 			st.From = Source{Type: "none", Label: "RestrictPublicBuckets sets aside the bucket policy's public grant"}
 		default:
