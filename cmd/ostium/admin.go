@@ -85,10 +85,10 @@ type adminFlags struct {
 	prefix, description, authUser              string
 	kind, endpoint, subject, topic, secret     string // notify-target
 	tenants                                    listFlag
+	iam                                        iamFlags
 	targetAccessKey, targetRegion              string
 	targetShared, targetPathStyle              bool
 	dir                                        directoryFlags
-	iam                                        iamFlags
 }
 
 // The flags of each subcommand; only its own show in its --help.

@@ -104,6 +104,7 @@ type Service struct {
 	audit     *audit.Log // nil: none kept
 	rootMu    sync.Mutex
 	kms       kms.Manager // nil: no key service (SetKMS)
+	explainer Explainer   // nil: no explanations (SetExplainer)
 	// meterEvery is how often usage counters reach the catalog
 	// (SetMeterInterval; 0: DefaultMeterInterval).
 	meterEvery time.Duration
@@ -111,7 +112,6 @@ type Service struct {
 	// plain http (SetReplicationPlainHTTP).
 	plainHTTP []netip.Prefix
 	dir       *directory.Service // nil: no directories (SetDirectories)
-	explainer Explainer          // nil: no explanations (SetExplainer)
 }
 
 // Platforms are the node's storage platforms (*platform.Set).

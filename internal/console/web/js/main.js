@@ -7,10 +7,10 @@ import { signInPage, passwordPage } from './pages/signin.js';
 import { bucketsPage } from './pages/buckets.js';
 import { browserPage } from './pages/browser.js';
 import { settingsPage } from './pages/settings.js';
+import { policiesPage, rolesPage, groupsPage, explainPage } from './pages/iam.js';
 import { accessPage } from './pages/access.js';
 import { usagePage } from './pages/usage.js';
 import { directoryPage } from './pages/directory.js';
-import { policiesPage, rolesPage, groupsPage, explainPage } from './pages/iam.js';
 import { accountPage } from './pages/account.js';
 import { tenantsPage, tenantPage, healthPage, providerUsagePage } from './pages/provider.js';
 
@@ -20,12 +20,12 @@ route('/buckets', bucketsPage);
 route('/buckets/:bucket', browserPage);
 route('/buckets/:bucket/settings', settingsPage);
 route('/access', accessPage);
-route('/usage', usagePage);
-route('/directory', directoryPage);
 route('/iam/policies', policiesPage);
 route('/iam/roles', rolesPage);
 route('/iam/groups', groupsPage);
 route('/iam/explain', explainPage);
+route('/usage', usagePage);
+route('/directory', directoryPage);
 route('/account', accountPage);
 route('/provider/tenants', tenantsPage);
 route('/provider/tenants/:tenant', tenantPage);
@@ -43,13 +43,13 @@ function navItems() {
     items.push(['/buckets', 'Buckets', 'nav-buckets']);
     if (isTenantAdmin()) {
       items.push(['/access', 'Access', 'nav-access']);
-      // Usage and quotas are the tenant admin's, as in the admin API.
-      items.push(['/usage', 'Usage', 'nav-usage']);
-      items.push(['/directory', 'Directory', 'nav-directory']);
       items.push(['/iam/policies', 'Policies', 'nav-iam-policies']);
       items.push(['/iam/roles', 'Roles', 'nav-iam-roles']);
       items.push(['/iam/groups', 'Groups', 'nav-iam-groups']);
       items.push(['/iam/explain', 'Why?', 'nav-iam-explain']);
+      // Usage and quotas are the tenant admin's, as in the admin API.
+      items.push(['/usage', 'Usage', 'nav-usage']);
+      items.push(['/directory', 'Directory', 'nav-directory']);
     } else {
       items.push(['/access', 'My keys', 'nav-access']);
     }
