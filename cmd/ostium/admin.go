@@ -85,6 +85,7 @@ type adminFlags struct {
 	prefix, description, authUser              string
 	kind, endpoint, subject, topic, secret     string // notify-target
 	tenants                                    listFlag
+	iam                                        iamFlags
 	targetAccessKey, targetRegion              string
 	targetShared, targetPathStyle              bool
 	dir                                        directoryFlags
@@ -396,6 +397,9 @@ func adminRun(c *admin.Client, cmd adminCmd, args []string, f *adminFlags, asJSO
 	}
 	if u, ok := out.(admin.Usage); ok && !asJSON {
 		return printUsage(os.Stdout, u)
+	}
+	if e, ok := out.(admin.Explanation); ok && !asJSON {
+		return printExplanation(os.Stdout, e)
 	}
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)

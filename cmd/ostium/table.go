@@ -38,6 +38,7 @@ var tableColumns = map[string][]string{
 	"rotation":   {"version", "resealed", "retired"},
 	"audit":      {"time", "id", "action", "outcome", "status", "tenant", "user", "access_key", "root", "source", "target", "request_id"},
 	"usage":      {"hour", "bucket", "byte_hours", "objects", "get", "put", "list", "delete", "bytes_in", "bytes_out"},
+	"problem":    {"line", "column", "severity", "message"},
 }
 
 // tableKind names the kind of a record by its fields.
@@ -48,6 +49,8 @@ func tableKind(r map[string]any) string {
 		return "audit"
 	case has("byte_hours"):
 		return "usage"
+	case has("severity") && has("message"):
+		return "problem"
 	case has("canonical_id") && has("role"):
 		return "user"
 	case has("canonical_id"):

@@ -105,6 +105,7 @@ type Service struct {
 	audit     *audit.Log // nil: none kept
 	rootMu    sync.Mutex
 	kms       kms.Manager // nil: no key service (SetKMS)
+	explainer Explainer   // nil: no explanations (SetExplainer)
 	// meterEvery is how often usage counters reach the catalog
 	// (SetMeterInterval; 0: DefaultMeterInterval).
 	meterEvery time.Duration

@@ -228,6 +228,14 @@ func (h *Handler) attempt(ctx context.Context, l *lane, rs []reservation, m Meth
 		h.o.Audit.Record(ctx, nil, catalog.AuditEntry{Action: in.auditAction(), Target: in.Method, Status: http.StatusUnauthorized,
 			Outcome: errInvalidCredentials.Code, AccessKey: clip(in.AccessKey), Tenant: clip(in.Tenant), User: clip(in.User)})
 		return Subject{}, err
+	case err == errDirectoryUnavailable:
+		// Not the claimant's failure (taken back), but a refused
+		// sign-in all the same, and why: one attempt per slot of the
+		// lane, so the log grows no faster than the directory times out.
+		h.release(ctx, rs)
+		h.o.Audit.Record(ctx, nil, catalog.AuditEntry{Action: in.auditAction(), Target: in.Method, Status: errDirectoryUnavailable.Status,
+			Outcome: errDirectoryUnavailable.Code, AccessKey: clip(in.AccessKey), Tenant: clip(in.Tenant), User: clip(in.User)})
+		return Subject{}, err
 	case err != nil:
 		h.release(ctx, rs)
 		return Subject{}, err

@@ -94,6 +94,9 @@ type Request struct {
 	// Now is the time of the request for aws:CurrentTime and
 	// aws:EpochTime; zero: the clock's.
 	Now time.Time
+	// Trace, when set, records what applied to the decision (see
+	// Explain); each decision starts it afresh.
+	Trace *bucketpolicy.Trace
 }
 
 // ErrNeedObjectACL is Authorize's answer when only the object's ACL can
@@ -119,14 +122,25 @@ var ErrNeedObjectACL = errors.New("decision needs the object's ACL")
 // caller has only what the bucket's policy or ACL grants everyone, as
 // the public access block lets them.
 func Authorize(r Request) error {
+	t := r.Trace
+	if t != nil {
+		t.Matches = t.Matches[:0]
+	}
 	id := r.ID
 	if id != nil && id.Root {
+		if t != nil {
+			t.Note(SourceRoot, true)
+		}
 		return nil
 	}
 	if id != nil && id.Suspended || r.BucketSuspended {
+		if t != nil {
+			t.Note(SourceSuspended, false)
+		}
 		return ErrAccessDenied
 	}
 	pr := policyRequest(r)
+	pr.Trace = t
 	ident := identityDecision(id, pr)
 	if ident == bucketpolicy.Deny || !withinBounds(id, pr) {
 		return ErrAccessDenied
@@ -134,6 +148,9 @@ func Authorize(r Request) error {
 	b, a := r.Bucket, r.Access
 	if b != nil && r.Action.managesPolicy() && tenantAdmin(id, b) && id.App == nil {
 		// Before the bucket's policy: no policy can lock its owner out.
+		if t != nil {
+			t.Note(SourceOwnerManagesPolicy, true)
+		}
 		return nil
 	}
 	if a == nil {
@@ -142,6 +159,9 @@ func Authorize(r Request) error {
 	var policy bucketpolicy.Decision
 	if a.Policy != nil && b != nil {
 		pr.Principals = principals(id)
+		if t != nil {
+			t.From(SourceBucketPolicy, 0)
+		}
 		if policy = a.Policy.Evaluate(pr); policy == bucketpolicy.Deny {
 			return ErrAccessDenied
 		}
@@ -149,6 +169,9 @@ func Authorize(r Request) error {
 		// RestrictPublicBuckets is on.
 		if policy == bucketpolicy.Allow && a.Block.RestrictPublicBuckets && a.Policy.IsPublic() &&
 			(id == nil || id.Tenant != b.Tenant) {
+			if t != nil {
+				t.Note(SourceRestrictPublic, false)
+			}
 			policy = bucketpolicy.NoMatch
 		}
 	}
@@ -174,7 +197,11 @@ func Authorize(r Request) error {
 	case policy == bucketpolicy.Allow:
 		return nil
 	case a.ACLsEnabled():
-		return a.aclDecision(r)
+		err := a.aclDecision(r)
+		if t != nil && err == nil {
+			t.Note(SourceACL, true)
+		}
+		return err
 	}
 	return ErrAccessDenied
 }

@@ -121,26 +121,38 @@ func identityDecision(id *Identity, r bucketpolicy.Request) bucketpolicy.Decisio
 	}
 	d := bucketpolicy.NoMatch
 	if p := rolePolicy(id); p != nil {
+		if r.Trace != nil {
+			r.Trace.From(SourceRole, 0)
+		}
 		d = p.Evaluate(r)
 	}
 	if d == bucketpolicy.Deny {
 		return d
 	}
-	if o := anyOf(id.Policies, r); o != bucketpolicy.NoMatch {
+	if o := anyOf(id.Policies, SourceIdentity, r); o != bucketpolicy.NoMatch {
 		d = o
 	}
 	return d
 }
 
-// anyOf evaluates a set of policies as one.
-func anyOf(ps []*bucketpolicy.Policy, r bucketpolicy.Request) bucketpolicy.Decision {
+// anyOf evaluates a set of policies as one; source names them in a
+// trace.
+func anyOf(ps []*bucketpolicy.Policy, source string, r bucketpolicy.Request) bucketpolicy.Decision {
 	d := bucketpolicy.NoMatch
-	for _, p := range ps {
+	for i, p := range ps {
+		if r.Trace != nil {
+			r.Trace.From(source, i)
+		}
 		switch p.Evaluate(r) {
 		case bucketpolicy.Deny:
-			return bucketpolicy.Deny
+			if r.Trace == nil {
+				return bucketpolicy.Deny
+			}
+			d = bucketpolicy.Deny // traced: the other policies are told too
 		case bucketpolicy.Allow:
-			d = bucketpolicy.Allow
+			if d != bucketpolicy.Deny {
+				d = bucketpolicy.Allow
+			}
 		}
 	}
 	return d
@@ -154,10 +166,15 @@ func withinBounds(id *Identity, r bucketpolicy.Request) bool {
 	if id == nil {
 		return true
 	}
-	if id.App != nil && id.App.boundary().Evaluate(r) != bucketpolicy.Allow {
-		return false
+	if id.App != nil {
+		if r.Trace != nil {
+			r.Trace.From(SourceAppCredential, 0)
+		}
+		if id.App.boundary().Evaluate(r) != bucketpolicy.Allow {
+			return false
+		}
 	}
-	return id.SessionPolicies == nil || anyOf(id.SessionPolicies, r) == bucketpolicy.Allow
+	return id.SessionPolicies == nil || anyOf(id.SessionPolicies, SourceSession, r) == bucketpolicy.Allow
 }
 
 // boundary is an application credential's limits as a policy: any S3

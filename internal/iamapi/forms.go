@@ -1,18 +1,16 @@
 package iamapi
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
-	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
+	"github.com/ostiumio/ostium/internal/iam/iamcheck"
 )
 
 // formValues are a call's parameters.
@@ -21,12 +19,6 @@ type formValues url.Values
 func (f formValues) get(name string) string { return url.Values(f).Get(name) }
 
 func (f formValues) has(name string) bool { _, ok := f[name]; return ok }
-
-// AWS's name rules.
-var (
-	namePattern = regexp.MustCompile(`^[\w+=,.@-]+$`)
-	pathPattern = regexp.MustCompile(`^(/|/[\x21-\x7E]*/)$`)
-)
 
 // name reads a required name parameter of at most max characters.
 func (c *call) name(param string, max int) (string, error) {
@@ -38,10 +30,21 @@ func (c *call) name(param string, max int) (string, error) {
 }
 
 func checkName(param, v string, max int) error {
-	if len(v) > max || !namePattern.MatchString(v) {
-		return validation("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must satisfy regular expression pattern: [\\w+=,.@-]+ and have length less than or equal to %d", v, lowerFirst(param), max)
+	return checked(iamcheck.Name(lowerFirst(param), v, max))
+}
+
+// checked is a refusal of the checks every surface shares, as IAM's
+// error.
+func checked(err error) error {
+	var ce *iamcheck.Error
+	if !errors.As(err, &ce) {
+		return err
 	}
-	return nil
+	status := http.StatusBadRequest
+	if ce.Code == iamcheck.CodeLimitExceeded {
+		status = http.StatusConflict
+	}
+	return errf(status, ce.Code, "%s", ce.Message)
 }
 
 // optionalName reads a name parameter that may be absent ("").
@@ -59,10 +62,7 @@ func (c *call) path(param string) (string, error) {
 		return "/", nil
 	}
 	v := c.form.get(param)
-	if len(v) > 512 || !pathPattern.MatchString(v) {
-		return "", validation("1 validation error detected: Value '%s' at '%s' failed to satisfy constraint: Member must satisfy regular expression pattern: (\\u002F)|(\\u002F[\\u0021-\\u007E]+\\u002F)", v, lowerFirst(param))
-	}
-	return v, nil
+	return v, checked(iamcheck.Path(lowerFirst(param), v))
 }
 
 func lowerFirst(s string) string {
@@ -109,33 +109,20 @@ func (c *call) tags() ([]catalog.Tag, error) {
 	return out, nil
 }
 
-// document reads a policy document parameter (required) of at most max
-// bytes, as parse validates it.
-func (c *call) document(param string, max int, parse func([]byte) (*bucketpolicy.Policy, error)) (string, error) {
+// document reads a policy document parameter (required) of kind, of at
+// most max bytes, as the evaluation's parser reads it.
+func (c *call) document(param string, max int, kind iamcheck.Kind) (string, error) {
 	doc := c.form.get(param)
-	if doc == "" {
-		return "", validation("1 validation error detected: Value at '%s' failed to satisfy constraint: Member must not be null", lowerFirst(param))
-	}
-	if len(doc) > max {
-		return "", errf(http.StatusConflict, "LimitExceeded", "Cannot exceed quota for PolicySize: %d", max)
-	}
-	if _, err := parse([]byte(doc)); err != nil {
-		var perr *bucketpolicy.Error
-		if errors.As(err, &perr) {
-			return "", errf(http.StatusBadRequest, "MalformedPolicyDocument", "%s", perr.Reason)
-		}
-		return "", errf(http.StatusBadRequest, "MalformedPolicyDocument", "%v", err)
-	}
-	return doc, nil
+	return doc, checked(iamcheck.Document(lowerFirst(param), kind, doc, max))
 }
 
 // Sizes of policy documents, as AWS's quotas.
 const (
-	userPolicySize    = 2048
-	groupPolicySize   = 5120
-	rolePolicySize    = 10240
-	managedPolicySize = 6144
-	trustPolicySize   = 2048
+	userPolicySize    = iamcheck.UserPolicySize
+	groupPolicySize   = iamcheck.GroupPolicySize
+	rolePolicySize    = iamcheck.RolePolicySize
+	managedPolicySize = iamcheck.ManagedPolicySize
+	trustPolicySize   = iamcheck.TrustPolicySize
 )
 
 // encodeDoc is a policy document as IAM's answers carry it: URL-encoded
@@ -231,19 +218,8 @@ func (c *call) parseARN(param, kind string) (path, name string, err error) {
 	return "/" + rest[:i+1], rest[i+1:], nil
 }
 
-// newID returns a unique id of IAM's form: a prefix (AGPA, ANPA, AROA)
-// and 17 random characters.
-func newID(prefix string) string {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
-	b := make([]byte, 17)
-	if _, err := rand.Read(b); err != nil {
-		panic("iamapi: crypto/rand failed: " + err.Error())
-	}
-	for i := range b {
-		b[i] = alphabet[int(b[i])%len(alphabet)]
-	}
-	return prefix + string(b)
-}
+// newID returns a unique id of IAM's form.
+func newID(prefix string) string { return iamcheck.NewID(prefix) }
 
 // userID is a user's unique id (AIDA...), derived from its random
 // canonical id: a user made again under a name has another.

@@ -73,7 +73,7 @@ var actions map[string]action
 
 func init() {
 	actions = map[string]action{}
-	ms := []map[string]action{userActions, groupActions, keyActions, policyActions, roleActions}
+	ms := []map[string]action{userActions, groupActions, keyActions, policyActions, roleActions, simulateActions}
 	for kind, p := range map[string]principal{"User": userPrincipal, "Group": groupPrincipal, "Role": rolePrincipal} {
 		ms = append(ms, inline(p, kind))
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
-	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
+	"github.com/ostiumio/ostium/internal/iam/iamcheck"
 )
 
 // principal is a user, group or role named by a call's parameter.
@@ -69,7 +69,7 @@ func inline(p principal, kind string) map[string]action {
 			if err != nil {
 				return nil, err
 			}
-			doc, err := c.document("PolicyDocument", p.size, bucketpolicy.ParseIdentity)
+			doc, err := c.document("PolicyDocument", p.size, iamcheck.Identity)
 			if err != nil {
 				return nil, err
 			}
@@ -262,8 +262,8 @@ var policyActions = map[string]action{
 			return nil, err
 		}
 		desc := c.form.get("Description")
-		if len(desc) > 1000 {
-			return nil, validation("1 validation error detected: Value at 'description' failed to satisfy constraint: Member must have length less than or equal to 1000")
+		if err := checked(iamcheck.Description("description", desc)); err != nil {
+			return nil, err
 		}
 		if c.form.has("Tags.member.1.Key") {
 			return nil, errf(http.StatusNotImplemented, "NotImplemented", "Tags on policies are not implemented")
@@ -272,7 +272,7 @@ var policyActions = map[string]action{
 		if err := c.allowed("CreatePolicy", policyARN(p)); err != nil {
 			return nil, err
 		}
-		doc, err := c.document("PolicyDocument", managedPolicySize, bucketpolicy.ParseIdentity)
+		doc, err := c.document("PolicyDocument", managedPolicySize, iamcheck.Identity)
 		if err != nil {
 			return nil, err
 		}
@@ -336,7 +336,7 @@ var policyActions = map[string]action{
 		if err != nil {
 			return nil, err
 		}
-		doc, err := c.document("PolicyDocument", managedPolicySize, bucketpolicy.ParseIdentity)
+		doc, err := c.document("PolicyDocument", managedPolicySize, iamcheck.Identity)
 		if err != nil {
 			return nil, err
 		}

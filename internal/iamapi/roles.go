@@ -2,14 +2,12 @@ package iamapi
 
 import (
 	"net/http"
-	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ostiumio/ostium/internal/catalog"
-	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
+	"github.com/ostiumio/ostium/internal/iam/iamcheck"
 )
 
 type xmlRole struct {
@@ -43,12 +41,7 @@ func (c *call) role(action string) (catalog.Role, error) {
 }
 
 // Session durations a role may allow, in seconds (1 to 12 hours).
-const (
-	minSession = 3600
-	maxSession = 43200
-)
-
-var thumbprint = regexp.MustCompile(`^[0-9A-Fa-f]{40}$`)
+const minSession = iamcheck.MinSessionDuration
 
 var roleActions = map[string]action{
 	"CreateRole": func(c *call) (any, error) {
@@ -65,20 +58,23 @@ var roleActions = map[string]action{
 		if err := c.allowed("CreateRole", entityARN(c.tenant, "role", path, name)); err != nil {
 			return nil, err
 		}
-		if len(r.Description) > 1000 {
-			return nil, validation("1 validation error detected: Value at 'description' failed to satisfy constraint: Member must have length less than or equal to 1000")
+		if err := checked(iamcheck.Description("description", r.Description)); err != nil {
+			return nil, err
 		}
 		if c.form.has("MaxSessionDuration") {
 			n, err := strconv.Atoi(c.form.get("MaxSessionDuration"))
-			if err != nil || n < minSession || n > maxSession {
-				return nil, validation("1 validation error detected: Value '%s' at 'maxSessionDuration' failed to satisfy constraint: Member must have value between %d and %d", c.form.get("MaxSessionDuration"), minSession, maxSession)
+			if err != nil {
+				n = 0
+			}
+			if err := checked(iamcheck.SessionDuration("maxSessionDuration", c.form.get("MaxSessionDuration"), n)); err != nil {
+				return nil, err
 			}
 			r.MaxSessionDuration = n
 		}
 		if c.form.has("PermissionsBoundary") {
 			return nil, errf(http.StatusNotImplemented, "NotImplemented", "Permissions boundaries are not implemented")
 		}
-		if r.TrustPolicy, err = c.document("AssumeRolePolicyDocument", trustPolicySize, bucketpolicy.ParseTrust); err != nil {
+		if r.TrustPolicy, err = c.document("AssumeRolePolicyDocument", trustPolicySize, iamcheck.Trust); err != nil {
 			return nil, err
 		}
 		tags, err := c.tags()
@@ -140,7 +136,7 @@ var roleActions = map[string]action{
 		if err != nil {
 			return nil, err
 		}
-		doc, err := c.document("PolicyDocument", trustPolicySize, bucketpolicy.ParseTrust)
+		doc, err := c.document("PolicyDocument", trustPolicySize, iamcheck.Trust)
 		if err != nil {
 			return nil, err
 		}
@@ -173,32 +169,15 @@ var roleActions = map[string]action{
 	},
 
 	"CreateOpenIDConnectProvider": func(c *call) (any, error) {
-		raw := c.form.get("Url")
-		u, err := url.Parse(raw)
-		if raw == "" || len(raw) > 255 || err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-			return nil, validation("1 validation error detected: Value '%s' at 'url' failed to satisfy constraint: an OpenID Connect provider's URL is https://host[/path], at most 255 characters", raw)
+		p, err := iamcheck.OIDCProvider(c.tenant, c.form.get("Url"), c.list("ClientIDList"), c.list("ThumbprintList"), time.Now())
+		if err != nil && p.URL == "" {
+			return nil, checked(err)
 		}
-		p := catalog.OIDCProvider{Tenant: c.tenant, URL: strings.TrimSuffix(u.Host+u.Path, "/"), ClientIDs: c.list("ClientIDList"),
-			Thumbprints: c.list("ThumbprintList"), Created: time.Now().UTC()}
-		if err := c.allowed("CreateOpenIDConnectProvider", oidcARN(c.tenant, p.URL)); err != nil {
-			return nil, err
+		if aerr := c.allowed("CreateOpenIDConnectProvider", oidcARN(c.tenant, p.URL)); aerr != nil {
+			return nil, aerr
 		}
-		if len(p.ClientIDs) > 100 {
-			return nil, errf(http.StatusConflict, "LimitExceeded", "Cannot exceed quota for ClientIdsPerOpenIdConnectProvider: 100")
-		}
-		for _, id := range p.ClientIDs {
-			if id == "" || len(id) > 255 || strings.ContainsAny(id, "\n") {
-				return nil, validation("1 validation error detected: a client id is 1 to 255 characters")
-			}
-		}
-		if len(p.Thumbprints) > 5 {
-			return nil, errf(http.StatusConflict, "LimitExceeded", "Thumbprint list must contain fewer than 5 entries.")
-		}
-		for i, t := range p.Thumbprints {
-			if !thumbprint.MatchString(t) {
-				return nil, validation("1 validation error detected: Value '%s' at 'thumbprintList' failed to satisfy constraint: a thumbprint is 40 hexadecimal digits", t)
-			}
-			p.Thumbprints[i] = strings.ToLower(t)
+		if err != nil {
+			return nil, checked(err)
 		}
 		if err := c.changed(c.h.store.CreateOIDCProvider(c.ctx, p)); err != nil {
 			return nil, catalogErr(err, "OpenID Connect provider "+p.URL)

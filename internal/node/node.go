@@ -458,6 +458,7 @@ func Open(ctx context.Context, cfg Config) (*Node, error) {
 	n.Admin.SetKMS(n.KMS)
 	plain, _ := cfg.Replication.plainHTTP() // Validate checked them
 	n.Admin.SetReplicationPlainHTTP(plain)
+	n.Admin.SetExplainer(n.Service)
 	n.openDirectories(sealer)
 	n.Meter = metering.New(n.Catalog)
 	n.AccessLog = accesslog.New(n.Catalog, accesslog.Options{Buffer: cfg.AccessLogBuffer, Queue: cfg.AccessLogQueue})

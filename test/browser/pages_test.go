@@ -130,6 +130,10 @@ func TestConsolePages(t *testing.T) {
 		{"bucket-encryption", "/buckets/photos/settings?tab=encryption", "encryption-current"},
 		{"access-keys", "/access", ""},
 		{"usage", "/usage", ""},
+		{"iam-policies", "/iam/policies", "iam-policy-editor-valid"},
+		{"iam-roles", "/iam/roles", "iam-trust-editor-valid"},
+		{"iam-groups", "/iam/groups", ""},
+		{"iam-explain", "/iam/explain", "explain-submit"},
 	}
 	providerPages := []page{
 		{"provider-tenants", "/provider/tenants", "provider-encryption-form"},

@@ -33,6 +33,53 @@ type Request struct {
 	// keys of one value each that cost something to compute, so
 	// computed only when a policy tests them.
 	Keys Keys
+	// Trace, when set, records every statement that applies (nil: no
+	// record, and no cost beyond one test per applying statement).
+	Trace *Trace
+}
+
+// Trace is the record of one decision: the statements that applied, in
+// the order they were evaluated, each named by where its policy came
+// from. It is the evaluation's own account, so an explanation drawn
+// from it cannot disagree with the decision. The caller names the
+// policy about to be evaluated (From); grants that are no statement
+// (an ACL's, the provider's root) it adds itself (Note).
+type Trace struct {
+	Matches []Match
+	source  string
+	index   int
+}
+
+// Match is one statement (or other grant or refusal) that applied.
+type Match struct {
+	// Source is what held the policy, as the caller named it
+	// ("identity", "bucket-policy", "acl", ...), and Index the policy's
+	// place among the caller's policies of that source.
+	Source string `json:"source"`
+	Index  int    `json:"index"`
+	// Statement is the statement's place in its policy (from 0); -1
+	// for a grant or refusal that is no statement.
+	Statement int    `json:"statement"`
+	Sid       string `json:"sid,omitempty"`
+	Allow     bool   `json:"allow"`
+}
+
+// From names the policy evaluated next: source and its index there.
+func (t *Trace) From(source string, index int) { t.source, t.index = source, index }
+
+// Note records a grant (allow) or refusal that is no statement.
+func (t *Trace) Note(source string, allow bool) {
+	t.Matches = append(t.Matches, Match{Source: source, Statement: -1, Allow: allow})
+}
+
+// Denied reports whether a statement denied explicitly.
+func (t *Trace) Denied() bool {
+	for _, m := range t.Matches {
+		if !m.Allow && m.Statement >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Keys looks up condition keys (in lower case) of one value.
@@ -61,6 +108,17 @@ func (p *Policy) Evaluate(r Request) Decision {
 	for i := range p.Statements {
 		st := &p.Statements[i]
 		if !st.applies(&r) {
+			continue
+		}
+		if t := r.Trace; t != nil {
+			// Every statement that applies is told, so the first deny
+			// does not end a traced evaluation; the decision is the same.
+			t.Matches = append(t.Matches, Match{Source: t.source, Index: t.index, Statement: i, Sid: st.Sid, Allow: st.Allow})
+			if !st.Allow {
+				d = Deny
+			} else if d != Deny {
+				d = Allow
+			}
 			continue
 		}
 		if !st.Allow {
@@ -502,3 +560,7 @@ func (p *Policy) Bind(ids map[string]string) {
 		}
 	}
 }
+
+// MatchAction reports whether an action pattern of a policy ("s3:Get*")
+// matches action, without regard to case, as statements match them.
+func MatchAction(pattern, action string) bool { return matchCase(pattern, action, true) }

@@ -7,6 +7,7 @@ import { signInPage, passwordPage } from './pages/signin.js';
 import { bucketsPage } from './pages/buckets.js';
 import { browserPage } from './pages/browser.js';
 import { settingsPage } from './pages/settings.js';
+import { policiesPage, rolesPage, groupsPage, explainPage } from './pages/iam.js';
 import { accessPage } from './pages/access.js';
 import { usagePage } from './pages/usage.js';
 import { directoryPage } from './pages/directory.js';
@@ -20,6 +21,10 @@ route('/buckets', bucketsPage);
 route('/buckets/:bucket', browserPage);
 route('/buckets/:bucket/settings', settingsPage);
 route('/access', accessPage);
+route('/iam/policies', policiesPage);
+route('/iam/roles', rolesPage);
+route('/iam/groups', groupsPage);
+route('/iam/explain', explainPage);
 route('/usage', usagePage);
 route('/directory', directoryPage);
 route('/idps', idpsPage);
@@ -40,6 +45,10 @@ function navItems() {
     items.push(['/buckets', 'Buckets', 'nav-buckets']);
     if (isTenantAdmin()) {
       items.push(['/access', 'Access', 'nav-access']);
+      items.push(['/iam/policies', 'Policies', 'nav-iam-policies']);
+      items.push(['/iam/roles', 'Roles', 'nav-iam-roles']);
+      items.push(['/iam/groups', 'Groups', 'nav-iam-groups']);
+      items.push(['/iam/explain', 'Why?', 'nav-iam-explain']);
       // Usage and quotas are the tenant admin's, as in the admin API.
       items.push(['/usage', 'Usage', 'nav-usage']);
       items.push(['/directory', 'Directory', 'nav-directory']);
