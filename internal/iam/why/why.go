@@ -188,6 +188,11 @@ func Describe(e iam.Explanation, id *iam.Identity, c Context) []Statement {
 		case iam.SourceBucketPolicy:
 			st.From = Source{Type: "resource", ID: c.Bucket, Label: "bucket policy of " + c.Bucket}
 			doc = c.BucketPolicy
+			if doc == "" {
+				// Withheld: another tenant's policy is named, not
+				// shown, and its Sids are part of its text.
+				st.Sid = ""
+			}
 		case iam.SourceAppCredential:
 			st.From = Source{Type: "none", Label: "limits of the application credential"}
 		case iam.SourceACL:

@@ -1,6 +1,11 @@
 package why
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ostiumio/ostium/internal/iam"
+	"github.com/ostiumio/ostium/internal/iam/bucketpolicy"
+)
 
 // A statement is cut out of its document as written, placed where it is,
 // from a list of statements or a single one.
@@ -16,5 +21,21 @@ func TestCut(t *testing.T) {
 	}
 	if text, _, _ := cut(one, 1); text != "" {
 		t.Fatalf("no statement 1: %q", text)
+	}
+}
+
+// A bucket policy whose text is withheld (another tenant's) is named
+// with neither its statement's text nor its Sid; one that is given
+// shows both.
+func TestDescribeWithheldBucketPolicy(t *testing.T) {
+	doc := `{"Version":"2012-10-17","Statement":[{"Sid":"DenyBobFromOffice","Effect":"Deny","Principal":"*","Action":"s3:*","Resource":"*"}]}`
+	e := iam.Explanation{Matches: []bucketpolicy.Match{{Source: iam.SourceBucketPolicy, Sid: "DenyBobFromOffice", Statement: 0}}}
+	got := Describe(e, nil, Context{Bucket: "theirs"})
+	if len(got) != 1 || got[0].Sid != "" || got[0].Text != "" || got[0].From.ID != "theirs" {
+		t.Errorf("withheld policy described as %+v", got)
+	}
+	got = Describe(e, nil, Context{Bucket: "ours", BucketPolicy: doc})
+	if len(got) != 1 || got[0].Sid != "DenyBobFromOffice" || got[0].Text == "" {
+		t.Errorf("given policy described as %+v", got)
 	}
 }
