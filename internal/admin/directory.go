@@ -204,13 +204,9 @@ func (s *Service) ListDirectoryUsers(ctx context.Context, id *iam.Identity, tena
 	if err != nil {
 		return nil, apiErr(err)
 	}
-	users, err := s.cat.ListUsers(ctx, tenant)
+	byName, err := s.usersByName(ctx, tenant)
 	if err != nil {
-		return nil, apiErr(err)
-	}
-	byName := map[string]catalog.User{}
-	for _, u := range users {
-		byName[u.Name] = u
+		return nil, err
 	}
 	out := []DirectoryUser{}
 	for _, l := range links {
@@ -236,4 +232,18 @@ func (s *Service) ListDirectoryGroups(ctx context.Context, id *iam.Identity, ten
 		out = append(out, DirectoryGroup{Name: g.Name, DN: g.DN, ExternalID: g.ExternalID, Role: g.Role, Members: g.Members})
 	}
 	return out, nil
+}
+
+// usersByName maps a tenant's users by name: the users that lists of
+// links (directory, identity provider) name.
+func (s *Service) usersByName(ctx context.Context, tenant string) (map[string]catalog.User, error) {
+	users, err := s.cat.ListUsers(ctx, tenant)
+	if err != nil {
+		return nil, apiErr(err)
+	}
+	byName := make(map[string]catalog.User, len(users))
+	for _, u := range users {
+		byName[u.Name] = u
+	}
+	return byName, nil
 }

@@ -202,13 +202,9 @@ func (s *Service) ListIdentityProviderUsers(ctx context.Context, id *iam.Identit
 	if err != nil {
 		return nil, apiErr(err)
 	}
-	users, err := s.cat.ListUsers(ctx, tenant)
+	byName, err := s.usersByName(ctx, tenant)
 	if err != nil {
-		return nil, apiErr(err)
-	}
-	byName := map[string]catalog.User{}
-	for _, u := range users {
-		byName[u.Name] = u
+		return nil, err
 	}
 	out := []IdentityProviderUser{}
 	for _, l := range links {

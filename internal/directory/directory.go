@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -180,7 +181,7 @@ func DecodeResult(s string) (Result, error) {
 }
 
 func (r *Result) conflict(login, why string) {
-	if len(r.Conflicts) < maxConflicts {
+	if r != nil && len(r.Conflicts) < maxConflicts {
 		r.Conflicts = append(r.Conflicts, login+": "+why)
 	}
 }
@@ -403,50 +404,23 @@ func (s *Service) applyIAMGroups(ctx context.Context, tenant string, cfg Config,
 		}
 		return nil
 	}
-	mapped := map[string]string{} // lower-case IAM group -> its name in the mapping
-	want := map[string]bool{}
-	for dg, ig := range cfg.IAMGroups {
-		k := strings.ToLower(ig)
-		mapped[k] = ig
-		for _, g := range gs {
-			if strings.EqualFold(dg, g.Name) || normDN(dg) == normDN(g.DN) {
-				want[k] = true
-			}
-		}
-	}
-	have, err := s.iam.UserGroups(ctx, tenant, user)
-	if err != nil {
-		return fmt.Errorf("directory: IAM groups of %s: %w", user, err)
-	}
-	in := map[string]bool{}
-	for _, g := range have {
-		k := strings.ToLower(g.Name)
-		in[k] = true
-		if _, ok := mapped[k]; ok && !want[k] {
-			if err := s.iam.RemoveUserFromGroup(ctx, tenant, g.Name, user); err != nil && !errors.Is(err, catalog.ErrNoSuchEntity) {
-				return fmt.Errorf("directory: remove %s from IAM group %s: %w", user, g.Name, err)
-			}
+	changes, err := iam.MapGroups(ctx, s.iam, tenant, user, cfg.IAMGroups, func(dg string) bool {
+		return slices.ContainsFunc(gs, func(g groupRef) bool { return strings.EqualFold(dg, g.Name) || normDN(dg) == normDN(g.DN) })
+	})
+	for _, c := range changes {
+		switch {
+		case errors.Is(c.Err, catalog.ErrNoSuchEntity):
+			res.conflict(user, "IAM group "+c.Group+" does not exist")
+		case errors.Is(c.Err, catalog.ErrLimitExceeded):
+			res.conflict(user, "in too many IAM groups to join "+c.Group)
+		case c.Added:
+			s.record(ctx, "AddUserToGroup", tenant, user)
+		default:
 			s.record(ctx, "RemoveUserFromGroup", tenant, user)
 		}
 	}
-	for k := range want {
-		if in[k] {
-			continue
-		}
-		switch err := s.iam.AddUserToGroup(ctx, tenant, mapped[k], user); {
-		case errors.Is(err, catalog.ErrNoSuchEntity):
-			if res != nil {
-				res.conflict(user, "IAM group "+mapped[k]+" does not exist")
-			}
-		case errors.Is(err, catalog.ErrLimitExceeded):
-			if res != nil {
-				res.conflict(user, "in too many IAM groups to join "+mapped[k])
-			}
-		case err != nil:
-			return fmt.Errorf("directory: add %s to IAM group %s: %w", user, mapped[k], err)
-		default:
-			s.record(ctx, "AddUserToGroup", tenant, user)
-		}
+	if err != nil {
+		return fmt.Errorf("directory: %w", err)
 	}
 	return nil
 }

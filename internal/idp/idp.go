@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"regexp"
 	"slices"
@@ -462,35 +463,14 @@ func (s *Service) applyIAMGroups(ctx context.Context, tenant string, cfg Config,
 	if len(cfg.IAMGroups) == 0 || s.iam == nil {
 		return nil
 	}
-	mapped, want := map[string]string{}, map[string]bool{}
-	for g, ig := range cfg.IAMGroups {
-		k := strings.ToLower(ig)
-		mapped[k] = ig
-		if slices.Contains(groups, g) {
-			want[k] = true
+	changes, err := iam.MapGroups(ctx, s.iam, tenant, user, cfg.IAMGroups, func(g string) bool { return slices.Contains(groups, g) })
+	for _, c := range changes {
+		if c.Err != nil {
+			slog.WarnContext(ctx, "idp: IAM group not joined", "tenant", tenant, "user", user, "group", c.Group, "err", c.Err)
 		}
 	}
-	have, err := s.iam.UserGroups(ctx, tenant, user)
 	if err != nil {
-		return fmt.Errorf("idp: IAM groups of %s: %w", user, err)
-	}
-	in := map[string]bool{}
-	for _, g := range have {
-		k := strings.ToLower(g.Name)
-		in[k] = true
-		if _, ok := mapped[k]; ok && !want[k] {
-			if err := s.iam.RemoveUserFromGroup(ctx, tenant, g.Name, user); err != nil && !errors.Is(err, catalog.ErrNoSuchEntity) {
-				return fmt.Errorf("idp: remove %s from IAM group %s: %w", user, g.Name, err)
-			}
-		}
-	}
-	for k := range want {
-		if in[k] {
-			continue
-		}
-		if err := s.iam.AddUserToGroup(ctx, tenant, mapped[k], user); err != nil && !errors.Is(err, catalog.ErrNoSuchEntity) {
-			return fmt.Errorf("idp: add %s to IAM group %s: %w", user, mapped[k], err)
-		}
+		return fmt.Errorf("idp: %w", err)
 	}
 	return nil
 }
