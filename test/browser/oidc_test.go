@@ -121,3 +121,66 @@ func TestConsoleOIDCSignIn(t *testing.T) {
 		chromedp.WaitVisible(browsertest.T("nav-buckets")),
 	)
 }
+
+// The provider registers its own identity provider, for every tenant,
+// on the console's provider pages: the form asks for the claim that
+// names the tenant, the secret goes in and is never on the page, and a
+// tenant admin's console cannot reach the provider's list.
+func TestConsoleProviderIdPs(t *testing.T) {
+	browsertest.Need(t)
+	srv := nodetest.Start(t, nodetest.Options{})
+	c := admin.NewClient(srv.URL, nodetest.AccessKey, nodetest.SecretKey, srv.Client())
+	ctx := browsertest.New(t, 1280, 900)
+	browsertest.Step(t, ctx, "sign in as the provider", 20*time.Second,
+		browsertest.Open(srv.Console.URL, "/signin"), browsertest.SignInKey(nodetest.AccessKey, nodetest.SecretKey),
+		chromedp.WaitReady(browsertest.T("nav-tenants")))
+	browsertest.Step(t, ctx, "the provider's sign-in providers", 20*time.Second,
+		browsertest.Click("nav-provider-idps"),
+		chromedp.WaitVisible(browsertest.T("idp-add")),
+		browsertest.Click("idp-add"),
+		browsertest.Type("idp-name", "staff"),
+		browsertest.Type("idp-issuer", "https://login.example.net/realms/staff"),
+		browsertest.Type("idp-client-id", "ostium"),
+		browsertest.Type("idp-client-secret", "s3cret-of-the-provider"),
+		browsertest.Type("idp-tenant-claim", "ostium_tenant"),
+		browsertest.Click("idp-dialog-submit"),
+		chromedp.WaitVisible(x(`//*[@data-testid="idps"]//td[normalize-space(.)="ostium_tenant"]`)),
+	)
+	browsertest.CheckAxe(t, ctx, "provider's sign-in providers page")
+	if js[bool](t, ctx, `document.body.innerHTML.includes('s3cret-of-the-provider')`) {
+		t.Fatal("the client secret is on the page")
+	}
+	var got admin.IdentityProvider
+	if err := c.Do(context.Background(), "GET", "/idps/staff", nil, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Tenant != "" || got.Config.TenantClaim != "ostium_tenant" || got.Config.ClientID != "ostium" {
+		t.Fatalf("registered %+v", got)
+	}
+
+	// A tenant admin's session may not list the provider's.
+	if err := c.Do(context.Background(), "POST", "/tenants", map[string]string{"name": "acme"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var k admin.Key
+	for _, call := range []struct {
+		path string
+		in   any
+		out  any
+	}{
+		{"/tenants/acme/users", map[string]string{"name": "ada", "role": "admin"}, nil},
+		{"/tenants/acme/users/ada/keys", nil, &k},
+	} {
+		if err := c.Do(context.Background(), "POST", call.path, call.in, call.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tctx := browsertest.New(t, 1280, 900)
+	browsertest.Step(t, tctx, "sign in as a tenant admin", 20*time.Second,
+		browsertest.Open(srv.Console.URL, "/signin"), browsertest.SignInKey(k.AccessKey, k.SecretKey),
+		chromedp.WaitReady(browsertest.T("nav-idps")))
+	status, err := chromedp.Run(tctx, chromedp.Evaluate[int](`fetch('/console/api/idps').then(r => r.status)`, chromedp.EvalAwaitPromise))
+	if err != nil || status != 403 {
+		t.Fatalf("a tenant admin listing the provider's identity providers: %d, %v; want 403", status, err)
+	}
+}

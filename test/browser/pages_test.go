@@ -140,6 +140,7 @@ func TestConsolePages(t *testing.T) {
 		{"provider-tenant", "/provider/tenants/acme", "tenant-encryption-form"},
 		{"provider-usage", "/provider/usage", ""},
 		{"provider-health", "/provider/health", ""},
+		{"provider-idps", "/provider/idps", "idp-add"},
 	}
 	for _, w := range widths {
 		t.Run(w.name, func(t *testing.T) {

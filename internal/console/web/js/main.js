@@ -11,7 +11,7 @@ import { policiesPage, rolesPage, groupsPage, explainPage } from './pages/iam.js
 import { accessPage } from './pages/access.js';
 import { usagePage } from './pages/usage.js';
 import { directoryPage } from './pages/directory.js';
-import { idpsPage } from './pages/idps.js';
+import { idpsPage, providerIdpsPage } from './pages/idps.js';
 import { accountPage } from './pages/account.js';
 import { tenantsPage, tenantPage, healthPage, providerUsagePage } from './pages/provider.js';
 
@@ -33,6 +33,7 @@ route('/provider/tenants', tenantsPage);
 route('/provider/tenants/:tenant', tenantPage);
 route('/provider/health', healthPage);
 route('/provider/usage', providerUsagePage);
+route('/provider/idps', providerIdpsPage);
 
 function navItems() {
   const items = [];
@@ -40,6 +41,7 @@ function navItems() {
     items.push(['/provider/tenants', 'Tenants', 'nav-tenants']);
     items.push(['/provider/health', 'Platforms & nodes', 'nav-health']);
     items.push(['/provider/usage', 'Usage & billing', 'nav-provider-usage']);
+    items.push(['/provider/idps', 'Sign-in providers', 'nav-provider-idps']);
     items.push(['/buckets', 'All buckets', 'nav-buckets']);
   } else {
     items.push(['/buckets', 'Buckets', 'nav-buckets']);
