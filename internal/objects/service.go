@@ -370,8 +370,12 @@ func newBucketSettings(b *catalog.Bucket, in BucketInput, legacy bool, provider 
 }
 
 // HeadBucket returns the bucket if id may see it.
+//
+// Whether the bucket exists is read from the catalog, as its settings are
+// (see settings): a client that deleted or made it through another node
+// a moment ago gets what it did.
 func (s *Service) HeadBucket(ctx context.Context, id *iam.Identity, name string) (catalog.Bucket, error) {
-	return s.bucket(ctx, id, name, "", "s3:ListBucket")
+	return s.settings(ctx, id, name, "s3:ListBucket")
 }
 
 // DeleteBucket deletes an empty bucket.

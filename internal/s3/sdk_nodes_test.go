@@ -88,6 +88,25 @@ func TestSettingsReadBackThroughAnotherNode(t *testing.T) {
 	if v, err := bobB.GetBucketVersioning(ctx, &s3.GetBucketVersioningInput{Bucket: b}); err != nil || v.Status != types.BucketVersioningStatusEnabled {
 		t.Fatalf("versioning read back through the peer: %v %v", v, err)
 	}
+
+	// A bucket's existence is read back as its settings are: deleted
+	// through one node, it is gone for HeadBucket and GetBucketLocation
+	// through another that had it cached a moment before (what
+	// existence checks and boto3's bucket_not_exists waiter ask).
+	gone := aws.String("acme-bob-gone")
+	if _, err := bob.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: gone}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bobB.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: gone}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bob.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: gone}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := bobB.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: gone})
+	wantCode(t, err, "NotFound")
+	_, err = bobB.GetBucketLocation(ctx, &s3.GetBucketLocationInput{Bucket: gone})
+	wantCode(t, err, "NoSuchBucket")
 }
 
 // within fails the test unless cond holds before d has passed.
