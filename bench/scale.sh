@@ -7,11 +7,12 @@
 # catalog, then sampled back over S3), and each operation runs against
 # small then big in turn, in rounds, so that both sizes see the same
 # machine. Server-side latency comes from each node's request log.
-# Writes bench/results/DATE-10m-objects.{csv,rates.md,svg,sizes.txt,sizes.md,explain.txt}
-# and DATE-10m-objects-sizes.svg.
+# Writes bench/results/DATE-10m-objects[-TAG].{csv,rates.md,svg,sizes.txt,sizes.md,explain.txt}
+# and DATE-10m-objects[-TAG]-sizes.svg.
 #
 #   bench/scale.sh [BIG] [SMALL] [rounds] [seconds]
 #   bench/scale.sh 10000000 100000 3 12
+#   OSTIUM_SCALE_CATALOGS=pg OSTIUM_SCALE_TAG=3 bench/scale.sh   # PostgreSQL only, a second run of the day
 #
 # On 2 busy cores the fills take 20 to 40 minutes and each round about
 # 15, with 10 GB of disk under OSTIUM_BENCH_WORK (default a directory in
@@ -25,7 +26,9 @@ rounds=${3:-2}
 secs=${4:-15}
 pg=${OSTIUM_BENCH_POSTGRES:-postgres://ostium:ostium@127.0.0.1:5432/ostium?sslmode=disable}
 day=$(date -u +%Y-%m-%d)
-out=bench/results/$day-10m-objects
+out=bench/results/$day-10m-objects${OSTIUM_SCALE_TAG:+-$OSTIUM_SCALE_TAG}
+read -ra catalogs <<< "${OSTIUM_SCALE_CATALOGS:-sqlite pg}"
+has() { [[ " ${catalogs[*]} " == *" $1 "* ]]; }
 mkdir -p bench/results
 work=$(mktemp -d "${OSTIUM_BENCH_WORK:-/tmp}/scale.XXXXXX")
 pids=()
@@ -65,19 +68,20 @@ fresh_pg() { # a new database; its URL in $url
   url=$(python3 -c 'import sys, urllib.parse as u; p=u.urlparse(sys.argv[1]); print(p._replace(path="/"+sys.argv[2]).geturl())' "$pg" "$d")
 }
 
-serve sqlite-small ""
-serve sqlite-big ""
-fresh_pg small; serve pg-small "$url"
-fresh_pg big; serve pg-big "$url"
+if has sqlite; then serve sqlite-small ""; serve sqlite-big ""; fi
+if has pg; then
+  fresh_pg small; serve pg-small "$url"
+  fresh_pg big; serve pg-big "$url"
+fi
 
 echo "==> fill (the two catalogs side by side)"
 fill() { # node objects
   "$work/fill" -endpoint "${endpoint[$1]}" -catalog "${catalog[$1]}" -objects "$2" -buckets 4 2>&1 | sed "s/^/$1: /"
 }
-fill sqlite-small "$small"; fill pg-small "$small"
-fill sqlite-big "$big" & a=$!
-fill pg-big "$big" & b=$!
-wait $a; wait $b
+fills=()
+for c in "${catalogs[@]}"; do fill "$c-small" "$small"; done
+for c in "${catalogs[@]}"; do fill "$c-big" "$big" & fills+=($!); done
+for p in "${fills[@]}"; do wait "$p"; done
 df -h "$work" | tail -1
 
 bench() { # node op round
@@ -115,7 +119,7 @@ EOF
 
 echo "round,catalog,size,op,ops_per_s,client_p50_ms,client_p99_ms,server_p50_ms,server_p99_ms,errors" > "$out.csv"
 for r in $(seq 1 "$rounds"); do
-  for c in sqlite pg; do
+  for c in "${catalogs[@]}"; do
     for op in put get stat delete list; do
       # Each round takes the sizes in the other order.
       if [ $((r % 2)) = 1 ]; then order=(small big); else order=(big small); fi
@@ -127,19 +131,27 @@ done
 echo "==> sizes and plans"
 {
   for s in small big; do
-    echo "## SQLite, $s: bytes by table and index (dbstat)"
-    sqlite3 "${catalog[sqlite-$s]}" "SELECT name, SUM(pgsize) FROM dbstat WHERE name LIKE 'object%' OR name LIKE 'sqlite_autoindex_objects%' GROUP BY name ORDER BY 2 DESC"
-    echo "file: $(stat -c %s "${catalog[sqlite-$s]}") bytes"
-    echo "## PostgreSQL, $s: bytes by table and index"
-    psql -At "${catalog[pg-$s]}" -c "SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c WHERE c.relname LIKE 'object%' AND c.relkind IN ('r','i') ORDER BY 2 DESC"
-    psql -At "${catalog[pg-$s]}" -c "SELECT 'objects table+indexes+toast', pg_total_relation_size('objects'), 'indexes', pg_indexes_size('objects'), 'database', pg_database_size(current_database())"
+    if has sqlite; then
+      echo "## SQLite, $s: bytes by table and index (dbstat)"
+      sqlite3 "${catalog[sqlite-$s]}" "SELECT name, SUM(pgsize) FROM dbstat WHERE name LIKE 'object%' OR name LIKE 'sqlite_autoindex_objects%' GROUP BY name ORDER BY 2 DESC"
+      echo "file: $(stat -c %s "${catalog[sqlite-$s]}") bytes"
+    fi
+    if has pg; then
+      echo "## PostgreSQL, $s: bytes by table and index"
+      psql -At "${catalog[pg-$s]}" -c "SELECT c.relname, pg_relation_size(c.oid) FROM pg_class c WHERE c.relname LIKE 'object%' AND c.relkind IN ('r','i') ORDER BY 2 DESC"
+      psql -At "${catalog[pg-$s]}" -c "SELECT 'objects table+indexes+toast', pg_total_relation_size('objects'), 'indexes', pg_indexes_size('objects'), 'database', pg_database_size(current_database())"
+    fi
   done
-  # What the index migration 0042 dropped cost, built again to weigh it.
-  echo "## objects_versions (bucket, key, modified), dropped by migration 0042, built again on the big catalogs"
-  sqlite3 "${catalog[sqlite-big]}" "CREATE INDEX weigh_versions ON objects (bucket, key, modified)" \
-    "SELECT 'SQLite', SUM(pgsize) FROM dbstat WHERE name = 'weigh_versions'" "DROP INDEX weigh_versions"
-  psql -At "${catalog[pg-big]}" -c "CREATE INDEX weigh_versions ON objects (bucket, key, modified)" \
-    -c "SELECT 'PostgreSQL', pg_relation_size('weigh_versions')" -c "DROP INDEX weigh_versions"
+  # What the index migration 0047 dropped cost, built again to weigh it.
+  echo "## objects_seq (bucket, key, seq), dropped by migration 0047, built again on the big catalogs"
+  if has sqlite; then
+    sqlite3 "${catalog[sqlite-big]}" "CREATE INDEX weigh_seq ON objects (bucket, key, seq)" \
+      "SELECT 'SQLite', SUM(pgsize) FROM dbstat WHERE name = 'weigh_seq'" "DROP INDEX weigh_seq"
+  fi
+  if has pg; then
+    psql -At "${catalog[pg-big]}" -c "CREATE INDEX weigh_seq ON objects (bucket, key, seq)" \
+      -c "SELECT 'PostgreSQL', pg_relation_size('weigh_seq')" -c "DROP INDEX weigh_seq"
+  fi
 } > "$out.sizes.txt"
 cat "$out.sizes.txt"
 # The hot queries of the big catalogs as each engine runs them (:b and :k
@@ -148,18 +160,22 @@ cat "$out.sizes.txt"
   for q in \
     "SELECT key, size, parts, inline FROM objects WHERE bucket = :b AND key = :k AND latest = 1" \
     "SELECT key, version_id, size FROM objects WHERE bucket = :b AND latest = 1 AND delete_marker = 0 AND key > :k ORDER BY key LIMIT 1001" \
-    "SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = :b AND key = :k" \
+    "SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = :b AND key = :k AND latest = 1" \
     "UPDATE objects SET latest = 0 WHERE bucket = :b AND key = :k AND latest = 1" \
     "SELECT key, version_id, size FROM objects WHERE bucket = :b AND key > :k ORDER BY key, seq DESC, version_id DESC LIMIT 1001"; do
     echo "## $q"
-    echo "-- SQLite"
-    sqlite3 "${catalog[sqlite-big]}" "EXPLAIN QUERY PLAN $(sed "s/:b/CAST('fill-1' AS BLOB)/; s/:k/CAST('obj-01234567' AS BLOB)/" <<< "$q")" || true
-    echo "-- PostgreSQL"
-    psql -At "${catalog[pg-big]}" -c "BEGIN" -c "EXPLAIN (ANALYZE, BUFFERS) $(sed "s/:b/'fill-1'::bytea/; s/:k/'obj-01234567'::bytea/" <<< "$q")" -c "ROLLBACK" || true
+    if has sqlite; then
+      echo "-- SQLite"
+      sqlite3 "${catalog[sqlite-big]}" "EXPLAIN QUERY PLAN $(sed "s/:b/CAST('fill-1' AS BLOB)/; s/:k/CAST('obj-01234567' AS BLOB)/" <<< "$q")" || true
+    fi
+    if has pg; then
+      echo "-- PostgreSQL"
+      psql -At "${catalog[pg-big]}" -c "BEGIN" -c "EXPLAIN (ANALYZE, BUFFERS) $(sed "s/:b/'fill-1'::bytea/; s/:k/'obj-01234567'::bytea/" <<< "$q")" -c "ROLLBACK" || true
+    fi
   done
 } > "$out.explain.txt" 2>&1
 
-python3 - "$out" <<'EOF'
+python3 - "$out" "${catalogs[*]}" <<'EOF'
 import csv, statistics, sys
 from collections import defaultdict
 out = sys.argv[1]
@@ -172,10 +188,11 @@ for r in rows:
     rate[k].append(float(r["ops_per_s"])); sp50[k].append(float(r["server_p50_ms"])); sp99[k].append(float(r["server_p99_ms"]))
 med = lambda xs: statistics.median(xs) if xs else 0
 names = {"sqlite": "SQLite", "pg": "PostgreSQL"}
+cats = sys.argv[2].split()
 with open(out + ".rates.md", "w") as f:
     f.write("| catalog | operation | small op/s | big op/s | big/small | server p50 small / big ms | server p99 small / big ms |\n")
     f.write("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
-    for c in ["sqlite", "pg"]:
+    for c in cats:
         for o in ops:
             s, b = med(rate[(c, o, "small")]), med(rate[(c, o, "big")])
             f.write("| %s | %s | %s | %s | %.2f | %.1f / %.1f | %.1f / %.1f |\n" % (names[c], label[o], format(round(s), ","), format(round(b), ","),
@@ -183,7 +200,7 @@ with open(out + ".rates.md", "w") as f:
 # The chart: for each catalog and operation, the big catalog's rate as a
 # share of the small one's, with the goal (0.9) marked.
 W, H, L, B, T = 720, 380, 60, 90, 40
-groups = [(c, o) for c in ["sqlite", "pg"] for o in ops]
+groups = [(c, o) for c in cats for o in ops]
 bw = (W - L - 20) / len(groups)
 ratios = [med(rate[(c, o, "big")]) / med(rate[(c, o, "small")]) if med(rate[(c, o, "small")]) else 0 for c, o in groups]
 top = max([1.2] + [r * 1.1 for r in ratios])
@@ -202,7 +219,7 @@ for i, (c, o) in enumerate(groups):
     svg.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>' % (x, y(ratio), bw - 12, y(0) - y(ratio), color))
     svg.append('<text x="%.1f" y="%.1f" text-anchor="middle">%.2f</text>' % (x + (bw - 12) / 2, y(ratio) - 4, ratio))
     svg.append('<text x="%.1f" y="%.1f" text-anchor="end" transform="rotate(-40 %.1f %.1f)">%s</text>' % (x + bw / 2, y(0) + 14, x + bw / 2, y(0) + 14, label[o]))
-for j, c in enumerate(["sqlite", "pg"]):
+for j, c in enumerate(cats):
     svg.append('<text x="%.1f" y="%d" text-anchor="middle" font-weight="bold">%s</text>' % (L + (j * 5 + 2.5) * bw, H - 8, names[c]))
 svg.append("</svg>")
 open(out + ".svg", "w").write("\n".join(svg) + "\n")
@@ -218,7 +235,7 @@ for line in open(out + ".sizes.txt"):
     m = re.match(r"## (SQLite|PostgreSQL), (small|big):", line)
     if m:
         sec = (m.group(1), m.group(2)); continue
-    if line.startswith("## objects_versions"):
+    if line.startswith("## objects_seq"):
         sec = "weighed"; continue
     parts = line.split("|")
     if len(parts) != 2 or not parts[1].isdigit():
@@ -227,8 +244,8 @@ for line in open(out + ".sizes.txt"):
         weighed[parts[0]] = int(parts[1])
     elif sec:
         sizes.setdefault(sec, {})[parts[0]] = int(parts[1])
-rels = [("objects", "objects table"), ("pkey", "primary key (bucket, key, version_id)"), ("objects_current", "objects_current"),
-        ("objects_seq", "objects_seq"), ("weighed", "objects_versions (dropped)")]
+rels = [("objects", "objects table"), ("pkey", "primary key (bucket, key, version_id)"), ("objects_latest", "objects_latest"),
+        ("weighed", "objects_seq (dropped)")]
 def per(engine, rel):
     d = sizes.get((engine, "big"), {})
     if rel == "pkey":
@@ -238,13 +255,14 @@ def per(engine, rel):
     else:
         v = d.get(rel, 0)
     return v / objects
-engines = ["SQLite", "PostgreSQL"]
+engines = [e for e in ["SQLite", "PostgreSQL"] if (e, "big") in sizes]
+row = lambda name, vals: "| %s | %s |\n" % (name, " | ".join("%.0f" % v for v in vals))
 with open(out + ".sizes.md", "w") as f:
-    f.write("| relation | SQLite B/object | PostgreSQL B/object |\n| --- | ---: | ---: |\n")
+    f.write("| relation | %s |\n| --- |%s\n" % (" | ".join(e + " B/object" for e in engines), " ---: |" * len(engines)))
     for rel, name in rels:
-        f.write("| %s | %.0f | %.0f |\n" % (name, per("SQLite", rel), per("PostgreSQL", rel)))
-    f.write("| all kept | %.0f | %.0f |\n" % tuple(sum(per(e, r) for r, _ in rels if r != "weighed") for e in engines))
-    f.write("| all before 0042 | %.0f | %.0f |\n" % tuple(sum(per(e, r) for r, _ in rels) for e in engines))
+        f.write(row(name, [per(e, rel) for e in engines]))
+    f.write(row("all kept", [sum(per(e, r) for r, _ in rels if r != "weighed") for e in engines]))
+    f.write(row("all before 0047", [sum(per(e, r) for r, _ in rels) for e in engines]))
 W, H, L, T = 720, 330, 250, 40
 top = max(per(e, r) for e in engines for r, _ in rels) * 1.15
 bh = (H - T - 40) / len(rels)
@@ -264,7 +282,7 @@ for i, (rel, name) in enumerate(rels):
         svg.append('<text x="%.1f" y="%.1f">%.0f</text>' % (x(v) + 4, y + (bh - 8) / 4 + 3, v))
 for j, e in enumerate(engines):
     svg.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d">%s</text>' % (L + 140 * j, H - 22, colors[e], L + 140 * j + 16, H - 12, e))
-svg.append('<rect x="%d" y="%d" width="12" height="12" fill="#bbb"/><text x="%d" y="%d">dropped by 0042</text>' % (L + 280, H - 22, L + 296, H - 12))
+svg.append('<rect x="%d" y="%d" width="12" height="12" fill="#bbb"/><text x="%d" y="%d">dropped by 0047</text>' % (L + 280, H - 22, L + 296, H - 12))
 svg.append("</svg>")
 open(out + "-sizes.svg", "w").write("\n".join(svg) + "\n")
 EOF

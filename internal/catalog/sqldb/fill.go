@@ -3,7 +3,6 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -90,9 +89,9 @@ func (s *Store) fillRows(ctx context.Context, tx *sql.Tx, objs []catalog.Object,
 			q.WriteString(", ")
 		}
 		q.WriteString(`(?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)`)
-		meta, err := json.Marshal(o.Meta)
+		meta, err := encodeMeta(o.Meta)
 		if err != nil {
-			return fmt.Errorf("sqldb: encode meta: %w", err)
+			return err
 		}
 		parts, err := encodeParts(o.Parts)
 		if err != nil {
@@ -104,7 +103,7 @@ func (s *Store) fillRows(ctx context.Context, tx *sql.Tx, objs []catalog.Object,
 		}
 		lock := toLockColumns(o.Lock)
 		args = append(args, []byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified),
-			storedOwner(o.Owner, owners[o.Bucket]), storedClass(o.StorageClass), string(meta),
+			storedOwner(o.Owner, owners[o.Bucket]), storedClass(o.StorageClass), meta,
 			lock.mode, lock.until, lock.hold, parts, o.Inline)
 		for _, p := range o.Parts {
 			blobs = append(blobs, p.BlobID, []byte(o.Bucket), []byte(o.Key), o.VersionID)

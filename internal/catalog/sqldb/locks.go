@@ -3,7 +3,6 @@ package sqldb
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -79,12 +78,12 @@ func (s *Store) changeLock(ctx context.Context, what, bucket, key, versionID str
 		}
 		if opt.Replication != "" && opt.Replication != o.Meta.Replication {
 			o.Meta.Replication = opt.Replication
-			meta, err := json.Marshal(o.Meta)
+			meta, err := encodeMeta(o.Meta)
 			if err != nil {
 				return err
 			}
 			if _, err := s.exec(ctx, tx, s.q(`UPDATE objects SET meta = ? WHERE bucket = ? AND key = ? AND version_id = ?`),
-				string(meta), []byte(bucket), []byte(key), o.VersionID); err != nil {
+				meta, []byte(bucket), []byte(key), o.VersionID); err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/ostiumio/ostium/internal/catalog"
@@ -44,6 +45,44 @@ func decodeParts(s string) ([]catalog.Part, error) {
 		out[i] = catalog.Part{Number: p.Number, BlobID: p.BlobID, Size: p.Size, ETag: p.ETag, LastModified: fromNanos(p.Modified), Checksums: p.Checksums, Identity: p.Identity}
 	}
 	return out, nil
+}
+
+// defaultContentType is what a PUT without a Content-Type stores, and
+// what most SDKs send for bytes of no known type.
+const defaultContentType = "application/octet-stream"
+
+// encodeMeta gives an object row's meta column. Most versions carry a
+// content type and nothing else, which as JSON cost 34 bytes a row for
+// application/octet-stream (bench/results/2026-11-27-10m-objects-3.md):
+// such a row keeps the content type alone, or nothing for
+// application/octet-stream. JSON always starts with '{', so a content
+// type that does too is kept as JSON; decodeMeta tells them apart.
+func encodeMeta(m catalog.Meta) (string, error) {
+	if only := (catalog.Meta{ContentType: m.ContentType}); m.ContentType != "" && m.ContentType[0] != '{' && reflect.DeepEqual(m, only) {
+		if m.ContentType == defaultContentType {
+			return "", nil
+		}
+		return m.ContentType, nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("sqldb: encode meta: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeMeta(b []byte, m *catalog.Meta) error {
+	switch {
+	case len(b) == 0:
+		*m = catalog.Meta{ContentType: defaultContentType}
+	case b[0] != '{':
+		*m = catalog.Meta{ContentType: string(b)}
+	default:
+		if err := json.Unmarshal(b, m); err != nil {
+			return fmt.Errorf("sqldb: decode meta: %w", err)
+		}
+	}
+	return nil
 }
 
 // objectCols are the columns a write of a version gives, in the order of
@@ -118,8 +157,8 @@ func scanObject(sc interface{ Scan(...any) error }, bucket string, withParts boo
 	o.Key, o.IsLatest, o.DeleteMarker, o.LastModified = string(key), latest == 1, dm == 1, fromNanos(modified)
 	o.StorageClass = readClass(o.StorageClass)
 	o.Lock = lock.lock()
-	if err := json.Unmarshal([]byte(meta), &o.Meta); err != nil {
-		return o, fmt.Errorf("sqldb: decode meta: %w", err)
+	if err := decodeMeta([]byte(meta), &o.Meta); err != nil {
+		return o, err
 	}
 	if withParts {
 		var err error
@@ -186,9 +225,9 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	// A write that does not grow usage passes even over a quota, so that
 	// a tenant over its quota can still shrink.
 	check := !o.DeleteMarker && (isNew || o.Size > replaced.Size)
-	meta, err := json.Marshal(o.Meta)
+	meta, err := encodeMeta(o.Meta)
 	if err != nil {
-		return fmt.Errorf("sqldb: encode meta: %w", err)
+		return err
 	}
 	parts, err := encodeParts(o.Parts)
 	if err != nil {
@@ -199,19 +238,23 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 		dm = 1
 	}
 	// seq orders a key's versions by commit: the key is locked, so the
-	// next number is exact where the clocks of nodes are not. Taken in
-	// the INSERT from the index objects_seq, it cost less CPU than
-	// reading it back from the UPDATE that demotes the latest version
-	// (RETURNING): see bench/README.md.
+	// next number is exact where the clocks of nodes are not. The latest
+	// version has the key's highest seq (removeVersion promotes the
+	// highest), so the next is the latest's plus one, one search of
+	// objects_latest however many versions the key has.
 	lock := toLockColumns(o.Lock)
 	row := []any{[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified),
-		storedOwner(o.Owner, bucketOwner), storedClass(o.StorageClass), string(meta),
+		storedOwner(o.Owner, bucketOwner), storedClass(o.StorageClass), meta,
 		lock.mode, lock.until, lock.hold, parts, o.Inline}
 	if s.d.WritableCTE {
 		if err := s.putVersionShort(ctx, tx, o, row, check, opt.Limits); err != nil {
 			return err
 		}
 	} else {
+		var seq int64
+		if err := s.row(ctx, tx, s.q(nextSeq), []byte(o.Bucket), []byte(o.Key)).Scan(&seq); err != nil {
+			return fmt.Errorf("sqldb: put object: next seq: %w", err)
+		}
 		if _, err := s.exec(ctx, tx, s.q(`UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1`), []byte(o.Bucket), []byte(o.Key)); err != nil {
 			return fmt.Errorf("sqldb: put object: %w", err)
 		}
@@ -223,9 +266,8 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 				return err
 			}
 		}
-		_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline, seq) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-			(SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = ? AND key = ?))`),
-			append(row, []byte(o.Bucket), []byte(o.Key))...)
+		_, err = s.exec(ctx, tx, s.q(`INSERT INTO objects (bucket, `+objectCols+`, parts, inline, seq) VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			append(row, seq)...)
 		if err != nil {
 			return fmt.Errorf("sqldb: put object: %w", err)
 		}
@@ -239,6 +281,10 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	}
 	return s.addEvents(ctx, tx, opt.Events, &o)
 }
+
+// nextSeq is the seq of a key's next version, read before the latest is
+// demoted: its arguments are the bucket and the key.
+const nextSeq = `SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = ? AND key = ? AND latest = 1`
 
 // current returns the latest version of a key, or nil.
 func (s *Store) current(ctx context.Context, tx *sql.Tx, bucket, key string) (*catalog.Object, error) {
@@ -345,12 +391,12 @@ func (s *Store) updateMetaTx(ctx context.Context, tx *sql.Tx, bucket, key, versi
 	if opt.Replication != "" {
 		o.Meta.Replication = opt.Replication
 	}
-	meta, err := json.Marshal(o.Meta)
+	meta, err := encodeMeta(o.Meta)
 	if err != nil {
 		return err
 	}
 	_, err = s.exec(ctx, tx, s.q(`UPDATE objects SET meta = ? WHERE bucket = ? AND key = ? AND version_id = ?`),
-		string(meta), []byte(bucket), []byte(key), o.VersionID)
+		meta, []byte(bucket), []byte(key), o.VersionID)
 	if err != nil {
 		return err
 	}
@@ -424,8 +470,8 @@ func (sc *listScanner) scan(rows *sql.Rows, bucket string) (catalog.Object, erro
 	o.Owner, o.StorageClass = same(sc.owner, &sc.last.owner), readClass(same(sc.class, &sc.last.class))
 	lock.mode = same(sc.mode, &sc.last.mode)
 	o.IsLatest, o.DeleteMarker, o.LastModified, o.Lock = latest == 1, dm == 1, fromNanos(modified), lock.lock()
-	if err := json.Unmarshal(sc.meta, &o.Meta); err != nil {
-		return o, fmt.Errorf("sqldb: decode meta: %w", err)
+	if err := decodeMeta(sc.meta, &o.Meta); err != nil {
+		return o, err
 	}
 	return o, nil
 }

@@ -93,7 +93,7 @@ func (s *Store) putVersionShort(ctx context.Context, tx *sql.Tx, o catalog.Objec
 	// have taken from the columns.
 	q.WriteString(` INSERT INTO objects (bucket, ` + objectCols + `, parts, inline, seq)
 		SELECT ?::bytea, ?::bytea, ?::text, 1, ?::smallint, ?::bigint, ?::text, ?::bigint, ?::text, ?::text, ?::text, ?::text, ?::bigint, ?::smallint, ?::text, ?::bytea,
-		(SELECT COALESCE(MAX(seq), 0) + 1 FROM objects WHERE bucket = ? AND key = ?)`)
+		(` + nextSeq + `)`)
 	args = append(append(args, row...), bucket, key)
 	var conds []string
 	limit := func(col string, add, max int64) {
