@@ -102,7 +102,7 @@ func (s *Store) fillRows(ctx context.Context, tx *sql.Tx, objs []catalog.Object,
 			dm = 1
 		}
 		lock := toLockColumns(o.Lock)
-		args = append(args, []byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified),
+		args = append(args, []byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, storedETag(o.ETag), nanos(o.LastModified),
 			storedOwner(o.Owner, owners[o.Bucket]), storedClass(o.StorageClass), meta,
 			lock.mode, lock.until, lock.hold, parts, o.Inline)
 		for _, p := range o.Parts {

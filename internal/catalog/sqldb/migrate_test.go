@@ -20,10 +20,10 @@ var (
 	postgresDialect = sqldb.Dialect{Name: "postgres", Bytes: "BYTEA", Serial: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", Numbered: true}
 )
 
-// Migration 0046 rebuilds the objects table with a narrower row: a
-// catalog filled before it reads back the same after it, every column of
-// every version, and its rows keep the bucket owner's id and STANDARD in
-// one byte each.
+// Migrations 0046 to 0048 narrow the objects row: a catalog filled
+// before them reads back the same after them, every column of every
+// version; its rows keep the bucket owner's id and STANDARD in one byte
+// each, and PostgreSQL's its MD5 ETags as bytes.
 func TestObjectsRowMigration(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "catalog.db")
@@ -97,9 +97,9 @@ func testObjectsRowMigration(t *testing.T, db *sql.DB, d sqldb.Dialect, open fun
 		wantOwner, wantClass, storeAs string
 	}
 	rows := []row{
-		{"a.txt", "v1", 0, 0, 5, `"e1"`, 100, alice, "STANDARD", `{"ct":"text/plain"}`, "", 0, 0, `[]`, []byte("hello"), 1, alice, "STANDARD", ""},
+		{"a.txt", "v1", 0, 0, 5, `"5d41402abc4b2a76b9719d911017c592"`, 100, alice, "STANDARD", `{"ct":"text/plain"}`, "", 0, 0, `[]`, []byte("hello"), 1, alice, "STANDARD", ""},
 		{"a.txt", "v2", 0, 1, 0, "", 200, alice, "STANDARD", `{}`, "", 0, 0, `[]`, nil, 2, alice, "STANDARD", ""},
-		{"a.txt", "v3", 1, 0, 3, `"e3"`, 300, bob, "GLACIER", `{"ct":"x/y"}`, "COMPLIANCE", 9e18, 1, `[{"n":1,"b":"blob-1","s":3}]`, nil, 3, bob, "GLACIER", bob},
+		{"a.txt", "v3", 1, 0, 3, `"0123456789abcdef0123456789abcdef-3"`, 300, bob, "GLACIER", `{"ct":"x/y"}`, "COMPLIANCE", 9e18, 1, `[{"n":1,"b":"blob-1","s":3}]`, nil, 3, bob, "GLACIER", bob},
 		{"b.txt", "null", 1, 0, 2, `"e4"`, 400, "", "", `{}`, "", 0, 0, `[]`, []byte("hi"), 1, "", "", "-"},
 		{"c.txt", "null", 1, 0, 1, `"e5"`, 500, alice, "STANDARD_IA", `{}`, "", 0, 0, `[]`, []byte("c"), 1, alice, "STANDARD_IA", ""},
 	}
@@ -174,20 +174,38 @@ func testObjectsRowMigration(t *testing.T, db *sql.DB, d sqldb.Dialect, open fun
 		}
 	}
 
-	// A PUT after the migration stores the bucket owner's id the same way
-	// and reads it back.
-	o := catalog.Object{Bucket: "photos", Key: "d.txt", VersionID: "null", Size: 1, ETag: `"e6"`, Owner: alice, StorageClass: "STANDARD", Inline: []byte("d")}
+	// PostgreSQL's rewrite of the column by 0048 packed the ETags that
+	// are MD5s; SQLite's rows written before stay text.
+	for version, want := range map[string][2]int{"v1": {34, 17}, "v3": {36, 18}} {
+		var n int
+		if err := db.QueryRowContext(ctx, q(`SELECT length(etag) FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`),
+			[]byte("photos"), []byte("a.txt"), version).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if w := want[map[bool]int{false: 0, true: 1}[d.Name == "postgres"]]; n != w {
+			t.Errorf("a.txt %s: ETag stored in %d bytes, want %d", version, n, w)
+		}
+	}
+
+	// A PUT after the migration stores the bucket owner's id, the ETag
+	// and a lone content type packed, and reads them back.
+	const md5 = `"8277e0910d750195b448797616e091ad"`
+	o := catalog.Object{Bucket: "photos", Key: "d.txt", VersionID: "null", Size: 1, ETag: md5, Owner: alice, StorageClass: "STANDARD",
+		Meta: catalog.Meta{ContentType: "application/octet-stream"}, Inline: []byte("d")}
 	if err := s.PutObject(ctx, o, catalog.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var owner, class string
-	if err := db.QueryRowContext(ctx, q(`SELECT owner, storage_class FROM objects WHERE bucket = ? AND key = ?`), []byte("photos"), []byte("d.txt")).Scan(&owner, &class); err != nil {
+	var owner, class, meta string
+	var etagLen int
+	if err := db.QueryRowContext(ctx, q(`SELECT owner, storage_class, meta, length(etag) FROM objects WHERE bucket = ? AND key = ?`),
+		[]byte("photos"), []byte("d.txt")).Scan(&owner, &class, &meta, &etagLen); err != nil {
 		t.Fatal(err)
 	}
-	if owner != "" || class != "" {
-		t.Errorf("a new PUT stored owner %q class %q, want both empty", owner, class)
+	if owner != "" || class != "" || meta != "" || etagLen != 17 {
+		t.Errorf("a new PUT stored owner %q class %q meta %q and an ETag of %d bytes, want all empty and 17", owner, class, meta, etagLen)
 	}
-	if got, err := s.GetObject(ctx, "photos", "d.txt", ""); err != nil || got.Owner != alice || got.StorageClass != "STANDARD" {
-		t.Errorf("d.txt = %+v, %v; want owner %s, STANDARD", got, err, alice)
+	if got, err := s.GetObject(ctx, "photos", "d.txt", ""); err != nil || got.Owner != alice || got.StorageClass != "STANDARD" ||
+		got.ETag != md5 || got.Meta.ContentType != "application/octet-stream" {
+		t.Errorf("d.txt = %+v, %v; want owner %s, STANDARD, ETag %s, application/octet-stream", got, err, alice, md5)
 	}
 }

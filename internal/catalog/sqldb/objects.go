@@ -3,11 +3,13 @@ package sqldb
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/ostiumio/ostium/internal/catalog"
 )
@@ -85,6 +87,50 @@ func decodeMeta(b []byte, m *catalog.Meta) error {
 	return nil
 }
 
+// storedETag gives an object row's etag column. An ETag is nearly always
+// a quoted MD5, 34 characters for 16 bytes, or a multipart upload's
+// quoted MD5 and part count: a row keeps those as a tag byte (0 and 1,
+// which no ETag starts with) and the MD5's bytes (and the count), 17 of
+// the row's bytes fewer; any other ETag as it is. readETag is its
+// inverse.
+func storedETag(etag string) []byte {
+	n := len(etag)
+	if n < 34 || etag[0] != '"' || etag[n-1] != '"' || !lowerHex(etag[1:33]) {
+		return []byte(etag)
+	}
+	md5 := make([]byte, 17, 17+n-34)
+	hex.Decode(md5[1:], []byte(etag[1:33])) // lowerHex: cannot fail
+	switch count := etag[33 : n-1]; {
+	case count == "":
+		return md5
+	case count[0] == '-' && len(count) > 1 && strings.Trim(count[1:], "0123456789") == "":
+		md5[0] = 1
+		return append(md5, count[1:]...)
+	}
+	return []byte(etag)
+}
+
+func lowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func readETag(b []byte) string {
+	if len(b) < 17 || b[0] > 1 || b[0] == 0 && len(b) != 17 || b[0] == 1 && len(b) == 17 {
+		return string(b)
+	}
+	out := make([]byte, 0, 36+len(b)-17)
+	out = hex.AppendEncode(append(out, '"'), b[1:17])
+	if b[0] == 1 {
+		out = append(append(out, '-'), b[17:]...)
+	}
+	return string(append(out, '"'))
+}
+
 // objectCols are the columns a write of a version gives, in the order of
 // its values (putObject's row).
 const objectCols = `key, version_id, latest, delete_marker, size, etag, modified, owner, storage_class, meta, lock_mode, retain_until, legal_hold`
@@ -147,14 +193,15 @@ func scanObject(sc interface{ Scan(...any) error }, bucket string, withParts boo
 	var modified int64
 	var meta, parts string
 	lock := lockColumns{}
-	dest := []any{&key, &o.VersionID, &latest, &dm, &o.Size, &o.ETag, &modified, &o.Owner, &o.StorageClass, &meta, &lock.mode, &lock.until, &lock.hold}
+	var etag []byte
+	dest := []any{&key, &o.VersionID, &latest, &dm, &o.Size, &etag, &modified, &o.Owner, &o.StorageClass, &meta, &lock.mode, &lock.until, &lock.hold}
 	if withParts {
 		dest = append(dest, &parts, &o.Inline)
 	}
 	if err := sc.Scan(dest...); err != nil {
 		return o, err
 	}
-	o.Key, o.IsLatest, o.DeleteMarker, o.LastModified = string(key), latest == 1, dm == 1, fromNanos(modified)
+	o.Key, o.ETag, o.IsLatest, o.DeleteMarker, o.LastModified = string(key), readETag(etag), latest == 1, dm == 1, fromNanos(modified)
 	o.StorageClass = readClass(o.StorageClass)
 	o.Lock = lock.lock()
 	if err := decodeMeta([]byte(meta), &o.Meta); err != nil {
@@ -243,7 +290,7 @@ func (s *Store) putObject(ctx context.Context, tx *sql.Tx, o catalog.Object, opt
 	// highest), so the next is the latest's plus one, one search of
 	// objects_latest however many versions the key has.
 	lock := toLockColumns(o.Lock)
-	row := []any{[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, o.ETag, nanos(o.LastModified),
+	row := []any{[]byte(o.Bucket), []byte(o.Key), o.VersionID, dm, o.Size, storedETag(o.ETag), nanos(o.LastModified),
 		storedOwner(o.Owner, bucketOwner), storedClass(o.StorageClass), meta,
 		lock.mode, lock.until, lock.hold, parts, o.Inline}
 	if s.d.WritableCTE {
@@ -466,7 +513,7 @@ func (sc *listScanner) scan(rows *sql.Rows, bucket string) (catalog.Object, erro
 		}
 		return *last
 	}
-	o.Key, o.VersionID, o.ETag = string(sc.key), same(sc.version, &sc.last.version), string(sc.etag)
+	o.Key, o.VersionID, o.ETag = string(sc.key), same(sc.version, &sc.last.version), readETag(sc.etag)
 	o.Owner, o.StorageClass = same(sc.owner, &sc.last.owner), readClass(same(sc.class, &sc.last.class))
 	lock.mode = same(sc.mode, &sc.last.mode)
 	o.IsLatest, o.DeleteMarker, o.LastModified, o.Lock = latest == 1, dm == 1, fromNanos(modified), lock.lock()

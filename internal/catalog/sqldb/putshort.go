@@ -92,7 +92,7 @@ func (s *Store) putVersionShort(ctx context.Context, tx *sql.Tx, o catalog.Objec
 	// row back; the casts give the parameters the types that VALUES would
 	// have taken from the columns.
 	q.WriteString(` INSERT INTO objects (bucket, ` + objectCols + `, parts, inline, seq)
-		SELECT ?::bytea, ?::bytea, ?::text, 1, ?::smallint, ?::bigint, ?::text, ?::bigint, ?::text, ?::text, ?::text, ?::text, ?::bigint, ?::smallint, ?::text, ?::bytea,
+		SELECT ?::bytea, ?::bytea, ?::text, 1, ?::smallint, ?::bigint, ?::bytea, ?::bigint, ?::text, ?::text, ?::text, ?::text, ?::bigint, ?::smallint, ?::text, ?::bytea,
 		(` + nextSeq + `)`)
 	args = append(append(args, row...), bucket, key)
 	var conds []string
