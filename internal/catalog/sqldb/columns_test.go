@@ -114,3 +114,24 @@ func TestETagEncoding(t *testing.T) {
 		}
 	}
 }
+
+// A version without blobs keeps nothing in its parts column; rows
+// written before keep "[]" and read the same.
+func TestPartsEncoding(t *testing.T) {
+	if s, err := encodeParts(nil); err != nil || s != "" {
+		t.Errorf("no parts stored as %q, %v", s, err)
+	}
+	for _, s := range []string{"", "[]"} {
+		if ps, err := decodeParts(s); err != nil || ps != nil {
+			t.Errorf("%q read as %v, %v", s, ps, err)
+		}
+	}
+	in := []catalog.Part{{Number: 1, BlobID: "b1", Size: 5, ETag: `"e"`}}
+	s, err := encodeParts(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := decodeParts(s); err != nil || len(out) != 1 || out[0].BlobID != "b1" || out[0].Size != 5 {
+		t.Errorf("%+v read back as %+v, %v", in, out, err)
+	}
+}

@@ -25,7 +25,12 @@ type storedPart struct {
 	Identity  string            `json:"i,omitempty"`
 }
 
+// encodeParts gives an object row's parts column: nothing for a version
+// without blobs (kept inline, or empty), which "[]" was before.
 func encodeParts(ps []catalog.Part) (string, error) {
+	if len(ps) == 0 {
+		return "", nil
+	}
 	out := make([]storedPart, len(ps))
 	for i, p := range ps {
 		out[i] = storedPart{p.Number, p.BlobID, p.Size, p.ETag, nanos(p.LastModified), p.Checksums, p.Identity}
@@ -35,6 +40,9 @@ func encodeParts(ps []catalog.Part) (string, error) {
 }
 
 func decodeParts(s string) ([]catalog.Part, error) {
+	if s == "" {
+		return nil, nil
+	}
 	var in []storedPart
 	if err := json.Unmarshal([]byte(s), &in); err != nil {
 		return nil, fmt.Errorf("sqldb: decode parts: %w", err)
