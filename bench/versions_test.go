@@ -35,7 +35,7 @@ const listKeys = 100_000
 // of 100,000 keys with one version each and in one of 100,000 keys with
 // ten versions each, on the same node in the same run: the second should
 // cost what the first does, since a listing of current objects reads only
-// current rows (the catalog's partial index objects_current). The ratio
+// latest rows (the catalog's partial index objects_latest). The ratio
 // of the two is the figure (ratio: ten versions over one); bench/README.md
 // records it.
 //
@@ -115,8 +115,8 @@ func BenchmarkListVersioned(b *testing.B) {
 const listQuery = `SELECT key, version_id, size FROM objects WHERE bucket = ? AND latest = 1 AND delete_marker = 0 AND key > ? ORDER BY key LIMIT 1001`
 
 // versionsQuery is the catalog's listing of versions (sqldb's
-// ListVersions from a key marker): within a key newest first, which the
-// index objects_seq (bucket, key, seq) gives a key at a time.
+// ListVersions from a key marker): keys in the primary key's order, each
+// key's versions sorted newest first.
 const versionsQuery = `SELECT key, version_id, size FROM objects WHERE bucket = ? AND key > ? ORDER BY key, seq DESC, version_id DESC LIMIT 1001`
 
 // explain logs how the database runs the listings in each bucket.

@@ -75,7 +75,7 @@ func (s *Store) lockForWrite(ctx context.Context, tx *sql.Tx, bucket, key string
 func (s *Store) putVersionShort(ctx context.Context, tx *sql.Tx, o catalog.Object, row []any, check bool, l catalog.Limits) error {
 	bucket, key := []byte(o.Bucket), []byte(o.Key)
 	var q strings.Builder
-	q.WriteString(`WITH demoted AS (UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1)`)
+	q.WriteString(`WITH demoted AS (UPDATE objects SET latest = 0 WHERE bucket = ? AND key = ? AND latest = 1 RETURNING 1)`)
 	args := []any{bucket, key}
 	if !o.DeleteMarker { // delete markers store nothing (count)
 		shard := s.shard(tx, o.Key)
@@ -95,7 +95,11 @@ func (s *Store) putVersionShort(ctx context.Context, tx *sql.Tx, o catalog.Objec
 		SELECT ?::bytea, ?::bytea, ?::text, 1, ?::smallint, ?::bigint, ?::bytea, ?::bigint, ?::text, ?::text, ?::text, ?::text, ?::bigint, ?::smallint, ?::text, ?::bytea,
 		(` + nextSeq + `)`)
 	args = append(append(args, row...), bucket, key)
-	var conds []string
+	// PostgreSQL runs a WITH statement that nothing reads after the main
+	// one, which would insert the new latest version before the old is
+	// demoted, against objects_latest's uniqueness. Reading demoted here
+	// (once, before the row is made) runs the demotion first.
+	conds := []string{`(SELECT COUNT(*) FROM demoted) >= 0`}
 	limit := func(col string, add, max int64) {
 		if !check || max <= 0 {
 			return
@@ -118,9 +122,7 @@ func (s *Store) putVersionShort(ctx context.Context, tx *sql.Tx, o catalog.Objec
 	}
 	tenantLimit("bytes", o.Size, l.TenantBytes)
 	tenantLimit("objects", 1, l.TenantObjects)
-	if len(conds) > 0 {
-		q.WriteString(` WHERE ` + strings.Join(conds, ` AND `))
-	}
+	q.WriteString(` WHERE ` + strings.Join(conds, ` AND `))
 	res, err := s.exec(ctx, tx, s.q(q.String()), args...)
 	if err != nil {
 		return fmt.Errorf("sqldb: put object: %w", err)
