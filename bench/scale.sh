@@ -262,7 +262,7 @@ with open(out + ".sizes.md", "w") as f:
     for rel, name in rels:
         f.write(row(name, [per(e, rel) for e in engines]))
     f.write(row("all kept", [sum(per(e, r) for r, _ in rels if r != "weighed") for e in engines]))
-    f.write(row("all before 0047", [sum(per(e, r) for r, _ in rels) for e in engines]))
+    f.write(row("with objects_seq as well", [sum(per(e, r) for r, _ in rels) for e in engines]))
 W, H, L, T = 720, 330, 250, 40
 top = max(per(e, r) for e in engines for r, _ in rels) * 1.15
 bh = (H - T - 40) / len(rels)

@@ -102,6 +102,10 @@ func testObjectsRowMigration(t *testing.T, db *sql.DB, d sqldb.Dialect, open fun
 		{"a.txt", "v3", 1, 0, 3, `"0123456789abcdef0123456789abcdef-3"`, 300, bob, "GLACIER", `{"ct":"x/y"}`, "COMPLIANCE", 9e18, 1, `[{"n":1,"b":"blob-1","s":3}]`, nil, 3, bob, "GLACIER", bob},
 		{"b.txt", "null", 1, 0, 2, `"e4"`, 400, "", "", `{}`, "", 0, 0, `[]`, []byte("hi"), 1, "", "", "-"},
 		{"c.txt", "null", 1, 0, 1, `"e5"`, 500, alice, "STANDARD_IA", `{}`, "", 0, 0, `[]`, []byte("c"), 1, alice, "STANDARD_IA", ""},
+		// Content types that must stay JSON: one with an escape, one that
+		// starts as JSON does.
+		{"e.txt", "null", 1, 0, 1, `"e6"`, 600, alice, "STANDARD", `{"ct":"a\u003cb"}`, "", 0, 0, `[]`, []byte("e"), 1, alice, "STANDARD", ""},
+		{"f.txt", "null", 1, 0, 1, `"e7"`, 700, alice, "STANDARD", `{"ct":"{x"}`, "", 0, 0, `[]`, []byte("f"), 1, alice, "STANDARD", ""},
 	}
 	for _, r := range rows {
 		_, err := db.ExecContext(ctx, q(`INSERT INTO objects (bucket, key, version_id, latest, delete_marker, size, etag, modified, owner, storage_class, meta,
@@ -123,7 +127,7 @@ func testObjectsRowMigration(t *testing.T, db *sql.DB, d sqldb.Dialect, open fun
 		t.Fatal(err)
 	}
 	// Newest first within a key.
-	want := []row{rows[2], rows[1], rows[0], rows[3], rows[4]}
+	want := []row{rows[2], rows[1], rows[0], rows[3], rows[4], rows[5], rows[6]}
 	if len(versions) != len(want) {
 		t.Fatalf("%d versions after the migration, want %d: %+v", len(versions), len(want), versions)
 	}
@@ -153,7 +157,7 @@ func testObjectsRowMigration(t *testing.T, db *sql.DB, d sqldb.Dialect, open fun
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 3 || list[0].Key != "a.txt" || list[0].Owner != bob || list[1].Owner != "" || list[2].Owner != alice || list[2].StorageClass != "STANDARD_IA" {
+	if len(list) != 5 || list[3].Meta.ContentType != "a<b" || list[4].Meta.ContentType != "{x" || list[0].Key != "a.txt" || list[0].Owner != bob || list[1].Owner != "" || list[2].Owner != alice || list[2].StorageClass != "STANDARD_IA" {
 		t.Errorf("list after the migration = %+v", list)
 	}
 
@@ -174,16 +178,38 @@ func testObjectsRowMigration(t *testing.T, db *sql.DB, d sqldb.Dialect, open fun
 		}
 	}
 
-	// PostgreSQL's rewrite of the column by 0048 packed the ETags that
-	// are MD5s; SQLite's rows written before stay text.
-	for version, want := range map[string][2]int{"v1": {34, 17}, "v3": {36, 18}} {
+	// PostgreSQL's rewrite of the table by 0048 packed the ETags that
+	// are MD5s, the metadata that is only a content type and the empty
+	// parts; SQLite's rows written before stay as they were.
+	pg := d.Name == "postgres"
+	for _, c := range []struct {
+		key, version      string
+		etagLen           int
+		meta, parts       string
+		sqliteMeta, sqlPt string
+	}{
+		{"a.txt", "v1", 17, "text/plain", "", `{"ct":"text/plain"}`, "[]"},
+		{"a.txt", "v3", 18, "x/y", `[{"n":1,"b":"blob-1","s":3}]`, `{"ct":"x/y"}`, `[{"n":1,"b":"blob-1","s":3}]`},
+		{"b.txt", "null", 4, "{}", "", "{}", "[]"},
+	} {
 		var n int
-		if err := db.QueryRowContext(ctx, q(`SELECT length(etag) FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`),
-			[]byte("photos"), []byte("a.txt"), version).Scan(&n); err != nil {
+		var meta, parts string
+		if err := db.QueryRowContext(ctx, q(`SELECT length(etag), meta, parts FROM objects WHERE bucket = ? AND key = ? AND version_id = ?`),
+			[]byte("photos"), []byte(c.key), c.version).Scan(&n, &meta, &parts); err != nil {
 			t.Fatal(err)
 		}
-		if w := want[map[bool]int{false: 0, true: 1}[d.Name == "postgres"]]; n != w {
-			t.Errorf("a.txt %s: ETag stored in %d bytes, want %d", version, n, w)
+		want := rows[0].etag
+		for _, r := range rows {
+			if r.key == c.key && r.version == c.version {
+				want = r.etag
+			}
+		}
+		wantLen, wantMeta, wantParts := len(want), c.sqliteMeta, c.sqlPt
+		if pg {
+			wantLen, wantMeta, wantParts = c.etagLen, c.meta, c.parts
+		}
+		if n != wantLen || meta != wantMeta || parts != wantParts {
+			t.Errorf("%s %s stored with an ETag of %d bytes, meta %q, parts %q; want %d, %q, %q", c.key, c.version, n, meta, parts, wantLen, wantMeta, wantParts)
 		}
 	}
 
