@@ -276,10 +276,11 @@ for i, (rel, name) in enumerate(rels):
     svg.append('<text x="%d" y="%.1f" text-anchor="end">%s</text>' % (L - 8, y0 + bh / 2 + 4, name))
     for j, e in enumerate(engines):
         v = per(e, rel)
-        y = y0 + 4 + j * (bh - 8) / 2
+        h = (bh - 8) / len(engines)
+        y = y0 + 4 + j * h
         fill = colors[e] if rel != "weighed" else "#bbb"
-        svg.append('<rect x="%d" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="%s"/>' % (L, y, x(v) - L, (bh - 8) / 2 - 2, fill, colors[e]))
-        svg.append('<text x="%.1f" y="%.1f">%.0f</text>' % (x(v) + 4, y + (bh - 8) / 4 + 3, v))
+        svg.append('<rect x="%d" y="%.1f" width="%.1f" height="%.1f" fill="%s" stroke="%s"/>' % (L, y, x(v) - L, h - 2, fill, colors[e]))
+        svg.append('<text x="%.1f" y="%.1f">%.0f</text>' % (x(v) + 4, y + h / 2 + 3, v))
 for j, e in enumerate(engines):
     svg.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d">%s</text>' % (L + 140 * j, H - 22, colors[e], L + 140 * j + 16, H - 12, e))
 svg.append('<rect x="%d" y="%d" width="12" height="12" fill="#bbb"/><text x="%d" y="%d">dropped by 0047</text>' % (L + 280, H - 22, L + 296, H - 12))
