@@ -183,10 +183,10 @@ func testObjectsRowMigration(t *testing.T, db *sql.DB, d sqldb.Dialect, open fun
 	// parts; SQLite's rows written before stay as they were.
 	pg := d.Name == "postgres"
 	for _, c := range []struct {
-		key, version      string
-		etagLen           int
-		meta, parts       string
-		sqliteMeta, sqlPt string
+		key, version            string
+		etagLen                 int
+		meta, parts             string
+		sqliteMeta, sqliteParts string
 	}{
 		{"a.txt", "v1", 17, "text/plain", "", `{"ct":"text/plain"}`, "[]"},
 		{"a.txt", "v3", 18, "x/y", `[{"n":1,"b":"blob-1","s":3}]`, `{"ct":"x/y"}`, `[{"n":1,"b":"blob-1","s":3}]`},
@@ -204,7 +204,7 @@ func testObjectsRowMigration(t *testing.T, db *sql.DB, d sqldb.Dialect, open fun
 				want = r.etag
 			}
 		}
-		wantLen, wantMeta, wantParts := len(want), c.sqliteMeta, c.sqlPt
+		wantLen, wantMeta, wantParts := len(want), c.sqliteMeta, c.sqliteParts
 		if pg {
 			wantLen, wantMeta, wantParts = c.etagLen, c.meta, c.parts
 		}
