@@ -21,7 +21,8 @@
 # that each start at another level. During every node run the script
 # samples pg_stat_activity of the node's database every 50 ms (what each
 # session waits on) and the CPU the node and its PostgreSQL sessions
-# used. Writes bench/results/DATE-pgcurve.{csv,waits.csv,md,svg}.
+# used. Writes bench/results/DATE-pgcurve[-TAG].{csv,waits.csv,md,svg}
+# (TAG from OSTIUM_PGCURVE_TAG, for a second run the same day).
 #
 #   bench/pgcurve.sh [BEFORE] [rounds] [seconds] [levels] [pool]
 #   bench/pgcurve.sh 8f5f4bb 2 5 "1 2 4 8 16 24 32 48 64" 32
@@ -37,7 +38,7 @@ levels=${4:-1 2 4 8 16 24 32 48 64}
 pool=${5:-32}
 pg=${OSTIUM_BENCH_POSTGRES:-postgres://ostium:ostium@127.0.0.1:5432/ostium?sslmode=disable}
 day=$(date -u +%Y-%m-%d)
-out=bench/results/$day-pgcurve
+out=bench/results/$day-pgcurve${OSTIUM_PGCURVE_TAG:+-$OSTIUM_PGCURVE_TAG}
 mkdir -p bench/results
 work=$(mktemp -d)
 node=
