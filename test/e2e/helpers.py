@@ -198,6 +198,35 @@ def error_code(exc_info):
     return r["ResponseMetadata"]["HTTPStatusCode"], r["Error"]["Code"]
 
 
+def settled(check, timeout=3):
+    """Waits until check() is true: for a bucket setting changed through one
+    node to reach the node the next request lands on. As on AWS, bucket
+    configuration is eventually consistent: a cluster's nodes drop their
+    cached bucket when the change's notification arrives (a moment), or at
+    their next poll of the catalog (a second). One node sees its own
+    change at once, so there check() holds the first time. It must hold
+    three times running: behind the test cluster's round-robin balancer,
+    once on each of its three nodes. check() must be safe to repeat."""
+    deadline, running = time.monotonic() + timeout, 0
+    while running < 3:
+        running = running + 1 if check() else 0
+        if running == 0:
+            assert time.monotonic() < deadline, f"a bucket setting did not reach every node within {timeout} s"
+            time.sleep(0.05)
+
+
+def allowed(call):
+    """Whether call() succeeds rather than being denied (403 AccessDenied);
+    other errors are raised."""
+    try:
+        call()
+        return True
+    except ClientError as e:
+        if (e.response["ResponseMetadata"]["HTTPStatusCode"], e.response["Error"]["Code"]) != (403, "AccessDenied"):
+            raise
+        return False
+
+
 def rand_bytes(n, seed=0):
     """n deterministic pseudo-random bytes."""
     return random.Random(seed).randbytes(n)

@@ -18,7 +18,7 @@ from botocore import UNSIGNED
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from helpers import DOMAIN, MiB, error_code, etag_of, rand_bytes, signed_request, xml_error_code
+from helpers import DOMAIN, MiB, allowed, error_code, etag_of, rand_bytes, settled, signed_request, xml_error_code
 
 # Run again through the cluster (multinode): each request may reach another
 # node: presigned URLs, SigV2, virtual-hosted names and the /api/v1/s3 root
@@ -241,15 +241,16 @@ def test_bucket_policy_opens_a_prefix_to_anonymous_readers(server, s3, bucket):
         s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
     assert error_code(e) == (403, "AccessDenied")
     s3.delete_public_access_block(Bucket=bucket)
-    s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))
+    settled(lambda: allowed(lambda: s3.put_bucket_policy(Bucket=bucket, Policy=json.dumps(policy))))
     assert json.loads(s3.get_bucket_policy(Bucket=bucket)["Policy"]) == policy
     assert s3.get_bucket_policy_status(Bucket=bucket)["PolicyStatus"]["IsPublic"] is True
+    settled(lambda: requests.get(f"{server.endpoint}/{bucket}/public/hello").status_code == 200)
     r = requests.get(f"{server.endpoint}/{bucket}/public/hello")
     assert r.status_code == 200 and r.content == b"hello"
     r = requests.get(f"{server.endpoint}/{bucket}/private")
     assert r.status_code == 403 and b"secret" not in r.content
     s3.delete_bucket_policy(Bucket=bucket)
-    assert requests.get(f"{server.endpoint}/{bucket}/public/hello").status_code == 403
+    settled(lambda: requests.get(f"{server.endpoint}/{bucket}/public/hello").status_code == 403)
 
 
 def test_object_acls_open_an_object_to_anonymous_readers(server, s3):
@@ -261,11 +262,12 @@ def test_object_acls_open_an_object_to_anonymous_readers(server, s3):
     assert error_code(e) == (403, "AccessDenied")  # BlockPublicAcls, on for every new bucket
     s3.put_public_access_block(Bucket=name, PublicAccessBlockConfiguration={
         "BlockPublicAcls": False, "IgnorePublicAcls": False, "BlockPublicPolicy": True, "RestrictPublicBuckets": True})
-    s3.put_object(Bucket=name, Key="pub", Body=b"hello", ACL="public-read")
+    settled(lambda: allowed(lambda: s3.put_object(Bucket=name, Key="pub", Body=b"hello", ACL="public-read")))
     s3.put_object(Bucket=name, Key="priv", Body=b"secret")
     grants = s3.get_object_acl(Bucket=name, Key="pub")["Grants"]
     assert {"Grantee": {"Type": "Group", "URI": "http://acs.amazonaws.com/groups/global/AllUsers"},
             "Permission": "READ"} in grants
+    settled(lambda: requests.get(f"{server.endpoint}/{name}/pub").status_code == 200)  # IgnorePublicAcls lifted
     r = requests.get(f"{server.endpoint}/{name}/pub")
     assert r.status_code == 200 and r.content == b"hello"
     assert requests.get(f"{server.endpoint}/{name}/priv").status_code == 403

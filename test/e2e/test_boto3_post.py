@@ -10,7 +10,7 @@ import pytest
 import requests
 from botocore.exceptions import ClientError
 
-from helpers import error_code, etag_of, rand_bytes, xml_error_code
+from helpers import error_code, etag_of, rand_bytes, settled, xml_error_code
 
 # Run again through the cluster (multinode): form uploads and a CORS
 # configuration set through one node and answered by the others.
@@ -86,8 +86,10 @@ def test_cors_configuration_and_preflight(server, s3, bucket):
     assert error_code(e) == (400, "InvalidRequest")
 
     url = f"{server.endpoint}/{bucket}"
-    r = requests.options(url, headers={"Origin": "https://app.example", "Access-Control-Request-Method": "POST",
-                                       "Access-Control-Request-Headers": "content-type"})
+    preflight = {"Origin": "https://app.example", "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "content-type"}
+    settled(lambda: requests.options(url, headers=preflight).status_code == 200)
+    r = requests.options(url, headers=preflight)
     assert r.status_code == 200, r.text
     assert r.headers["Access-Control-Allow-Origin"] == "https://app.example"
     assert r.headers["Access-Control-Allow-Methods"] == "GET, POST, PUT"
@@ -111,5 +113,6 @@ def test_cors_configuration_and_preflight(server, s3, bucket):
     with pytest.raises(ClientError) as e:
         s3.get_bucket_cors(Bucket=bucket)
     assert error_code(e) == (404, "NoSuchCORSConfiguration")
+    settled(lambda: requests.options(url, headers=preflight).status_code == 403)
     r = requests.options(url, headers={"Origin": "https://app.example", "Access-Control-Request-Method": "GET"})
     assert r.status_code == 403 and b"CORS is not enabled for this bucket." in r.content

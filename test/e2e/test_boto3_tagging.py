@@ -14,7 +14,7 @@ import pytest
 from boto3.s3.transfer import TransferConfig
 from botocore.exceptions import ClientError
 
-from helpers import MiB, error_code, rand_bytes
+from helpers import MiB, allowed, error_code, rand_bytes, settled
 
 # Run again through the cluster (multinode): tags, and a policy deciding by
 # them, set through one node and read or enforced by others.
@@ -149,6 +149,7 @@ def test_policy_decides_by_tags(ostium_bin, server):
          "Condition": {"StringEquals": {"s3:RequestObjectTag/Project": "blue"},
                        "ForAllValues:StringEquals": {"s3:RequestObjectTagKeys": ["Project"]}}},
     ]}))
+    settled(lambda: allowed(lambda: other.get_object(Bucket=bucket, Key="public")))
     assert other.get_object(Bucket=bucket, Key="public")["Body"].read() == b"p"
     with pytest.raises(ClientError) as e:
         other.get_object(Bucket=bucket, Key="private")
