@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
@@ -140,6 +141,11 @@ func (s *KMIPServer) start() error {
 	exited := make(chan struct{})
 	s.exited = exited
 	go func(cmd *exec.Cmd) { cmd.Wait(); close(exited) }(s.cmd)
+	tlsConf, err := s.clientTLS()
+	if err != nil {
+		s.Stop()
+		return err
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
@@ -149,7 +155,10 @@ func (s *KMIPServer) start() error {
 			return fmt.Errorf("PyKMIP server exited (its port %s taken?):\n%s", s.Config.Address, b)
 		default:
 		}
-		c, err := net.DialTimeout("tcp", s.Config.Address, time.Second)
+		// A TLS handshake with the server's CA, not a bare connect: the
+		// listener on the port may be another process's that took it
+		// first (the server then exits, and another port is tried).
+		c, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", s.Config.Address, tlsConf)
 		if err == nil {
 			c.Close()
 			return nil
@@ -161,6 +170,23 @@ func (s *KMIPServer) start() error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// clientTLS is the TLS config of a client of the server: its CA, and the
+// client certificate it requires.
+func (s *KMIPServer) clientTLS() (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(s.Config.CertFile, s.Config.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("kmstest: client certificate: %w", err)
+	}
+	caPEM, err := os.ReadFile(s.Config.CAFile)
+	if err != nil {
+		return nil, fmt.Errorf("kmstest: CA: %w", err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	host, _, _ := net.SplitHostPort(s.Config.Address)
+	return &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}, ServerName: host}, nil
 }
 
 // Stop kills the server (as a crash would) and waits for it.
