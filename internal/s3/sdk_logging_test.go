@@ -104,7 +104,8 @@ func readLogs(t *testing.T, c *s3.Client, bucket, prefix string) []logRecord {
 	return recs
 }
 
-// waitLogs polls until records for every wanted operation arrived.
+// waitLogs polls until records for every wanted operation arrived; an
+// operation may name a key too ("REST.GET.OBJECT doc").
 func waitLogs(t *testing.T, c *s3.Client, bucket, prefix string, ops ...string) []logRecord {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -113,6 +114,7 @@ func waitLogs(t *testing.T, c *s3.Client, bucket, prefix string, ops ...string) 
 		seen := map[string]bool{}
 		for _, r := range recs {
 			seen[r.fields[fOperation]] = true
+			seen[r.fields[fOperation]+" "+r.fields[fKey]] = true
 		}
 		missing := ""
 		for _, op := range ops {
