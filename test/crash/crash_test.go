@@ -76,15 +76,32 @@ func content(key string, gen int) []byte {
 }
 
 type server struct {
-	cmd  *exec.Cmd
-	addr string
+	cmd    *exec.Cmd
+	addr   string
+	exited chan struct{} // closed when cmd has exited
 }
 
+// start runs a node on a free port and waits until it answers its
+// liveness check. A port is only free until another process takes it:
+// then the node exits, and another port is tried.
 func start(t *testing.T, data, catalog string, extra ...string) *server {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		s, err := startOn(t, data, catalog, extra)
+		if err == nil {
+			return s
+		}
+		if attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("attempt %d: %v", attempt, err)
+	}
+}
+
+func startOn(t *testing.T, data, catalog string, extra []string) (*server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	addr := ln.Addr().String()
 	ln.Close()
@@ -96,32 +113,43 @@ func start(t *testing.T, data, catalog string, extra ...string) *server {
 	cmd.Env = append(os.Environ(), "OSTIUM_ROOT_ACCESS_KEY="+accessKey, "OSTIUM_ROOT_SECRET_KEY="+secretKey)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
+	s := &server{cmd: cmd, addr: addr, exited: make(chan struct{})}
+	logged := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			t.Log("server:", sc.Text())
 		}
+		close(logged)
 	}()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
+	go func() { <-logged; cmd.Wait(); close(s.exited) }()
+	// The node's own answer, not any listener's: another process may
+	// hold the port.
+	hc := &http.Client{Timeout: time.Second}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		select {
+		case <-s.exited:
+			return nil, fmt.Errorf("the server exited before it served on %s (its port taken?)", addr)
+		default:
+		}
+		if resp, err := hc.Get("http://" + addr + "/health/live"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s, nil
+			}
 		}
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("server did not start listening")
+			s.kill()
+			return nil, fmt.Errorf("the server did not serve on %s within 30 s", addr)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	return &server{cmd: cmd, addr: addr}
 }
 
 func (s *server) kill() {
 	s.cmd.Process.Signal(os.Kill)
-	s.cmd.Wait()
+	<-s.exited
 }
 
 func client(addr string) *s3.Client {
